@@ -1,0 +1,122 @@
+import type {
+  CatalogDetail,
+  CatalogRecord,
+  Category,
+  Facets,
+  RegistryTypeFilter,
+  SearchDocument,
+  SlugEntry,
+  SortKey,
+} from './types';
+
+/** Filters shared by /mcps and /search. Values inside one array OR-combine; the arrays AND-combine. */
+export interface CatalogFilters {
+  type?: RegistryTypeFilter[];
+  category?: Category[];
+  language?: string[];
+  license?: string[];
+}
+
+export interface Page {
+  /** 0-based offset of the first item. */
+  offset: number;
+  limit: number;
+}
+
+export interface ListQuery {
+  filters: CatalogFilters;
+  sort: SortKey;
+  page: Page;
+}
+
+export interface TextQuery {
+  /** The trimmed user query (1-100 chars). */
+  q: string;
+  filters: CatalogFilters;
+  page: Page;
+}
+
+export interface PageResult {
+  items: CatalogRecord[];
+  /** Exact number of matches. */
+  total: number;
+}
+
+export interface RegistryQuery {
+  /** Case-insensitive substring of the name. */
+  search?: string;
+  /** Only servers whose last-modified time is at or after this instant (ISO 8601). */
+  updatedSince?: string;
+  /** Names strictly greater than this (exclusive lower bound), in name order. */
+  nameAfter?: string;
+  /** Names greater than or equal to this (inclusive lower bound). */
+  nameFrom?: string;
+  limit: number;
+}
+
+/**
+ * The query engine over the catalog. DynamoDB is the source of truth; the index is derived
+ * from it (rebuildable with `npm run reindex`). Adapters: embedded (local) and OpenSearch (AWS).
+ */
+export interface SearchIndex {
+  // --- write side (crawler, seed, reindex) ---
+  /** Inserts or replaces the documents (by slug), in bulk. */
+  upsert(docs: SearchDocument[]): Promise<void>;
+  /** Removes the given slugs (unknown slugs are ignored). */
+  remove(slugs: string[]): Promise<void>;
+  /** Replaces the whole index with exactly these documents. */
+  replaceAll(docs: SearchDocument[]): Promise<void>;
+
+  // --- read side (catalog API) ---
+  /** Filtered, sorted page. Ties broken by slug asc. */
+  list(q: ListQuery): Promise<PageResult>;
+  /**
+   * Relevance-ranked full text over name, title, description, tool names and descriptions and
+   * README; popularity breaks ties, then slug. Throws `SearchWindowError` past the engine's window.
+   */
+  search(q: TextQuery): Promise<PageResult>;
+  /**
+   * Case-insensitive prefix of the full name, of the part after `/`, or of the title;
+   * ordered by popularity desc then slug asc.
+   */
+  autocomplete(prefix: string, limit: number): Promise<CatalogRecord[]>;
+  /** Counts over the whole catalog, most-used first (ties by name asc). */
+  facets(): Promise<Facets>;
+  /** Every slug with its last-modified time, ordered by slug. */
+  slugs(): Promise<SlugEntry[]>;
+  /** The registry feed: ordered by name asc. */
+  registryPage(q: RegistryQuery): Promise<CatalogRecord[]>;
+}
+
+/** Thrown by `SearchIndex.search` when offset+limit is beyond what the engine can page to. */
+export class SearchWindowError extends Error {
+  constructor(readonly maxWindow: number) {
+    super(`results beyond the first ${maxWindow} are not available; narrow the query`);
+    this.name = 'SearchWindowError';
+  }
+}
+
+/** The source of truth (DynamoDB). */
+export interface CatalogStore {
+  get(slug: string): Promise<CatalogDetail | undefined>;
+  getRecord(slug: string): Promise<CatalogRecord | undefined>;
+  /** Writes records with optional README/tools; `undefined` readme/tools leaves them unchanged, `null` deletes. */
+  put(entries: CatalogWrite[]): Promise<void>;
+  delete(slugs: string[]): Promise<void>;
+  /** Streams every record (for reindexing), with README/tools text for the search document. */
+  scanAll(): AsyncIterable<CatalogDetail>;
+}
+
+export interface CatalogWrite {
+  record: CatalogRecord;
+  readme?: CatalogDetail['readme'] | null;
+  tools?: CatalogDetail['tools'] | null;
+}
+
+/** Immutable icons (S3). */
+export interface IconStore {
+  get(slug: string): Promise<Uint8Array | undefined>;
+  /** Stores the icon once; returns false (and writes nothing) when one already exists. */
+  putIfAbsent(slug: string, webp: Uint8Array): Promise<boolean>;
+  has(slug: string): Promise<boolean>;
+}

@@ -1,0 +1,176 @@
+/**
+ * The catalog's domain model. `CatalogRecord` is what the crawler (or the synthetic
+ * generator) writes and what every read endpoint projects from; the API shapes of
+ * spec document 1 are derived from it in `views.ts`.
+ */
+
+export const REGISTRY_TYPES = ['npm', 'pypi', 'oci', 'mcpb', 'nuget', 'remote'] as const;
+export type RegistryTypeFilter = (typeof REGISTRY_TYPES)[number];
+
+export const CATEGORIES = [
+  'Development & Coding',
+  'Data & Databases',
+  'Search & Web',
+  'AI & Machine Learning',
+  'Productivity & Docs',
+  'Communication & Messaging',
+  'Cloud & DevOps',
+  'Finance & Crypto',
+  'Security',
+  'Media & Design',
+  'Browser & Automation',
+  'Knowledge & Memory',
+  'Commerce & Marketing',
+  'Other',
+] as const;
+export type Category = (typeof CATEGORIES)[number];
+
+export const SORTS = ['popularity', 'name', 'stars', 'updated', 'downloads', 'trending'] as const;
+export type SortKey = (typeof SORTS)[number];
+
+export const VIEWS = ['card', 'full'] as const;
+export type View = (typeof VIEWS)[number];
+
+export type Grade = 'A' | 'B' | 'C' | 'D' | 'F';
+export type ServerStatus = 'active' | 'deprecated';
+
+export interface TrustGrades {
+  license: Grade | null;
+  maintenance: Grade | null;
+  quality: 'untested';
+}
+
+/** A package as kept for the registry feed: the 2025-12-11 server.json shape (a retained subset). */
+export interface RegistryPackage {
+  registryType: string;
+  identifier: string;
+  version?: string;
+  registryBaseUrl?: string;
+  runtimeHint?: string;
+  fileSha256?: string;
+  transport: { type: 'stdio' | 'streamable-http' | 'sse'; url?: string };
+  // Arguments, env vars and headers of upstream packages, kept verbatim (already validated upstream-shaped).
+  packageArguments?: unknown[];
+  runtimeArguments?: unknown[];
+  environmentVariables?: unknown[];
+}
+
+export interface RegistryRemote {
+  type: 'streamable-http' | 'sse';
+  url: string;
+  headers?: unknown[];
+}
+
+export interface RegistryRepository {
+  url: string;
+  source: string;
+  subfolder?: string;
+  id?: string;
+}
+
+export interface RegistryIcon {
+  src: string;
+  mimeType?: string;
+  sizes?: string[];
+  theme?: 'light' | 'dark';
+}
+
+export interface GithubInfo {
+  stars?: number;
+  language?: string;
+  /** GitHub's license name, e.g. "MIT License". */
+  license?: string;
+  /** SPDX id, e.g. "MIT". */
+  licenseSpdx?: string;
+  pushedAt?: string;
+  ownerAvatarUrl?: string;
+}
+
+export interface CatalogHealth {
+  live: boolean;
+  checkedAt: string;
+  authRequired?: boolean;
+  toolCount?: number;
+}
+
+export interface ReadmeContent {
+  content: string;
+  path: string;
+  size: number;
+  sha: string;
+  /** true when the stored content was cut at the README cap. */
+  truncated?: boolean;
+}
+
+export interface CatalogTool {
+  name: string;
+  description?: string;
+  inputSchema?: Record<string, unknown>;
+}
+
+/** The stored catalog entry (DynamoDB item `SERVER`, and the search index's document source). */
+export interface CatalogRecord {
+  slug: string;
+  name: string;
+  title?: string;
+  description: string;
+  version: string;
+  status: ServerStatus;
+  websiteUrl?: string;
+  repository?: RegistryRepository;
+  packages: RegistryPackage[];
+  remotes: RegistryRemote[];
+  icons?: RegistryIcon[];
+  isOfficial: boolean;
+  crawledAt: string;
+  updatedAt?: string;
+  publishedAt?: string;
+  categories: Category[];
+  github?: GithubInfo;
+  /** Package-registry downloads in the last month (npm + PyPI), omitted when unknown. */
+  downloads?: number;
+  health?: CatalogHealth;
+  toolCount?: number;
+  grades: TrustGrades;
+  popularity: number;
+  /** Stars gained in the last 7 days (0 without history). */
+  trending: number;
+  hasIcon: boolean;
+}
+
+/** What the search index stores per server: the record plus the text it searches. */
+export interface SearchDocument {
+  record: CatalogRecord;
+  /** Tool names and descriptions, joined. */
+  toolText: string;
+  /** README text (capped for indexing). */
+  readmeText: string;
+}
+
+/** Full detail: the record plus README and captured tools (DynamoDB items `README` and `TOOLS`). */
+export interface CatalogDetail {
+  record: CatalogRecord;
+  readme?: ReadmeContent;
+  tools?: CatalogTool[];
+}
+
+export interface NameCount {
+  name: string;
+  count: number;
+}
+
+export interface Facets {
+  categories: NameCount[];
+  languages: NameCount[];
+  licenses: NameCount[];
+}
+
+export interface SlugEntry {
+  slug: string;
+  updatedAt: string;
+}
+
+/** Effective last-modified time: `updatedAt`, falling back to `crawledAt` (DECISIONS). */
+export function lastModified(r: CatalogRecord): string {
+  return r.updatedAt ?? r.crawledAt;
+}

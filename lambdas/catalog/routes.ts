@@ -1,0 +1,21 @@
+import type { ApiTable } from '../shared/http/route-table';
+
+/** The catalog API (spec document 1), served under `/api`. One hop from here to each handler: see `handlers/index.ts`. */
+export const CATALOG_API: ApiTable = {
+  catchAllFn: 'catalog',
+  prefix: '/api',
+  routes: [
+    { method: 'GET', path: '/api/mcps', fn: 'catalog', operationId: 'listServers' },
+    { method: 'GET', path: '/api/mcps/{slug}', fn: 'catalog', operationId: 'getServer' },
+    { method: 'GET', path: '/api/search', fn: 'catalog', operationId: 'searchServers' },
+    { method: 'GET', path: '/api/autocomplete', fn: 'catalog', operationId: 'autocomplete' },
+    { method: 'GET', path: '/api/categories', fn: 'catalog', operationId: 'listCategories' },
+    { method: 'GET', path: '/api/languages', fn: 'catalog', operationId: 'listLanguages' },
+    { method: 'GET', path: '/api/licenses', fn: 'catalog', operationId: 'listLicenses' },
+    { method: 'GET', path: '/api/facets', fn: 'catalog', operationId: 'getFacets' },
+    { method: 'GET', path: '/api/slugs', fn: 'catalog', operationId: 'listSlugs' },
+    { method: 'GET', path: '/api/icons/{slug}', fn: 'catalog', operationId: 'getIcon' },
+    { method: 'GET', path: '/api/v0.1/servers', fn: 'catalog', operationId: 'listRegistryServers' },
+    { method: 'GET', path: '/api/openapi.json', fn: 'catalog', operationId: 'getOpenApi' },
+  ],
+};
