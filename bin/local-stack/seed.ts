@@ -1,0 +1,76 @@
+import { documentClient, dynamoClient, s3Client } from '../../lambdas/shared/aws/clients';
+import type { CatalogConfig } from '../../lambdas/shared/config';
+import { DynamoCatalogStore } from '../../lambdas/catalog/adapters/dynamo-catalog-store';
+import { S3IconStore } from '../../lambdas/catalog/adapters/s3-icon-store';
+import type { SearchIndex } from '../../lambdas/catalog/domain/ports';
+import { renderIcon } from '../../lambdas/catalog/icons';
+import { generateCatalog } from '../../lambdas/catalog/synthetic';
+import { searchDocumentOf } from '../../lambdas/catalog/reindex';
+
+export interface SeedResult {
+  servers: number;
+  icons: number;
+  removed: number;
+}
+
+/** Runs `fn` over `items` with at most `limit` in flight. */
+export async function mapLimit<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const i = next++;
+      await fn(items[i]);
+    }
+  });
+  await Promise.all(workers);
+}
+
+/**
+ * Replaces the catalog in DynamoDB, the icons bucket and the search index with `count`
+ * synthetic servers (deterministic for a given seed).
+ */
+export async function seedCatalog(
+  config: CatalogConfig,
+  index: SearchIndex,
+  count: number,
+  opts: { seed?: number; onProgress?: (done: number, total: number) => void } = {},
+): Promise<SeedResult> {
+  const servers = generateCatalog(count, { seed: opts.seed });
+  const clientOpts = { region: config.region, dynamoEndpoint: config.dynamoEndpoint, s3Endpoint: config.s3Endpoint };
+  const ddb = dynamoClient(clientOpts);
+  const s3 = s3Client(clientOpts);
+  try {
+    const store = new DynamoCatalogStore(documentClient(ddb), config.catalogTable);
+    const icons = new S3IconStore(s3, config.iconsBucket);
+
+    const keep = new Set(servers.map((s) => s.record.slug));
+    const stale: string[] = [];
+    for await (const d of store.scanAll()) if (!keep.has(d.record.slug)) stale.push(d.record.slug);
+    if (stale.length) await store.delete(stale);
+
+    let done = 0;
+    const batches: (typeof servers)[] = [];
+    for (let i = 0; i < servers.length; i += 100) batches.push(servers.slice(i, i + 100));
+    await mapLimit(batches, 4, async (batch) => {
+      await store.put(batch.map((s) => ({ record: s.record, readme: s.readme ?? null, tools: s.tools ?? null })));
+      done += batch.length;
+      opts.onProgress?.(done, servers.length);
+    });
+
+    let iconCount = 0;
+    await mapLimit(
+      servers.filter((s) => s.iconKind !== undefined),
+      16,
+      async (s) => {
+        await icons.putIfAbsent(s.record.slug, await renderIcon(s.iconKind as number));
+        iconCount++;
+      },
+    );
+
+    await index.replaceAll(servers.map(searchDocumentOf));
+    return { servers: servers.length, icons: iconCount, removed: stale.length };
+  } finally {
+    ddb.destroy();
+    s3.destroy();
+  }
+}

@@ -1,0 +1,194 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { RouteMatcher, routeKey, type ApiTable } from '../../lambdas/shared/http/route-table';
+import type { HttpEvent, HttpResult, LambdaContext } from '../../lambdas/shared/http/types';
+
+/**
+ * One HTTP server for the whole local stack. Each request becomes the API Gateway v2 event that
+ * API Gateway would send (route key resolved from the same route table, `$default` otherwise) and
+ * goes to the real handler; the handler's result is written back as API Gateway would.
+ */
+export type LambdaLike = (event: HttpEvent, context: LambdaContext) => Promise<HttpResult>;
+
+export interface MountedApi {
+  table: ApiTable;
+  handler: LambdaLike;
+}
+
+export interface LocalServerOptions {
+  apis: MountedApi[];
+  /** Answers `/healthz`: 200 once true. */
+  ready: () => boolean;
+  /** Largest request body accepted (API Gateway's payload limit is 10 MB). */
+  maxBodyBytes?: number;
+}
+
+export interface RunningServer {
+  server: Server;
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+const NOT_FOUND_BODY = JSON.stringify({ success: false, error: { code: 'NOT_FOUND', message: 'No such endpoint' } });
+
+export function createLocalServer(opts: LocalServerOptions): Server {
+  const mounted = opts.apis.map((api) => ({ ...api, matcher: new RouteMatcher(api.table.routes) }));
+  const maxBody = opts.maxBodyBytes ?? 10 * 1024 * 1024;
+
+  return createServer((req, res) => {
+    void (async () => {
+      const rawUrl = req.url ?? '/';
+      const q = rawUrl.indexOf('?');
+      const rawPath = q < 0 ? rawUrl : rawUrl.slice(0, q);
+      const rawQueryString = q < 0 ? '' : rawUrl.slice(q + 1);
+
+      if (rawPath === '/healthz') {
+        const ok = opts.ready();
+        res.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ ok }));
+        return;
+      }
+      const api = mounted.find((m) => rawPath === m.table.prefix || rawPath.startsWith(`${m.table.prefix}/`));
+      if (!api) {
+        res.writeHead(404, { 'content-type': 'application/json; charset=utf-8' });
+        res.end(NOT_FOUND_BODY);
+        return;
+      }
+      const body = await readBody(req, maxBody);
+      if (body === 'too-large') {
+        res.writeHead(413, { 'content-type': 'application/json; charset=utf-8', connection: 'close' });
+        res.end(JSON.stringify({ message: 'Request Entity Too Large' }));
+        return;
+      }
+      const method = (req.method ?? 'GET').toUpperCase();
+      const { match } = api.matcher.match(method, rawPath);
+      const event = toEvent(req, method, rawPath, rawQueryString, body, match ? routeKey(match.route) : '$default', match?.pathParameters);
+      const result = await api.handler(event, lambdaContext(event.requestContext.requestId));
+      writeResult(res, result);
+    })().catch((err: unknown) => {
+      // Handlers answer their own errors; reaching here is a bug in this adapter.
+      console.error('local server error', err);
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ success: false, error: { code: 'INTERNAL_ERROR', message: 'An internal error occurred' } }));
+    });
+  });
+}
+
+function readBody(req: IncomingMessage, max: number): Promise<Buffer | 'too-large'> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let over = false;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > max) over = true;
+      else chunks.push(c);
+    });
+    req.on('end', () => resolve(over ? 'too-large' : Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+function toEvent(
+  req: IncomingMessage,
+  method: string,
+  rawPath: string,
+  rawQueryString: string,
+  body: Buffer,
+  key: string,
+  pathParameters: Record<string, string> | undefined,
+): HttpEvent {
+  const headers: Record<string, string> = {};
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    const k = req.rawHeaders[i].toLowerCase();
+    // API Gateway joins repeated headers with commas.
+    headers[k] = headers[k] === undefined ? req.rawHeaders[i + 1] : `${headers[k]},${req.rawHeaders[i + 1]}`;
+  }
+  const queryStringParameters: Record<string, string> = {};
+  for (const [k, v] of new URLSearchParams(rawQueryString)) {
+    queryStringParameters[k] = queryStringParameters[k] === undefined ? v : `${queryStringParameters[k]},${v}`;
+  }
+  const now = new Date();
+  const requestId = randomUUID();
+  const textual = /^(application\/(json|x-www-form-urlencoded)|text\/)/i.test(headers['content-type'] ?? '');
+  return {
+    version: '2.0',
+    routeKey: key,
+    rawPath,
+    rawQueryString,
+    cookies: headers.cookie ? headers.cookie.split(/;\s*/) : undefined,
+    headers,
+    queryStringParameters: rawQueryString ? queryStringParameters : undefined,
+    pathParameters,
+    requestContext: {
+      accountId: 'local',
+      apiId: 'local',
+      domainName: headers.host ?? 'localhost',
+      domainPrefix: 'localhost',
+      http: {
+        method,
+        path: rawPath,
+        protocol: `HTTP/${req.httpVersion}`,
+        sourceIp: normaliseIp(req.socket.remoteAddress ?? '127.0.0.1'),
+        userAgent: headers['user-agent'] ?? '',
+      },
+      requestId,
+      routeKey: key,
+      stage: '$default',
+      time: now.toUTCString(),
+      timeEpoch: now.getTime(),
+    },
+    body: body.length === 0 ? undefined : textual ? body.toString('utf8') : body.toString('base64'),
+    isBase64Encoded: body.length > 0 && !textual,
+  };
+}
+
+function normaliseIp(ip: string): string {
+  return ip.startsWith('::ffff:') ? ip.slice(7) : ip;
+}
+
+function lambdaContext(requestId: string): LambdaContext {
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: 'local',
+    functionVersion: '$LATEST',
+    invokedFunctionArn: 'arn:aws:lambda:local:000000000000:function:local',
+    memoryLimitInMB: '1024',
+    awsRequestId: requestId,
+    logGroupName: 'local',
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => 30000,
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+function writeResult(res: ServerResponse, result: HttpResult): void {
+  const headers: Record<string, string | string[]> = { ...result.headers };
+  if (result.cookies?.length) headers['set-cookie'] = result.cookies;
+  const body = result.body === undefined ? '' : result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body;
+  res.writeHead(result.statusCode, headers);
+  res.end(body);
+}
+
+export function listen(server: Server, port: number, host = '127.0.0.1'): Promise<RunningServer> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      const addr = server.address() as AddressInfo;
+      resolve({
+        server,
+        port: addr.port,
+        url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${addr.port}`,
+        close: () =>
+          new Promise<void>((r) => {
+            server.closeAllConnections();
+            server.close(() => r());
+          }),
+      });
+    });
+  });
+}

@@ -1,0 +1,42 @@
+import { DynamoCatalogStore } from '../lambdas/catalog/adapters/dynamo-catalog-store';
+import type { SearchIndex } from '../lambdas/catalog/domain/ports';
+import { rebuildIndex } from '../lambdas/catalog/reindex';
+import { EmbeddedSearchIndex } from '../lambdas/catalog/search/embedded';
+import { createOpenSearchClient, OpenSearchIndex } from '../lambdas/catalog/search/opensearch';
+import { documentClient, dynamoClient } from '../lambdas/shared/aws/clients';
+import { loadCatalogConfig } from '../lambdas/shared/config';
+import { openBackends } from './local-stack/catalog-env';
+
+/**
+ * `npm run reindex`: rebuilds the search index from DynamoDB. Locally (default) the embedded index
+ * of DATA_DIR; with `SEARCH_BACKEND=opensearch OPENSEARCH_URL=…` and AWS credentials, a deployed
+ * domain from the deployed table.
+ */
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  if (process.env.SEARCH_BACKEND === 'opensearch') {
+    const config = loadCatalogConfig();
+    if (!config.opensearchUrl) throw new Error('OPENSEARCH_URL is required');
+    const index: SearchIndex = new OpenSearchIndex({ client: createOpenSearchClient(config.opensearchUrl, config.region), index: config.opensearchIndex });
+    const store = new DynamoCatalogStore(documentClient(dynamoClient(config)), config.catalogTable);
+    console.log(`reindexed ${await rebuildIndex(store, index)} servers in ${Date.now() - started} ms`);
+    return;
+  }
+  const backends = await openBackends();
+  try {
+    const ddb = dynamoClient(backends.config);
+    const store = new DynamoCatalogStore(documentClient(ddb), backends.config.catalogTable);
+    const n = await rebuildIndex(store, new EmbeddedSearchIndex({ snapshotPath: backends.config.searchSnapshotPath }));
+    ddb.destroy();
+    console.log(`reindexed ${n} servers in ${Date.now() - started} ms`);
+  } finally {
+    await backends.stop();
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error('[reindex] failed:', err instanceof Error ? err.message : err);
+  process.exit(1);
+});

@@ -1,0 +1,34 @@
+import { EmbeddedSearchIndex } from '../lambdas/catalog/search/embedded';
+import { flags, positiveInt } from './cli-args';
+import { openBackends } from './local-stack/catalog-env';
+import { seedCatalog } from './local-stack/seed';
+
+/** `npm run seed -- --count N [--seed S]`: N synthetic servers into the catalog in DATA_DIR (replacing it). */
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+async function main(): Promise<void> {
+  const args = flags({ count: { type: 'string' }, seed: { type: 'string' } });
+  const count = positiveInt(args.count, 'count', 300);
+  const seed = positiveInt(args.seed, 'seed', 1);
+  const started = Date.now();
+  const backends = await openBackends();
+  try {
+    console.error(`[seed] ${backends.attached ? 'using the running local stack' : 'started local backends'} in ${backends.dir.root}`);
+    const index = new EmbeddedSearchIndex({ snapshotPath: backends.config.searchSnapshotPath });
+    const result = await seedCatalog(backends.config, index, count, {
+      seed,
+      onProgress: (done, total) => process.stderr.write(`\r[seed] ${done}/${total} servers`),
+    });
+    process.stderr.write('\n');
+    console.log(
+      `seeded ${result.servers} servers (${result.icons} icons, ${result.removed} removed) in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+    );
+  } finally {
+    await backends.stop();
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error('[seed] failed:', err instanceof Error ? err.message : err);
+  process.exit(1);
+});

@@ -1,0 +1,157 @@
+import middy from '@middy/core';
+import { randomUUID } from 'node:crypto';
+import { AppError } from '../shared/errors';
+import { errorResult, internalError } from '../shared/http/catalog-envelope';
+import { corsHeaders, preflightHeaders } from '../shared/http/cors';
+import { parseRawQuery } from '../shared/http/query';
+import { RouteMatcher, routeKey, type RouteDef } from '../shared/http/route-table';
+import { header, type HandlerResponse, type HttpEvent, type HttpResult, type LambdaContext } from '../shared/http/types';
+import { logger } from '../shared/logger';
+import type { RateDecision } from '../shared/rate-limit/rate-limiter';
+import type { CatalogDeps } from './deps';
+import { CATALOG_HANDLERS } from './handlers';
+import { CATALOG_API } from './routes';
+
+const matcher = new RouteMatcher(CATALOG_API.routes);
+const byKey = new Map<string, RouteDef>(CATALOG_API.routes.map((r) => [routeKey(r), r]));
+/** Icons are immutable and exempt from rate limits (spec 1). */
+const UNLIMITED = new Set(['getIcon']);
+
+type Resolved =
+  | { kind: 'route'; route: RouteDef; params: Record<string, string> }
+  | { kind: 'preflight'; allowed: string[] }
+  | { kind: 'error'; error: AppError };
+
+/**
+ * Which route a request is for. API Gateway already resolved it into `routeKey`; requests that
+ * fell through to `$default` are unknown paths (404), wrong verbs (405 with `Allow`) or CORS
+ * preflights (204), answered here in the API's own envelope.
+ */
+function resolve(event: HttpEvent): Resolved {
+  const route = byKey.get(event.routeKey);
+  if (route) return { kind: 'route', route, params: definedOnly(event.pathParameters) };
+  const method = event.requestContext.http.method.toUpperCase();
+  const { match, allowed } = matcher.match(method, event.rawPath);
+  if (match) return { kind: 'route', route: match.route, params: match.pathParameters };
+  if (method === 'OPTIONS' && header(event, 'access-control-request-method')) {
+    return { kind: 'preflight', allowed: allowed.length ? allowed : ['GET'] };
+  }
+  if (allowed.length) {
+    return {
+      kind: 'error',
+      error: new AppError('METHOD_NOT_ALLOWED', `${method} is not allowed here`, undefined, { allow: allowed.join(', ') }),
+    };
+  }
+  return { kind: 'error', error: new AppError('NOT_FOUND', 'No such endpoint') };
+}
+
+function definedOnly(p: Record<string, string | undefined> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(p ?? {})) if (v !== undefined) out[k] = v;
+  return out;
+}
+
+function toResult(res: HandlerResponse): HttpResult {
+  const status = res.status ?? 200;
+  switch (res.kind) {
+    case 'json':
+      return {
+        statusCode: status,
+        headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...res.headers },
+        body: JSON.stringify(res.body),
+      };
+    case 'text':
+      return { statusCode: status, headers: { 'content-type': res.contentType, ...res.headers }, body: res.body };
+    case 'binary':
+      return {
+        statusCode: status,
+        headers: { 'content-type': res.contentType, ...res.headers },
+        body: Buffer.from(res.body).toString('base64'),
+        isBase64Encoded: true,
+      };
+  }
+}
+
+function rateHeaders(d: RateDecision): Record<string, string> {
+  return {
+    'x-ratelimit-limit': String(d.limit),
+    'x-ratelimit-remaining': String(d.remaining),
+    'x-ratelimit-reset': String(d.resetSeconds),
+  };
+}
+
+async function runRoute(resolved: Resolved, event: HttpEvent, deps: CatalogDeps, requestId: string): Promise<HttpResult> {
+  if (resolved.kind === 'error') return errorResult(resolved.error);
+  if (resolved.kind === 'preflight') return { statusCode: 204, headers: preflightHeaders(resolved.allowed), body: '' };
+  const handler = CATALOG_HANDLERS[resolved.route.operationId];
+  try {
+    return toResult(
+      await handler({ event, query: parseRawQuery(event.rawQueryString), params: resolved.params, requestId }, deps),
+    );
+  } catch (err) {
+    if (err instanceof AppError) return errorResult(err);
+    logger.error('unhandled error', { err: err instanceof Error ? { name: err.name, message: err.message, stack: err.stack } : String(err) });
+    return errorResult(internalError());
+  }
+}
+
+/** Consults the shared limiter; an outage of the limiter's table fails open (logged), never a 500. */
+async function limit(event: HttpEvent, deps: CatalogDeps): Promise<RateDecision | undefined> {
+  try {
+    const caller = await deps.callers.resolve(event);
+    return await deps.limiter.consume(caller.key, caller.policy);
+  } catch (err) {
+    logger.warn('rate limiter unavailable; request served without a limit', { err: err instanceof Error ? err.message : String(err) });
+    return undefined;
+  }
+}
+
+export async function handleCatalogRequest(event: HttpEvent, deps: CatalogDeps, requestId: string): Promise<HttpResult> {
+  const started = performance.now();
+  const resolved = resolve(event);
+  const limited = !(resolved.kind === 'preflight' || (resolved.kind === 'route' && UNLIMITED.has(resolved.route.operationId)));
+  // The limiter's round trip runs concurrently with the request's own work (reads have no side effects).
+  const [decision, result] = await Promise.all([
+    limited ? limit(event, deps) : Promise.resolve(undefined),
+    runRoute(resolved, event, deps, requestId),
+  ]);
+  let out = result;
+  if (decision && !decision.allowed) {
+    out = errorResult(
+      new AppError('RATE_LIMITED', 'Too many requests; retry after the delay in Retry-After', undefined, {
+        'retry-after': String(decision.retryAfterSeconds),
+      }),
+    );
+  }
+  out.headers = { ...out.headers, ...corsHeaders(), ...(decision && rateHeaders(decision)) };
+  logger.info('request', {
+    requestId,
+    method: event.requestContext.http.method,
+    path: event.rawPath,
+    route: resolved.kind === 'route' ? resolved.route.operationId : resolved.kind,
+    status: out.statusCode,
+    durationMs: Math.round((performance.now() - started) * 100) / 100,
+  });
+  return out;
+}
+
+/** The Lambda entry's shape: middy around the dispatcher, with Powertools' request-scoped log keys. */
+export function createCatalogHandler(getDeps: () => Promise<CatalogDeps>) {
+  return middy<HttpEvent, HttpResult, Error, LambdaContext>()
+    .before(async (request) => {
+      logger.addContext(request.context);
+    })
+    .handler(async (event, context) => {
+      const requestId = event.requestContext?.requestId ?? context.awsRequestId ?? randomUUID();
+      logger.appendKeys({ requestId });
+      try {
+        return await handleCatalogRequest(event, await getDeps(), requestId);
+      } catch (err) {
+        // Only dependency initialisation can land here (handleCatalogRequest answers every error itself).
+        logger.error('catalog handler failed', { err: err instanceof Error ? err.message : String(err) });
+        return { ...errorResult(internalError()), headers: { ...errorResult(internalError()).headers, ...corsHeaders() } };
+      } finally {
+        logger.removeKeys(['requestId']);
+      }
+    });
+}

@@ -1,0 +1,16 @@
+import type { CursorCodec } from '../shared/cursor';
+import type { RateLimiter } from '../shared/rate-limit/rate-limiter';
+import type { CatalogConfig } from '../shared/config';
+import type { CatalogStore, IconStore, SearchIndex } from './domain/ports';
+import type { CallerResolver } from './caller';
+
+/** Everything a catalog handler may use, injected so tests and the local stack swap adapters only. */
+export interface CatalogDeps {
+  config: CatalogConfig;
+  store: CatalogStore;
+  index: SearchIndex;
+  icons: IconStore;
+  limiter: RateLimiter;
+  cursors: CursorCodec;
+  callers: CallerResolver;
+}

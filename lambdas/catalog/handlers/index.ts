@@ -1,0 +1,25 @@
+import type { HandlerResponse } from '../../shared/http/types';
+import type { CatalogDeps } from '../deps';
+import { autocomplete, getFacets, getIcon, listCategories, listLanguages, listLicenses, listSlugs } from './browse';
+import type { RequestCtx } from './context';
+import { getOpenApi } from './openapi';
+import { listRegistryServers } from './registry';
+import { getServer, listServers, searchServers } from './servers';
+
+export type CatalogRouteHandler = (ctx: RequestCtx, deps: CatalogDeps) => Promise<HandlerResponse>;
+
+/** operationId (see `routes.ts`) → handler. */
+export const CATALOG_HANDLERS: Record<string, CatalogRouteHandler> = {
+  listServers,
+  getServer,
+  searchServers,
+  autocomplete,
+  listCategories,
+  listLanguages,
+  listLicenses,
+  getFacets,
+  listSlugs,
+  getIcon,
+  listRegistryServers,
+  getOpenApi,
+};

@@ -1,0 +1,79 @@
+import { validateQuery } from '../../shared/http/query';
+import { json, type HandlerResponse } from '../../shared/http/types';
+import { invalidQuery, notFound } from '../../shared/errors';
+import { successBody } from '../../shared/http/catalog-envelope';
+import { SearchWindowError, type CatalogFilters, type PageResult } from '../domain/ports';
+import type { CatalogDeps } from '../deps';
+import { ListQuerySchema, MULTI_KEYS, SearchQuerySchema, SlugParamSchema } from '../schemas';
+import { toCatalogServer, toDetail } from '../views';
+import type { RequestCtx } from './context';
+
+const SHAPE = { multi: MULTI_KEYS };
+
+/** GET /api/mcps */
+export async function listServers(ctx: RequestCtx, deps: CatalogDeps): Promise<HandlerResponse> {
+  const q = validateQuery(ListQuerySchema, SHAPE, ctx.query);
+  const offset = (q.page - 1) * q.limit;
+  const result = await deps.index.list({ filters: filtersOf(q), sort: q.sort, page: { offset, limit: q.limit } });
+  return json(
+    successBody(
+      result.items.map((r) => toCatalogServer(r, q.view)),
+      { pagination: pagination(q.page, q.limit, result) },
+    ),
+  );
+}
+
+/** GET /api/search */
+export async function searchServers(ctx: RequestCtx, deps: CatalogDeps): Promise<HandlerResponse> {
+  const q = validateQuery(SearchQuerySchema, SHAPE, ctx.query);
+  const offset = (q.page - 1) * q.limit;
+  let result: PageResult;
+  try {
+    result = await deps.index.search({ q: q.q, filters: filtersOf(q), page: { offset, limit: q.limit } });
+  } catch (err) {
+    if (err instanceof SearchWindowError) {
+      throw invalidQuery([{ field: 'page', message: err.message }], 'The requested page is beyond the search window');
+    }
+    throw err;
+  }
+  return json(
+    successBody(
+      result.items.map((r) => toCatalogServer(r, q.view)),
+      { pagination: pagination(q.page, q.limit, result), search: { query: q.q } },
+    ),
+  );
+}
+
+/** GET /api/mcps/{slug} */
+export async function getServer(ctx: RequestCtx, deps: CatalogDeps): Promise<HandlerResponse> {
+  const { slug } = validateSlug(ctx.params);
+  const detail = await deps.store.get(slug);
+  if (!detail) throw notFound(`No server with slug "${truncate(slug)}"`);
+  return json(successBody(toDetail(detail)));
+}
+
+export function validateSlug(params: Record<string, string>): { slug: string } {
+  const parsed = SlugParamSchema.safeParse(params);
+  if (!parsed.success) {
+    throw invalidQuery(parsed.error.issues.map((i) => ({ field: 'slug', message: i.message })));
+  }
+  return parsed.data;
+}
+
+function filtersOf(q: CatalogFilters): CatalogFilters {
+  return {
+    ...(q.type && { type: q.type }),
+    ...(q.category && { category: q.category }),
+    ...(q.language && { language: q.language }),
+    ...(q.license && { license: q.license }),
+  };
+}
+
+function pagination(page: number, limit: number, r: PageResult) {
+  const totalPages = Math.ceil(r.total / limit);
+  return { page, limit, total: r.total, totalPages, hasMore: page < totalPages };
+}
+
+export function truncate(s: string, n = 80): string {
+  return s.length > n ? `${s.slice(0, n)}…` : s;
+}

@@ -1,0 +1,130 @@
+import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
+import { CATALOG_API } from './routes';
+import * as S from './schemas';
+
+/**
+ * `/openapi.json`, generated from the zod schemas that validate requests and the route table
+ * that declares the routes: there is no second, hand-kept copy of the contract.
+ */
+type Op = {
+  summary: string;
+  description?: string;
+  query?: z.ZodObject;
+  params?: z.ZodObject;
+  ok: { description: string; schema?: z.ZodType; content?: string };
+  errors: number[];
+};
+
+const ERROR_TEXT: Record<number, string> = {
+  400: 'INVALID_QUERY: a parameter failed validation (`details` names each field).',
+  404: 'NOT_FOUND.',
+  405: 'METHOD_NOT_ALLOWED: the response carries `Allow: GET`.',
+  429: 'RATE_LIMITED: the response carries `Retry-After`.',
+  500: 'INTERNAL_ERROR.',
+};
+
+const listEnvelope = S.envelope(z.array(S.CatalogServer), S.ListMeta);
+
+const OPS: Record<string, Op> = {
+  listServers: {
+    summary: 'List servers',
+    description: 'Filtered, sorted, paginated list. Filters AND-combine; values of one filter OR-combine.',
+    query: S.ListQuerySchema,
+    ok: { description: 'A page of servers', schema: listEnvelope },
+    errors: [400],
+  },
+  getServer: {
+    summary: 'One server with README and tools',
+    params: S.SlugParamSchema,
+    ok: { description: 'The server', schema: S.envelope(S.CatalogServerDetail) },
+    errors: [400, 404],
+  },
+  searchServers: {
+    summary: 'Full-text search',
+    description: 'Relevance-ranked over name, title, description, tool names and descriptions and README; popularity breaks ties. `sort` is ignored.',
+    query: S.SearchQuerySchema,
+    ok: { description: 'A page of matches', schema: S.envelope(z.array(S.CatalogServer), S.SearchMeta) },
+    errors: [400],
+  },
+  autocomplete: {
+    summary: 'Typeahead',
+    description: 'Anchored, case-insensitive prefix of the name, of the part after `/`, or of the title; popularity order. A missing title is returned as the name.',
+    query: S.AutocompleteQuerySchema,
+    ok: { description: 'Suggestions', schema: S.envelope(z.array(S.AutocompleteItem)) },
+    errors: [400],
+  },
+  listCategories: { summary: 'Category counts', ok: { description: 'Most-used first', schema: S.envelope(z.array(S.CategoryCount)) }, errors: [] },
+  listLanguages: { summary: 'Language counts', ok: { description: 'Most-used first', schema: S.envelope(z.array(S.FacetCount)) }, errors: [] },
+  listLicenses: { summary: 'License counts', ok: { description: 'Most-used first', schema: S.envelope(z.array(S.FacetCount)) }, errors: [] },
+  getFacets: { summary: 'All facet counts', ok: { description: 'Facets', schema: S.envelope(S.FacetsData) }, errors: [] },
+  listSlugs: { summary: 'Every slug with its last-modified time', ok: { description: 'Slugs', schema: S.envelope(z.array(S.SlugEntry)) }, errors: [] },
+  getIcon: {
+    summary: 'Server icon',
+    description: '128x128 webp, immutable and cached for a year; exempt from rate limits.',
+    params: S.SlugParamSchema,
+    ok: { description: 'The icon', content: 'image/webp' },
+    errors: [400, 404],
+  },
+  listRegistryServers: {
+    summary: 'Registry-compatible server list',
+    description: 'Compatible with the official MCP registry list (not wrapped in the envelope), ordered by name. Errors use the envelope.',
+    query: S.RegistryQuerySchema,
+    ok: { description: 'A page of servers', schema: S.RegistryListResponse },
+    errors: [400],
+  },
+  getOpenApi: { summary: 'This document', ok: { description: 'OpenAPI 3.1 document', schema: z.record(z.string(), z.unknown()) }, errors: [] },
+};
+
+const rateHeaders = {
+  'X-RateLimit-Limit': { description: 'Bucket size (the burst).', schema: { type: 'integer' as const } },
+  'X-RateLimit-Remaining': { description: 'Requests left in the bucket.', schema: { type: 'integer' as const } },
+  'X-RateLimit-Reset': { description: 'Seconds until the bucket is full again.', schema: { type: 'integer' as const } },
+};
+
+export function buildOpenApiDocument(): Record<string, unknown> {
+  const registry = new OpenAPIRegistry();
+  const error = registry.register('ErrorEnvelope', S.ErrorEnvelope);
+  for (const route of CATALOG_API.routes) {
+    const op = OPS[route.operationId];
+    if (!op) throw new Error(`no OpenAPI description for ${route.operationId}`);
+    const exempt = route.operationId === 'getIcon';
+    const headers = exempt ? undefined : rateHeaders;
+    const responses: Record<string, { description: string; headers?: typeof rateHeaders | Record<string, unknown>; content?: Record<string, { schema: unknown }> }> = {
+      200: {
+        description: op.ok.description,
+        headers,
+        content: op.ok.content
+          ? { [op.ok.content]: { schema: { type: 'string', format: 'binary' } } }
+          : { 'application/json': { schema: op.ok.schema } },
+      },
+    };
+    for (const code of [...op.errors, 405, ...(exempt ? [] : [429]), 500]) {
+      responses[code] = {
+        description: ERROR_TEXT[code],
+        headers: code === 429 ? { ...rateHeaders, 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } } : headers,
+        content: { 'application/json': { schema: error } },
+      };
+    }
+    registry.registerPath({
+      method: route.method.toLowerCase() as 'get',
+      path: route.path.replace(/\{(\w+)\+?\}/g, '{$1}'),
+      operationId: route.operationId,
+      summary: op.summary,
+      description: op.description,
+      request: { ...(op.query && { query: op.query }), ...(op.params && { params: op.params }) },
+      responses: responses as never,
+    });
+  }
+  const doc = new OpenApiGeneratorV31(registry.definitions).generateDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'MCP server catalog API',
+      version: '1.0.0',
+      description:
+        'Read-only catalog of MCP servers. Every JSON response uses `{ success, data, meta }` / `{ success: false, error }`, except `/v0.1/servers`, the icon and this document. Anonymous callers: 30 requests/s, burst 60, per IP. Unknown query parameters are ignored; a single-valued parameter given twice is 400.',
+    },
+    servers: [{ url: '/' }],
+  });
+  return doc as unknown as Record<string, unknown>;
+}

@@ -1,0 +1,21 @@
+import type { CatalogStore, SearchIndex } from './domain/ports';
+import type { SearchDocument } from './domain/types';
+
+/** README text indexed per server (the stored README may be up to 256 KB). */
+const README_INDEX_CHARS = 32 * 1024;
+
+export function searchDocumentOf(d: { record: SearchDocument['record']; readme?: { content: string }; tools?: Array<{ name: string; description?: string }> }): SearchDocument {
+  return {
+    record: d.record,
+    toolText: (d.tools ?? []).map((t) => (t.description ? `${t.name}\n${t.description}` : t.name)).join('\n'),
+    readmeText: (d.readme?.content ?? '').slice(0, README_INDEX_CHARS),
+  };
+}
+
+/** Rebuilds the search index from DynamoDB, the source of truth. */
+export async function rebuildIndex(store: CatalogStore, index: SearchIndex): Promise<number> {
+  const docs: SearchDocument[] = [];
+  for await (const d of store.scanAll()) docs.push(searchDocumentOf(d));
+  await index.replaceAll(docs);
+  return docs.length;
+}

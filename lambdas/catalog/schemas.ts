@@ -1,0 +1,274 @@
+import { extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
+import { CATEGORIES, REGISTRY_TYPES, SORTS, VIEWS } from './domain/types';
+
+/**
+ * The catalog contract, written once: these schemas validate requests, type the handlers and
+ * generate `/openapi.json` (see `openapi.ts`).
+ */
+extendZodWithOpenApi(z);
+
+// ---------- parameters ----------
+
+const INT = /^[+-]?\d+$/;
+
+/** A query integer: digits only (no `1.5`, `1e3`, ` 5`), then range-checked, with plain messages. */
+export function intParam(min: number, max: number, def: number, description: string) {
+  return z
+    .preprocess(
+      (v) => (typeof v === 'string' && INT.test(v) ? Number(v) : v),
+      z
+        .number({ error: 'must be an integer' })
+        .int({ error: 'must be an integer' })
+        .min(min, { error: `must be at least ${min}` })
+        .max(max, { error: `must be at most ${max}` }),
+    )
+    .default(def)
+    .openapi({ type: 'integer', minimum: min, maximum: max, default: def, description });
+}
+
+function trimmed(min: number, max: number, description: string) {
+  return z
+    .string({ error: 'must be a string' })
+    .trim()
+    .min(min, { error: min === 1 ? 'must not be empty' : `must be at least ${min} characters` })
+    .max(max, { error: `must be at most ${max} characters` })
+    .openapi({ description });
+}
+
+const MULTI_NOTE =
+  'Several values may be given as repeated parameters (`?{p}=a&{p}=b`) or as a comma-separated list (`?{p}=a,b`); values of one parameter OR-combine, different parameters AND-combine.';
+
+function multi<T extends z.ZodType>(item: T, name: string, description: string) {
+  return z
+    .array(item)
+    .min(1)
+    .max(20, { error: 'at most 20 values' })
+    .optional()
+    .openapi({
+      description: `${description} ${MULTI_NOTE.replaceAll('{p}', name)}`,
+      param: { style: 'form', explode: true },
+    });
+}
+
+const typeItem = z.enum(REGISTRY_TYPES, { error: `must be one of ${REGISTRY_TYPES.join(', ')}` });
+const categoryItem = z.enum(CATEGORIES, { error: `must be one of the 14 category labels` });
+const freeItem = (what: string) =>
+  z
+    .string()
+    .trim()
+    .min(1, { error: `${what} values must not be empty` })
+    .max(80, { error: `${what} values must be at most 80 characters` });
+
+export const filterParams = {
+  type: multi(typeItem, 'type', 'Package registry type; `remote` means the server has at least one hosted endpoint.'),
+  category: multi(categoryItem, 'category', 'Category label (exact).'),
+  language: multi(freeItem('language'), 'language', 'Exact GitHub language; an unknown value matches nothing.'),
+  license: multi(freeItem('license'), 'license', 'GitHub license name or SPDX id; an unknown value matches nothing.'),
+};
+
+export const MULTI_KEYS = ['type', 'category', 'language', 'license'] as const;
+
+const view = z
+  .enum(VIEWS, { error: `must be one of ${VIEWS.join(', ')}` })
+  .default('card')
+  .openapi({
+    description:
+      '`card` (default): exactly the CatalogServer fields. `full`: CatalogServer plus the enrichment fields (downloads, grades, health, popularity, trending, iconUrl, repository, websiteUrl).',
+  });
+
+const page = intParam(1, Number.MAX_SAFE_INTEGER, 1, 'Page number, from 1.');
+const pageLimit = intParam(1, 100, 24, 'Items per page.');
+
+export const ListQuerySchema = z.object({
+  page,
+  limit: pageLimit,
+  ...filterParams,
+  sort: z
+    .enum(SORTS, { error: `must be one of ${SORTS.join(', ')}` })
+    .default('popularity')
+    .openapi({
+      description:
+        'popularity (desc, default), name (asc), stars, updated, downloads, trending (desc); ties broken by slug ascending.',
+    }),
+  view,
+});
+
+export const SearchQuerySchema = z.object({
+  q: trimmed(1, 100, 'Full-text query over name, title, description, tools and README. `sort` is ignored here.'),
+  page,
+  limit: pageLimit,
+  ...filterParams,
+  view,
+});
+
+export const AutocompleteQuerySchema = z.object({
+  q: trimmed(1, 100, 'Case-insensitive prefix of the name, of the part after `/`, or of the title.'),
+  limit: intParam(1, 20, 8, 'Number of suggestions.'),
+});
+
+export const RegistryQuerySchema = z.object({
+  cursor: z
+    .string()
+    .min(1, { error: 'must not be empty' })
+    .max(200, { error: 'must be at most 200 characters' })
+    .optional()
+    .openapi({ description: 'Opaque; pass the previous `metadata.nextCursor` back verbatim.' }),
+  limit: intParam(1, 100, 50, 'Servers per page.'),
+  updated_since: z
+    .string()
+    .refine((s) => RFC3339.test(s) && !Number.isNaN(Date.parse(s)), { error: 'must be an RFC 3339 date-time' })
+    .optional()
+    .openapi({ format: 'date-time', description: 'Only servers updated at or after this instant.' }),
+  search: trimmed(1, 100, 'Case-insensitive substring of the server name.').optional(),
+  version: z
+    .string()
+    .min(1, { error: 'must not be empty' })
+    .max(100, { error: 'must be at most 100 characters' })
+    .optional()
+    .openapi({ description: 'Accepted for compatibility and ignored: the latest version is always returned.' }),
+});
+
+const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+
+export const SlugParamSchema = z.object({
+  slug: z
+    .string()
+    .trim()
+    .min(1, { error: 'must not be empty' })
+    .max(200, { error: 'must be at most 200 characters' })
+    .openapi({ description: 'Catalog identifier, 1-200 characters.' }),
+});
+
+// ---------- responses ----------
+
+const Grade = z.enum(['A', 'B', 'C', 'D', 'F']).nullable();
+
+export const CatalogPackage = z
+  .object({ registryType: z.string(), identifier: z.string(), version: z.string().optional() })
+  .openapi('CatalogPackage');
+export const CatalogRemote = z.object({ type: z.string(), url: z.url() }).openapi('CatalogRemote');
+export const CatalogGithub = z
+  .object({ language: z.string().optional(), license: z.string().optional(), stars: z.number().int().optional() })
+  .openapi('CatalogGithub');
+export const TrustGrades = z
+  .object({ license: Grade, maintenance: Grade, quality: z.literal('untested') })
+  .openapi('TrustGrades');
+export const CatalogHealth = z
+  .object({
+    live: z.boolean(),
+    checkedAt: z.iso.datetime(),
+    authRequired: z.boolean().optional(),
+    toolCount: z.number().int().optional(),
+  })
+  .openapi('CatalogHealth');
+
+export const CatalogServer = z
+  .object({
+    slug: z.string(),
+    name: z.string(),
+    title: z.string().optional(),
+    description: z.string(),
+    version: z.string(),
+    status: z.enum(['active', 'deprecated']).openapi({ description: '`active` or `deprecated`; deleted servers leave the catalog.' }),
+    repositoryUrl: z.url().optional(),
+    packages: z.array(CatalogPackage),
+    remotes: z.array(CatalogRemote),
+    isOfficial: z.boolean(),
+    crawledAt: z.iso.datetime(),
+    updatedAt: z.iso.datetime().optional(),
+    category: z.array(z.enum(CATEGORIES)).optional(),
+    github: CatalogGithub.optional(),
+    toolCount: z.number().int().optional(),
+    // view=full only (additions to CatalogServer):
+    downloads: z.number().int().optional().openapi({ description: 'view=full: package downloads last month.' }),
+    grades: TrustGrades.optional().openapi({ description: 'view=full.' }),
+    health: CatalogHealth.optional().openapi({ description: 'view=full: omitted for servers without remotes.' }),
+    popularity: z.number().optional().openapi({ description: 'view=full: composite rank in [0,1].' }),
+    trending: z.number().int().optional().openapi({ description: 'view=full: stars gained in the last 7 days.' }),
+    iconUrl: z.string().optional().openapi({ description: 'view=full: path of the icon, when one is cached.' }),
+    websiteUrl: z.url().optional().openapi({ description: 'view=full.' }),
+  })
+  .openapi('CatalogServer');
+
+export const ReadmeContent = z
+  .object({ content: z.string(), path: z.string(), size: z.number().int(), sha: z.string(), truncated: z.boolean().optional() })
+  .openapi('ReadmeContent');
+export const CatalogTool = z
+  .object({ name: z.string(), description: z.string().optional(), inputSchema: z.record(z.string(), z.unknown()).optional() })
+  .openapi('CatalogTool');
+export const CatalogServerDetail = CatalogServer.extend({
+  readme: ReadmeContent.optional(),
+  tools: z.array(CatalogTool).optional(),
+}).openapi('CatalogServerDetail');
+
+export const Pagination = z
+  .object({ page: z.number().int(), limit: z.number().int(), total: z.number().int(), totalPages: z.number().int(), hasMore: z.boolean() })
+  .openapi('Pagination');
+export const CategoryCount = z.object({ name: z.string(), count: z.number().int() }).openapi('CategoryCount');
+export const FacetCount = z.object({ name: z.string(), count: z.number().int() }).openapi('FacetCount');
+export const FacetsData = z
+  .object({ categories: z.array(CategoryCount), languages: z.array(FacetCount), licenses: z.array(FacetCount) })
+  .openapi('FacetsData');
+export const SlugEntry = z.object({ slug: z.string(), updatedAt: z.iso.datetime() }).openapi('SlugEntry');
+export const AutocompleteItem = z
+  .object({ slug: z.string(), name: z.string(), title: z.string(), description: z.string() })
+  .openapi('AutocompleteItem');
+
+export const ApiError = z
+  .object({
+    code: z.enum(['INVALID_QUERY', 'UNAUTHORIZED', 'NOT_FOUND', 'METHOD_NOT_ALLOWED', 'RATE_LIMITED', 'AUTH_UNAVAILABLE', 'INTERNAL_ERROR']),
+    message: z.string(),
+    details: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
+  })
+  .openapi('ApiError');
+export const ErrorEnvelope = z.object({ success: z.literal(false), error: ApiError }).openapi('ErrorEnvelope');
+
+export function envelope<T extends z.ZodType>(data: T, meta?: z.ZodType) {
+  return z.object({ success: z.literal(true), data, ...(meta ? { meta } : {}) });
+}
+
+export const ListMeta = z.object({ pagination: Pagination });
+export const SearchMeta = z.object({ pagination: Pagination, search: z.object({ query: z.string() }) });
+
+// Registry-compatible feed (no envelope).
+export const CatalogMeta = z
+  .object({
+    slug: z.string(),
+    grades: TrustGrades,
+    categories: z.array(z.string()).optional(),
+    toolCount: z.number().int().optional(),
+    health: CatalogHealth.optional(),
+    downloads: z.number().int().optional(),
+    updatedAt: z.iso.datetime().optional(),
+    url: z.url().optional(),
+  })
+  .openapi('CatalogMeta');
+export const RegistryServerRecord = z
+  .looseObject({
+    name: z.string(),
+    title: z.string().optional(),
+    description: z.string(),
+    version: z.string(),
+    status: z.string(),
+    repository: z.object({ url: z.url(), source: z.string().optional(), subfolder: z.string().optional() }).optional(),
+    packages: z.array(z.looseObject({ registryType: z.string(), identifier: z.string(), version: z.string().optional() })),
+    remotes: z.array(z.looseObject({ type: z.string(), url: z.url() })),
+  })
+  .openapi('RegistryServerRecord', {
+    description: 'The 2025-12-11 server.json shape (a retained subset of the upstream record, reconstructed).',
+  });
+export const RegistryEntry = z
+  .object({ server: RegistryServerRecord, _meta: z.record(z.string(), z.unknown()) })
+  .openapi('RegistryEntry');
+export const RegistryListResponse = z
+  .object({
+    servers: z.array(RegistryEntry),
+    metadata: z.object({ count: z.number().int(), nextCursor: z.string().optional() }),
+  })
+  .openapi('RegistryListResponse');
+
+export type ListQueryInput = z.output<typeof ListQuerySchema>;
+export type SearchQueryInput = z.output<typeof SearchQuerySchema>;
+export type CatalogServerOut = z.infer<typeof CatalogServer>;
+export type CatalogServerDetailOut = z.infer<typeof CatalogServerDetail>;

@@ -1,0 +1,48 @@
+import { readFileSync } from 'node:fs';
+import { dynamoClient, documentClient, s3Client } from '../shared/aws/clients';
+import type { CatalogConfig } from '../shared/config';
+import { CursorCodec, parseKeyRing } from '../shared/cursor';
+import { DynamoRateLimiter } from '../shared/rate-limit/dynamo-rate-limiter';
+import { CachedSecret, secretsClient } from '../shared/secrets';
+import { DynamoCatalogStore } from './adapters/dynamo-catalog-store';
+import { S3IconStore } from './adapters/s3-icon-store';
+import { AnonymousCallers } from './caller';
+import type { CatalogDeps } from './deps';
+import type { SearchIndex } from './domain/ports';
+
+/**
+ * Builds the catalog's dependencies from configuration. The search index is passed in: the Lambda
+ * entry gives the OpenSearch adapter, the local stack the embedded one (so neither bundle carries
+ * the other engine).
+ */
+export async function createCatalogDeps(config: CatalogConfig, index: SearchIndex): Promise<CatalogDeps> {
+  const clientOpts = { region: config.region, dynamoEndpoint: config.dynamoEndpoint, s3Endpoint: config.s3Endpoint };
+  const ddb = dynamoClient(clientOpts);
+  const secrets = config.cursorSecretArn || config.originVerifySecretArn ? secretsClient(config.region) : undefined;
+
+  let keyRingJson: string;
+  if (config.cursorKeysFile) keyRingJson = readFileSync(config.cursorKeysFile, 'utf8');
+  else if (config.cursorSecretArn && secrets) keyRingJson = await new CachedSecret(secrets, config.cursorSecretArn).get();
+  else throw new Error('cursor keys: set CURSOR_KEYS_FILE (local) or CURSOR_SECRET_ARN (AWS)');
+
+  let originSecret: () => string | undefined = () => config.originVerifySecret;
+  if (!config.originVerifySecret && config.originVerifySecretArn && secrets) {
+    const cached = new CachedSecret(secrets, config.originVerifySecretArn);
+    await cached.get();
+    // Refresh in the background; the request never waits for Secrets Manager after init.
+    originSecret = () => {
+      void cached.get().catch(() => undefined);
+      return cached.peek();
+    };
+  }
+
+  return {
+    config,
+    store: new DynamoCatalogStore(documentClient(ddb), config.catalogTable),
+    index,
+    icons: new S3IconStore(s3Client(clientOpts), config.iconsBucket),
+    limiter: new DynamoRateLimiter(ddb, config.rateLimitTable),
+    cursors: new CursorCodec(parseKeyRing(keyRingJson)),
+    callers: new AnonymousCallers(config, originSecret),
+  };
+}

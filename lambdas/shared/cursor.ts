@@ -1,0 +1,77 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+/**
+ * Opaque, tamper-proof cursors. A cursor is `base64url(keyId · payload · mac16)` where the MAC is
+ * HMAC-SHA256 over (purpose, keyId, payload). The purpose binds a cursor to one listing and one
+ * query (a cursor of another endpoint or query is foreign and refused). The current and the previous
+ * key are both accepted, so rotating the key breaks no cursor in flight (DECISIONS).
+ */
+export interface CursorKey {
+  /** 0-255, carried in the cursor to pick the key on verification. */
+  id: number;
+  secret: Buffer;
+}
+
+export interface KeyRing {
+  current: CursorKey;
+  previous?: CursorKey;
+}
+
+const MAC_BYTES = 16;
+export const MAX_CURSOR_CHARS = 200;
+
+export class CursorError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CursorError';
+  }
+}
+
+export class CursorCodec {
+  constructor(private readonly keys: KeyRing) {}
+
+  encode(purpose: string, payload: Buffer): string {
+    const { id, secret } = this.keys.current;
+    const body = Buffer.concat([Buffer.from([id]), payload]);
+    const token = Buffer.concat([body, mac(secret, purpose, body)]).toString('base64url');
+    if (token.length > MAX_CURSOR_CHARS) throw new Error(`cursor of ${token.length} chars exceeds ${MAX_CURSOR_CHARS}`);
+    return token;
+  }
+
+  /** Returns the payload, or throws `CursorError` for anything forged, foreign, truncated or malformed. */
+  decode(purpose: string, token: string): Buffer {
+    if (token.length === 0 || token.length > MAX_CURSOR_CHARS || !/^[A-Za-z0-9_-]+$/.test(token)) {
+      throw new CursorError('cursor is not a valid cursor of this listing');
+    }
+    const raw = Buffer.from(token, 'base64url');
+    if (raw.length < 1 + MAC_BYTES) throw new CursorError('cursor is not a valid cursor of this listing');
+    const body = raw.subarray(0, raw.length - MAC_BYTES);
+    const tag = raw.subarray(raw.length - MAC_BYTES);
+    const key = [this.keys.current, this.keys.previous].find((k) => k && k.id === body[0]);
+    if (!key || !timingSafeEqual(tag, mac(key.secret, purpose, body))) {
+      throw new CursorError('cursor is not a valid cursor of this listing');
+    }
+    return body.subarray(1);
+  }
+}
+
+function mac(secret: Buffer, purpose: string, body: Buffer): Buffer {
+  return createHmac('sha256', secret).update(purpose).update('\0').update(body).digest().subarray(0, MAC_BYTES);
+}
+
+/** Parses the key-ring JSON kept in Secrets Manager or `DATA_DIR`: `{ current: {id, secret(base64)}, previous? }`. */
+export function parseKeyRing(json: string): KeyRing {
+  const parsed = JSON.parse(json) as { current?: { id?: unknown; secret?: unknown }; previous?: { id?: unknown; secret?: unknown } };
+  const toKey = (k: { id?: unknown; secret?: unknown } | undefined): CursorKey | undefined => {
+    if (!k) return undefined;
+    if (typeof k.id !== 'number' || !Number.isInteger(k.id) || k.id < 0 || k.id > 255 || typeof k.secret !== 'string') {
+      throw new Error('cursor key ring: each key needs an integer id 0-255 and a base64 secret');
+    }
+    const secret = Buffer.from(k.secret, 'base64');
+    if (secret.length < 16) throw new Error('cursor key ring: secrets must be at least 16 bytes');
+    return { id: k.id, secret };
+  };
+  const current = toKey(parsed.current);
+  if (!current) throw new Error('cursor key ring: missing current key');
+  return { current, previous: toKey(parsed.previous) };
+}

@@ -1,0 +1,27 @@
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+
+/** API Gateway HTTP API (payload 2.0) and Lambda function URLs share this event shape. */
+export type HttpEvent = APIGatewayProxyEventV2;
+export type HttpResult = APIGatewayProxyStructuredResultV2 & { statusCode: number; headers: Record<string, string> };
+export type LambdaContext = Context;
+
+/** What a route handler returns; the API layer turns it into an `HttpResult`. */
+export type HandlerResponse =
+  | { kind: 'json'; status?: number; body: unknown; headers?: Record<string, string> }
+  | { kind: 'text'; status?: number; body: string; contentType: string; headers?: Record<string, string> }
+  | { kind: 'binary'; status?: number; body: Uint8Array; contentType: string; headers?: Record<string, string> };
+
+export const json = (body: unknown, headers?: Record<string, string>, status = 200): HandlerResponse => ({
+  kind: 'json',
+  status,
+  body,
+  headers,
+});
+
+/** Lower-cased header lookup (API Gateway lower-cases v2 headers; function URLs too, but be safe). */
+export function header(event: HttpEvent, name: string): string | undefined {
+  const h = event.headers ?? {};
+  const lower = name.toLowerCase();
+  for (const k of Object.keys(h)) if (k.toLowerCase() === lower) return h[k];
+  return undefined;
+}

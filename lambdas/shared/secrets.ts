@@ -1,0 +1,42 @@
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+
+/**
+ * A secret string read from Secrets Manager and cached for a while, so a rotation reaches every
+ * warm instance within `ttlMs` without a call per request.
+ */
+export class CachedSecret {
+  private value?: string;
+  private fetchedAt = 0;
+  private inflight?: Promise<string>;
+
+  constructor(
+    private readonly client: SecretsManagerClient,
+    private readonly arn: string,
+    private readonly ttlMs = 10 * 60 * 1000,
+  ) {}
+
+  async get(): Promise<string> {
+    if (this.value !== undefined && Date.now() - this.fetchedAt < this.ttlMs) return this.value;
+    this.inflight ??= this.client
+      .send(new GetSecretValueCommand({ SecretId: this.arn }))
+      .then((out) => {
+        if (!out.SecretString) throw new Error(`secret ${this.arn} has no string value`);
+        this.value = out.SecretString;
+        this.fetchedAt = Date.now();
+        return this.value;
+      })
+      .finally(() => {
+        this.inflight = undefined;
+      });
+    return this.inflight;
+  }
+
+  /** The last value read, if any (for hot paths that must not wait). */
+  peek(): string | undefined {
+    return this.value;
+  }
+}
+
+export function secretsClient(region: string): SecretsManagerClient {
+  return new SecretsManagerClient({ region });
+}
