@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { dynamoClient, documentClient, s3Client } from '../shared/aws/clients';
 import type { CatalogConfig } from '../shared/config';
 import { CursorCodec, parseKeyRing } from '../shared/cursor';
-import { DynamoRateLimiter } from '../shared/rate-limit/dynamo-rate-limiter';
+import { DynamoTokenBuckets } from '../shared/rate-limit/dynamo-rate-limiter';
+import { LeasingRateLimiter } from '../shared/rate-limit/rate-limiter';
 import { CachedSecret, secretsClient } from '../shared/secrets';
 import { DynamoCatalogStore } from './adapters/dynamo-catalog-store';
 import { S3IconStore } from './adapters/s3-icon-store';
@@ -41,7 +42,7 @@ export async function createCatalogDeps(config: CatalogConfig, index: SearchInde
     store: new DynamoCatalogStore(documentClient(ddb), config.catalogTable),
     index,
     icons: new S3IconStore(s3Client(clientOpts), config.iconsBucket),
-    limiter: new DynamoRateLimiter(ddb, config.rateLimitTable),
+    limiter: new LeasingRateLimiter(new DynamoTokenBuckets(ddb, config.rateLimitTable), { leaseFraction: config.rateLeaseFraction }),
     cursors: new CursorCodec(parseKeyRing(keyRingJson)),
     callers: new AnonymousCallers(config, originSecret),
   };

@@ -20,6 +20,14 @@ function int(name: string, fallback: number): number {
   return n;
 }
 
+function fraction(name: string, fallback: number): number {
+  const v = process.env[name];
+  if (v === undefined || v === '') return fallback;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n < 0 || n > 1) throw new Error(`${name} must be a number from 0 to 1, got "${v}"`);
+  return n;
+}
+
 export interface RateTier {
   /** Sustained requests per second. */
   rate: number;
@@ -46,6 +54,8 @@ export interface CatalogConfig {
   siteUrlTemplate?: string;
   anonymous: RateTier;
   authenticated: RateTier;
+  /** Share of the burst an instance leases from the shared bucket per DynamoDB call (0 = every request). */
+  rateLeaseFraction: number;
   /** Cursor keys: a JSON file locally, a Secrets Manager secret in AWS. */
   cursorKeysFile?: string;
   cursorSecretArn?: string;
@@ -72,6 +82,7 @@ export function loadCatalogConfig(): CatalogConfig {
     siteUrlTemplate: optional('SITE_URL_TEMPLATE'),
     anonymous: { rate: int('RATE_ANON_RPS', 30), burst: int('RATE_ANON_BURST', 60) },
     authenticated: { rate: int('RATE_USER_RPS', 100), burst: int('RATE_USER_BURST', 200) },
+    rateLeaseFraction: fraction('RATE_LEASE_FRACTION', 0.1),
     cursorKeysFile: optional('CURSOR_KEYS_FILE'),
     cursorSecretArn: optional('CURSOR_SECRET_ARN'),
     originVerifySecret: optional('ORIGIN_VERIFY_SECRET'),

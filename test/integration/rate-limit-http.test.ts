@@ -1,0 +1,54 @@
+import { startTestCatalog, type TestCatalog } from '../support/catalog-harness';
+import { loadFixture } from './catalog-fixture';
+
+/** The spec's anonymous tier (30 rps, burst 60, per IP) through the HTTP server, with its defaults. */
+const SPEC = { anonymous: { rate: 30, burst: 60 } };
+let a: TestCatalog;
+let b: TestCatalog;
+
+beforeAll(async () => {
+  a = await startTestCatalog({ config: SPEC });
+  await loadFixture(a);
+  // A second "Lambda instance": its own server and handler, the same rate-limit table.
+  b = await startTestCatalog({ config: { ...SPEC, rateLimitTable: a.config.rateLimitTable, catalogTable: a.config.catalogTable, iconsBucket: a.config.iconsBucket } });
+});
+afterAll(async () => {
+  await a?.close();
+  await b?.close();
+});
+
+it('sends X-RateLimit-* on every /api response, then 429 RATE_LIMITED with Retry-After past the burst, across instances; icons stay exempt', async () => {
+  const first = await a.get('/api/categories');
+  expect(first.headers.get('x-ratelimit-limit')).toBe('60');
+  expect(first.headers.get('x-ratelimit-remaining')).toBe('59');
+  expect(Number(first.headers.get('x-ratelimit-reset'))).toBeGreaterThanOrEqual(1);
+  const notFound = await a.get('/api/nope');
+  expect(notFound.headers.get('x-ratelimit-limit')).toBe('60');
+
+  // Alternate between the two instances until the shared bucket refuses (the requests outpace 30/s).
+  const started = Date.now();
+  const statuses: number[] = [];
+  let limitedRes: Response | undefined;
+  for (let i = 0; i < 400 && !limitedRes; i++) {
+    const res = await (i % 2 ? a : b).get('/api/facets');
+    statuses.push(res.status);
+    if (res.status === 429) limitedRes = res;
+    else await res.arrayBuffer();
+  }
+  const elapsedS = (Date.now() - started) / 1000;
+  const ok = statuses.filter((s) => s === 200).length;
+  expect(limitedRes).toBeDefined();
+  // 58 tokens were left, the bucket refills at 30/s, and an instance may hold one lease (6) unspent.
+  expect(ok).toBeGreaterThanOrEqual(58 - 6);
+  expect(ok).toBeLessThanOrEqual(58 + Math.ceil(30 * elapsedS) + 1);
+  const limited = [limitedRes as Response];
+  const r = limited[0];
+  expect(Number(r.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+  expect(r.headers.get('x-ratelimit-remaining')).toBe('0');
+  expect(r.headers.get('access-control-allow-origin')).toBe('*');
+  expect(await r.json()).toEqual({ success: false, error: { code: 'RATE_LIMITED', message: expect.any(String) } });
+
+  const icon = await a.get('/api/icons/alpha-db');
+  expect(icon.status).toBe(200);
+  expect(icon.headers.get('x-ratelimit-limit')).toBeNull();
+});

@@ -1,0 +1,95 @@
+import { randomBytes } from 'node:crypto';
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { ensureTables, tableDefinitions } from '../../bin/local-stack/provision';
+import { dynamoClient } from '../../lambdas/shared/aws/clients';
+import { DynamoTokenBuckets } from '../../lambdas/shared/rate-limit/dynamo-rate-limiter';
+import { describe as describeBucket, gcraTake, LeasingRateLimiter, type RatePolicy, type TokenBuckets } from '../../lambdas/shared/rate-limit/rate-limiter';
+
+const SPEC_ANON: RatePolicy = { name: 'catalog-anon', ratePerSecond: 30, burst: 60 };
+
+describe('GCRA token bucket (pure)', () => {
+  it('allows the burst at once, then one request per emission interval', () => {
+    let tat: number | undefined;
+    const now = 1_000_000;
+    const allowed: boolean[] = [];
+    for (let i = 0; i < 61; i++) {
+      const d = gcraTake(tat, now, SPEC_ANON);
+      if (d.allowed) tat = d.tatMs;
+      allowed.push(d.allowed);
+    }
+    expect(allowed.filter(Boolean)).toHaveLength(60);
+    expect(allowed[60]).toBe(false);
+    expect(describeBucket(tat as number, now, SPEC_ANON, false)).toEqual({ allowed: false, limit: 60, remaining: 0, resetSeconds: 2, retryAfterSeconds: 1 });
+    expect(describeBucket(now + 1000 / 30, now, SPEC_ANON, true)).toEqual({ allowed: true, limit: 60, remaining: 59, resetSeconds: 1, retryAfterSeconds: 0 });
+    // Half a second later 15 tokens are back; taking 16 at once is refused, 15 is not.
+    expect(gcraTake(tat, now + 500, SPEC_ANON, 16).allowed).toBe(false);
+    expect(gcraTake(tat, now + 500, SPEC_ANON, 15).allowed).toBe(true);
+  });
+});
+
+describe('on DynamoDB Local', () => {
+  const ddb = dynamoClient({ region: 'us-east-1', dynamoEndpoint: process.env.TEST_DYNAMODB_ENDPOINT });
+  const table = `rl-${randomBytes(4).toString('hex')}`;
+  let now = 5_000_000;
+  const clock = () => now;
+  const buckets = new DynamoTokenBuckets(ddb, table, clock);
+
+  beforeAll(async () => {
+    await ensureTables(ddb, tableDefinitions({ catalog: `unused-${table}`, rateLimits: table }).slice(1));
+  });
+  afterAll(() => ddb.destroy());
+
+  it('exact mode (lease 0): burst, deny with Retry-After, refill', async () => {
+    const limiter = new LeasingRateLimiter(buckets, { leaseFraction: 0, clock });
+    const results = [];
+    for (let i = 0; i < 61; i++) results.push(await limiter.consume('ip:1.2.3.4', SPEC_ANON));
+    expect(results.filter((r) => r.allowed)).toHaveLength(60);
+    expect(results[0]).toEqual({ allowed: true, limit: 60, remaining: 59, resetSeconds: 1, retryAfterSeconds: 0 });
+    expect(results[59]).toMatchObject({ allowed: true, remaining: 0 });
+    expect(results[60]).toMatchObject({ allowed: false, remaining: 0, retryAfterSeconds: 1 });
+    now += 1000;
+    const after = [];
+    for (let i = 0; i < 31; i++) after.push(await limiter.consume('ip:1.2.3.4', SPEC_ANON));
+    expect(after.filter((r) => r.allowed)).toHaveLength(30);
+  });
+
+  it('leasing mode admits exactly the burst with a tenth of the table calls', async () => {
+    let calls = 0;
+    const counting: TokenBuckets = { take: (k, p, n) => ((calls += 1), buckets.take(k, p, n)) };
+    const limiter = new LeasingRateLimiter(counting, { leaseFraction: 0.1, clock });
+    const results = [];
+    for (let i = 0; i < 70; i++) results.push(await limiter.consume('ip:9.9.9.9', SPEC_ANON));
+    expect(results.filter((r) => r.allowed)).toHaveLength(60);
+    expect(results[0].remaining).toBe(59);
+    expect(results[59].remaining).toBe(0);
+    // 10 leases of 6, one refused lease of 6 and one refused single token; then the denial is remembered.
+    expect(calls).toBe(12);
+    expect(results[69]).toMatchObject({ allowed: false, retryAfterSeconds: 1 });
+  });
+
+  it('keeps separate buckets per key and per policy', async () => {
+    const limiter = new LeasingRateLimiter(buckets, { leaseFraction: 0, clock });
+    const tiny: RatePolicy = { name: 'tiny', ratePerSecond: 1, burst: 2 };
+    expect((await limiter.consume('a', tiny)).allowed).toBe(true);
+    expect((await limiter.consume('a', tiny)).allowed).toBe(true);
+    expect((await limiter.consume('a', tiny)).allowed).toBe(false);
+    expect((await limiter.consume('b', tiny)).allowed).toBe(true);
+    expect((await limiter.consume('a', { ...tiny, name: 'other' })).allowed).toBe(true);
+  });
+
+  it('never over-admits when several instances share one bucket concurrently', async () => {
+    const policy: RatePolicy = { name: 'conc', ratePerSecond: 1, burst: 40 };
+    const instances = [0, 1, 2, 3].map(() => new LeasingRateLimiter(buckets, { leaseFraction: 0.1, clock }));
+    const results = await Promise.all(Array.from({ length: 80 }, (_, i) => instances[i % 4].consume('shared', policy)));
+    const admitted = results.filter((r) => r.allowed).length;
+    expect(admitted).toBeLessThanOrEqual(40);
+    expect(admitted).toBeGreaterThanOrEqual(28);
+  });
+
+  it('sets a TTL so idle buckets expire', async () => {
+    const out = await ddb.send(new GetItemCommand({ TableName: table, Key: { pk: { S: 'tiny#b' } } }));
+    const exp = Number(out.Item?.expiresAt?.N);
+    expect(exp).toBeGreaterThan(now / 1000);
+    expect(exp).toBeLessThan(now / 1000 + 120);
+  });
+});

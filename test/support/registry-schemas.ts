@@ -1,0 +1,30 @@
+import Ajv from 'ajv';
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+
+/**
+ * Validators for the official registry contracts, from copies kept in test/fixtures (so the tests
+ * run on a plain clone; `registry-fixtures.test.ts` checks the copies against ../shared when present).
+ */
+const FIXTURES = join(__dirname, '..', 'fixtures', 'registry');
+
+export function serverJsonValidator() {
+  const ajv = new Ajv({ strict: false, allErrors: true });
+  addFormats(ajv);
+  const schema = JSON.parse(readFileSync(join(FIXTURES, 'server.schema.2025-12-11.json'), 'utf8')) as object;
+  return ajv.compile(schema);
+}
+
+/** The official OpenAPI's `ServerList` (the list response), compiled with its components. */
+export function serverListValidator() {
+  const doc = parse(readFileSync(join(FIXTURES, 'registry-openapi.2025-12-01.yaml'), 'utf8')) as {
+    components: { schemas: Record<string, unknown> };
+  };
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats(ajv);
+  ajv.addSchema({ $id: 'registry-openapi', components: doc.components }, 'registry-openapi');
+  return ajv.compile({ $ref: 'registry-openapi#/components/schemas/ServerList' });
+}
