@@ -59,9 +59,15 @@ function mac(secret: Buffer, purpose: string, body: Buffer): Buffer {
   return createHmac('sha256', secret).update(purpose).update('\0').update(body).digest().subarray(0, MAC_BYTES);
 }
 
-/** Parses the key-ring JSON kept in Secrets Manager or `DATA_DIR`: `{ current: {id, secret(base64)}, previous? }`. */
+/**
+ * Parses the key-ring JSON kept in Secrets Manager or `DATA_DIR`: `{ current: {id, secret(base64)},
+ * previous? }`, or a single flat `{ id, secret }` (what Secrets Manager generates at deploy time),
+ * which is the current key. A rotation writes the full form.
+ */
 export function parseKeyRing(json: string): KeyRing {
-  const parsed = JSON.parse(json) as { current?: { id?: unknown; secret?: unknown }; previous?: { id?: unknown; secret?: unknown } };
+  const raw = JSON.parse(json) as Record<string, unknown>;
+  const flat = raw && typeof raw === 'object' && !('current' in raw) && 'secret' in raw;
+  const parsed = (flat ? { current: raw } : raw) as { current?: { id?: unknown; secret?: unknown }; previous?: { id?: unknown; secret?: unknown } };
   const toKey = (k: { id?: unknown; secret?: unknown } | undefined): CursorKey | undefined => {
     if (!k) return undefined;
     if (typeof k.id !== 'number' || !Number.isInteger(k.id) || k.id < 0 || k.id > 255 || typeof k.secret !== 'string') {

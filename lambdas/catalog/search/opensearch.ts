@@ -1,0 +1,645 @@
+/**
+ * The search index on Amazon OpenSearch Service (AWS stack).
+ *
+ * Each document keeps the `CatalogRecord` verbatim under `record` (not indexed) and flattens the
+ * fields queries need to the top level. The configured `index` name is an alias: `replaceAll`
+ * builds a fresh index and swaps the alias atomically, so readers never see a half-built catalog.
+ *
+ * Request bodies are built by the exported pure `build*` functions (shape-tested without a server).
+ * Keyword sorts (name, slug) are by Unicode code point, which matches the embedded adapter's
+ * JavaScript string order for every ASCII name (see embedded.ts).
+ */
+import { defaultProvider } from '@aws-sdk/credential-provider-node';
+import { Client, type API } from '@opensearch-project/opensearch';
+import { AwsSigv4Signer } from '@opensearch-project/opensearch/aws';
+import {
+  SearchWindowError,
+  type CatalogFilters,
+  type ListQuery,
+  type PageResult,
+  type RegistryQuery,
+  type SearchIndex,
+  type TextQuery,
+} from '../domain/ports';
+import {
+  lastModified,
+  type CatalogRecord,
+  type Facets,
+  type NameCount,
+  type SearchDocument,
+  type SlugEntry,
+  type SortKey,
+} from '../domain/types';
+
+/** OpenSearch's default `max_result_window`, kept for full-text search (scored deep pages are costly). */
+export const SEARCH_WINDOW = 10_000;
+/** `max_result_window` of our indices: sorted listings of the whole catalog stay pageable. */
+export const LIST_WINDOW = 50_000;
+/** Same cap as the embedded index, so both rank on the same text. */
+export const README_INDEX_CHARS = 8192;
+const BULK_CHUNK = 500;
+const SLUG_PAGE = 5000;
+const FACET_SIZE = 1000;
+
+/**
+ * The slice of the OpenSearch client this adapter calls; `Client` satisfies it (checked below),
+ * and tests can hand in a small fake.
+ */
+export interface OpenSearchClientLike {
+  search(params: API.Search_Request): Promise<{ body: unknown }>;
+  bulk(params: API.Bulk_Request): Promise<{ body: unknown }>;
+  indices: {
+    create(params: API.Indices_Create_Request): Promise<{ body: unknown }>;
+    exists(params: API.Indices_Exists_Request): Promise<{ body: unknown }>;
+    getAlias(params: API.Indices_GetAlias_Request): Promise<{ body: unknown }>;
+    updateAliases(params: API.Indices_UpdateAliases_Request): Promise<{ body: unknown }>;
+    delete(params: API.Indices_Delete_Request): Promise<{ body: unknown }>;
+    refresh(params: API.Indices_Refresh_Request): Promise<{ body: unknown }>;
+  };
+}
+
+// Compile-time proof that a real client can be passed where the narrow interface is expected.
+const clientFitsInterface: Client extends OpenSearchClientLike ? true : never = true;
+void clientFitsInterface;
+
+export interface OpenSearchIndexOptions {
+  client: OpenSearchClientLike;
+  /** The alias readers and writers use; concrete indices are named `<alias>-<suffix>`. */
+  index: string;
+}
+
+/** A client for an Amazon OpenSearch Service domain, signing every request with SigV4. */
+export function createOpenSearchClient(url: string, region: string): Client {
+  // One provider for the process: it caches credentials and refreshes them before they expire.
+  const credentials = defaultProvider();
+  return new Client({
+    ...AwsSigv4Signer({ region, service: 'es', getCredentials: () => credentials() }),
+    node: url,
+  });
+}
+
+// ------------------------------------------------------------------ index definition
+
+/** The document stored per server. */
+export interface IndexedDocument {
+  slug: string;
+  name: string;
+  nameLower: string;
+  nameTailLower?: string;
+  titleLower?: string;
+  title?: string;
+  description: string;
+  toolText: string;
+  readmeText: string;
+  types: string[];
+  categories: string[];
+  language?: string;
+  licenses: string[];
+  licenseFacet?: string;
+  popularity: number;
+  stars: number;
+  downloads: number;
+  trending: number;
+  lastModified: string;
+  record: CatalogRecord;
+}
+
+const keyword = { type: 'keyword' } as const;
+const english = { type: 'text', analyzer: 'english' } as const;
+
+/** Settings and mappings of a catalog index. */
+export function indexDefinition(): API.Indices_Create_RequestBody {
+  return {
+    settings: {
+      index: {
+        // One shard: identical BM25 statistics for every document (stable ties) and cheap sorting;
+        // the catalog is a few tens of thousands of small documents.
+        number_of_shards: 1,
+        auto_expand_replicas: '0-1',
+        max_result_window: LIST_WINDOW,
+      },
+      analysis: {
+        tokenizer: {
+          // Server names are `reverse.dns/some-name`: split on every non-alphanumeric so each part is a word.
+          name_words: { type: 'pattern', pattern: '[^\\p{L}\\p{N}]+' },
+        },
+        analyzer: {
+          name_words: { type: 'custom', tokenizer: 'name_words', filter: ['lowercase'] },
+        },
+      },
+    },
+    mappings: {
+      dynamic: 'strict',
+      properties: {
+        slug: keyword,
+        name: { type: 'keyword', fields: { text: { type: 'text', analyzer: 'name_words' } } },
+        // Lowercased in code (not by a normalizer) so prefix/wildcard queries see exactly what we send.
+        nameLower: keyword,
+        nameTailLower: keyword,
+        titleLower: keyword,
+        title: english,
+        description: english,
+        toolText: english,
+        readmeText: english,
+        types: keyword,
+        categories: keyword,
+        language: keyword,
+        licenses: keyword,
+        licenseFacet: keyword,
+        popularity: { type: 'double' },
+        stars: { type: 'long' },
+        downloads: { type: 'long' },
+        trending: { type: 'double' },
+        lastModified: { type: 'date', ignore_malformed: true },
+        record: { type: 'object', enabled: false },
+      },
+    },
+  };
+}
+
+function nonEmpty(v: string | undefined): string | undefined {
+  return v === undefined || v === '' ? undefined : v;
+}
+
+export function toIndexedDocument(doc: SearchDocument): IndexedDocument {
+  const r = doc.record;
+  const types = new Set<string>();
+  // `remote` is reserved for "has a hosted endpoint"; a package cannot claim it.
+  for (const p of r.packages) if (p.registryType !== 'remote') types.add(p.registryType);
+  if (r.remotes.length > 0) types.add('remote');
+  const gh = r.github;
+  const licenses = [gh?.license, gh?.licenseSpdx].filter((v): v is string => v !== undefined);
+  const slash = r.name.indexOf('/');
+  const title = nonEmpty(r.title);
+  const out: IndexedDocument = {
+    slug: r.slug,
+    name: r.name,
+    nameLower: r.name.toLowerCase(),
+    description: r.description,
+    toolText: doc.toolText,
+    readmeText: doc.readmeText.length > README_INDEX_CHARS ? doc.readmeText.slice(0, README_INDEX_CHARS) : doc.readmeText,
+    types: [...types],
+    categories: [...new Set(r.categories)],
+    licenses,
+    popularity: r.popularity ?? 0,
+    stars: gh?.stars ?? 0,
+    downloads: r.downloads ?? 0,
+    trending: r.trending ?? 0,
+    lastModified: lastModified(r),
+    record: r,
+  };
+  if (slash >= 0) out.nameTailLower = r.name.slice(slash + 1).toLowerCase();
+  if (title !== undefined) {
+    out.title = title;
+    out.titleLower = title.toLowerCase();
+  }
+  const language = nonEmpty(gh?.language);
+  if (language !== undefined) out.language = language;
+  const licenseFacet = nonEmpty(gh?.license) ?? nonEmpty(gh?.licenseSpdx);
+  if (licenseFacet !== undefined) out.licenseFacet = licenseFacet;
+  return out;
+}
+
+// ------------------------------------------------------------------ request builders
+
+type Clause = Record<string, unknown>;
+type SortClause = Record<string, 'asc' | 'desc' | { order: 'asc' | 'desc'; missing?: string | number }>;
+
+export interface SearchRequestBody {
+  query: Clause;
+  sort?: SortClause[];
+  from?: number;
+  size: number;
+  track_total_hits: boolean;
+  _source?: string[] | false;
+  search_after?: (string | number)[];
+  aggs?: Record<string, Clause>;
+}
+
+/** Values inside one filter OR (`terms`), filters AND (`bool.filter`); empty arrays do not filter. */
+export function buildFilterClauses(f: CatalogFilters): Clause[] {
+  const out: Clause[] = [];
+  const add = (field: string, values: readonly string[] | undefined): void => {
+    if (values !== undefined && values.length > 0) out.push({ terms: { [field]: [...values] } });
+  };
+  add('types', f.type);
+  add('categories', f.category);
+  add('language', f.language);
+  add('licenses', f.license);
+  return out;
+}
+
+const BY_SLUG: SortClause = { slug: 'asc' };
+const SORT_CLAUSES: Record<SortKey, SortClause[]> = {
+  popularity: [{ popularity: 'desc' }, BY_SLUG],
+  name: [{ name: 'asc' }, BY_SLUG],
+  stars: [{ stars: { order: 'desc', missing: 0 } }, BY_SLUG],
+  updated: [{ lastModified: { order: 'desc', missing: '_last' } }, BY_SLUG],
+  downloads: [{ downloads: { order: 'desc', missing: 0 } }, BY_SLUG],
+  trending: [{ trending: { order: 'desc', missing: 0 } }, BY_SLUG],
+};
+
+function filteredQuery(filters: CatalogFilters): Clause {
+  const filter = buildFilterClauses(filters);
+  return filter.length === 0 ? { match_all: {} } : { bool: { filter } };
+}
+
+export function buildListRequest(q: ListQuery): SearchRequestBody {
+  const { offset, limit } = q.page;
+  if (offset + limit > LIST_WINDOW) throw new SearchWindowError(LIST_WINDOW);
+  return {
+    query: filteredQuery(q.filters),
+    sort: SORT_CLAUSES[q.sort],
+    from: offset,
+    size: limit,
+    track_total_hits: true,
+    _source: ['record'],
+  };
+}
+
+/** Field boosts: name and title above description, above tools, above README. */
+export const SEARCH_FIELDS = ['name.text^5', 'title^4', 'description^2', 'toolText^1.5', 'readmeText^0.5'];
+const PREFIX_FIELDS = ['name.text^5', 'title^4', 'description^2'];
+
+export function buildSearchRequest(q: TextQuery): SearchRequestBody {
+  const { offset, limit } = q.page;
+  if (offset + limit > SEARCH_WINDOW) throw new SearchWindowError(SEARCH_WINDOW);
+  const should: Clause[] = [
+    {
+      multi_match: {
+        query: q.q,
+        fields: SEARCH_FIELDS,
+        type: 'best_fields',
+        // One edit from 4 characters on, as in the embedded index; short words must match exactly.
+        fuzziness: 'AUTO:4,100',
+        prefix_length: 1,
+      },
+    },
+  ];
+  // Prefix matching only for words of 4+ characters: shorter ones would match half the vocabulary.
+  for (const word of new Set(q.q.toLowerCase().split(/[^\p{L}\p{N}]+/u))) {
+    if (word.length >= 4) {
+      should.push({ multi_match: { query: word, fields: PREFIX_FIELDS, type: 'phrase_prefix' } });
+    }
+  }
+  return {
+    query: {
+      bool: {
+        must: [{ bool: { should, minimum_should_match: 1 } }],
+        filter: buildFilterClauses(q.filters),
+      },
+    },
+    sort: [{ _score: 'desc' }, { popularity: 'desc' }, BY_SLUG],
+    from: offset,
+    size: limit,
+    track_total_hits: true,
+    _source: ['record'],
+  };
+}
+
+export function buildAutocompleteRequest(prefix: string, limit: number): SearchRequestBody {
+  const p = prefix.toLowerCase();
+  return {
+    query: {
+      bool: {
+        should: [{ prefix: { nameLower: p } }, { prefix: { nameTailLower: p } }, { prefix: { titleLower: p } }],
+        minimum_should_match: 1,
+      },
+    },
+    sort: [{ popularity: 'desc' }, BY_SLUG],
+    size: limit,
+    track_total_hits: false,
+    _source: ['record'],
+  };
+}
+
+export function buildFacetsRequest(): SearchRequestBody {
+  const terms = (field: string): Clause => ({
+    terms: { field, size: FACET_SIZE, order: [{ _count: 'desc' }, { _key: 'asc' }] },
+  });
+  return {
+    query: { match_all: {} },
+    size: 0,
+    track_total_hits: false,
+    aggs: { categories: terms('categories'), languages: terms('language'), licenses: terms('licenseFacet') },
+  };
+}
+
+/** One page of the slug feed; `after` is the last slug of the previous page (search_after, no window). */
+export function buildSlugsRequest(after: string | undefined, size = SLUG_PAGE): SearchRequestBody {
+  const body: SearchRequestBody = {
+    query: { match_all: {} },
+    sort: [BY_SLUG],
+    size,
+    track_total_hits: false,
+    _source: ['slug', 'lastModified'],
+  };
+  if (after !== undefined) body.search_after = [after];
+  return body;
+}
+
+function escapeWildcard(s: string): string {
+  return s.replace(/[\\*?]/g, (c) => `\\${c}`);
+}
+
+/**
+ * The registry feed: a `range` on the name instead of from/size, so any position is one query
+ * (the name is the cursor). With both bounds the stricter one wins.
+ */
+export function buildRegistryRequest(q: RegistryQuery): SearchRequestBody {
+  const filter: Clause[] = [];
+  const { nameAfter, nameFrom } = q;
+  if (nameAfter !== undefined && (nameFrom === undefined || nameAfter >= nameFrom)) {
+    filter.push({ range: { name: { gt: nameAfter } } });
+  } else if (nameFrom !== undefined) {
+    filter.push({ range: { name: { gte: nameFrom } } });
+  }
+  if (q.updatedSince !== undefined) {
+    const ms = Date.parse(q.updatedSince);
+    if (Number.isNaN(ms)) throw new RangeError(`updatedSince is not a valid date-time: ${q.updatedSince}`);
+    filter.push({ range: { lastModified: { gte: new Date(ms).toISOString() } } });
+  }
+  if (q.search !== undefined && q.search !== '') {
+    filter.push({ wildcard: { nameLower: { value: `*${escapeWildcard(q.search.toLowerCase())}*` } } });
+  }
+  return {
+    query: filter.length === 0 ? { match_all: {} } : { bool: { filter } },
+    sort: [{ name: 'asc' }, BY_SLUG],
+    size: q.limit,
+    track_total_hits: false,
+    _source: ['record'],
+  };
+}
+
+/** Bulk operations indexing the documents under their slug. */
+export function buildBulkUpsert(docs: SearchDocument[]): Clause[] {
+  const ops: Clause[] = [];
+  for (const d of docs) ops.push({ index: { _id: d.record.slug } }, { ...toIndexedDocument(d) });
+  return ops;
+}
+
+export function buildBulkDelete(slugs: string[]): Clause[] {
+  return slugs.map((slug) => ({ delete: { _id: slug } }));
+}
+
+// ------------------------------------------------------------------ response parsing
+
+function asObject(v: unknown): Record<string, unknown> | undefined {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+}
+
+function asArray(v: unknown): unknown[] {
+  return Array.isArray(v) ? v : [];
+}
+
+interface Hits {
+  total: number;
+  sources: Record<string, unknown>[];
+}
+
+function readHits(body: unknown): Hits {
+  const hits = asObject(asObject(body)?.hits);
+  const totalRaw = hits?.total;
+  const total = typeof totalRaw === 'number' ? totalRaw : Number(asObject(totalRaw)?.value ?? 0);
+  const sources: Record<string, unknown>[] = [];
+  for (const h of asArray(hits?.hits)) {
+    const source = asObject(asObject(h)?._source);
+    if (source !== undefined) sources.push(source);
+  }
+  return { total, sources };
+}
+
+function recordOf(source: Record<string, unknown>): CatalogRecord {
+  const record = asObject(source.record);
+  if (record === undefined || typeof record.slug !== 'string') {
+    throw new Error('search index document without a record; rebuild the index (npm run reindex)');
+  }
+  // The record was written by this adapter from a validated CatalogRecord.
+  return record as unknown as CatalogRecord;
+}
+
+function readBuckets(body: unknown, name: string): NameCount[] {
+  const agg = asObject(asObject(asObject(body)?.aggregations)?.[name]);
+  const out: NameCount[] = [];
+  for (const b of asArray(agg?.buckets)) {
+    const bucket = asObject(b);
+    if (bucket !== undefined && typeof bucket.key === 'string' && typeof bucket.doc_count === 'number') {
+      out.push({ name: bucket.key, count: bucket.doc_count });
+    }
+  }
+  return out;
+}
+
+function statusOf(err: unknown): number | undefined {
+  const e = asObject(err);
+  if (e === undefined) return undefined;
+  if (typeof e.statusCode === 'number') return e.statusCode;
+  const meta = asObject(e.meta);
+  return typeof meta?.statusCode === 'number' ? meta.statusCode : undefined;
+}
+
+function errorTypeOf(err: unknown): string | undefined {
+  const e = asObject(err);
+  const body = asObject(e?.body) ?? asObject(asObject(e?.meta)?.body);
+  const type = asObject(body?.error)?.type;
+  return typeof type === 'string' ? type : undefined;
+}
+
+function isIndexNotFound(err: unknown): boolean {
+  return errorTypeOf(err) === 'index_not_found_exception' || (statusOf(err) === 404 && errorTypeOf(err) === undefined);
+}
+
+/** Throws with the first failed item of a bulk response (bulk reports item failures with HTTP 200). */
+function assertBulkOk(body: unknown): void {
+  const b = asObject(body);
+  if (b?.errors !== true) return;
+  for (const item of asArray(b.items)) {
+    const op = asObject(item);
+    const result = op === undefined ? undefined : asObject(Object.values(op)[0]);
+    if (result === undefined) continue;
+    const status = typeof result.status === 'number' ? result.status : 0;
+    // Deleting a document that is not there is fine: `remove` ignores unknown slugs.
+    if (status === 404 && asObject(item)?.delete !== undefined) continue;
+    if (status >= 300 || result.error !== undefined) {
+      throw new Error(`bulk request failed for ${String(result._id)}: ${JSON.stringify(result.error ?? status)}`);
+    }
+  }
+}
+
+// ------------------------------------------------------------------ adapter
+
+export class OpenSearchIndex implements SearchIndex {
+  private readonly client: OpenSearchClientLike;
+  private readonly alias: string;
+  private ensured: Promise<void> | undefined;
+
+  constructor(options: OpenSearchIndexOptions) {
+    this.client = options.client;
+    this.alias = options.index;
+  }
+
+  // --- write side
+
+  async upsert(docs: SearchDocument[]): Promise<void> {
+    if (docs.length === 0) return;
+    await this.ensureIndex();
+    for (let i = 0; i < docs.length; i += BULK_CHUNK) {
+      await this.bulk(this.alias, buildBulkUpsert(docs.slice(i, i + BULK_CHUNK)), 'wait_for');
+    }
+  }
+
+  async remove(slugs: string[]): Promise<void> {
+    if (slugs.length === 0) return;
+    await this.ensureIndex();
+    for (let i = 0; i < slugs.length; i += BULK_CHUNK) {
+      await this.bulk(this.alias, buildBulkDelete(slugs.slice(i, i + BULK_CHUNK)), 'wait_for');
+    }
+  }
+
+  /** Builds a fresh index, then points the alias at it in one atomic alias update and drops the old one. */
+  async replaceAll(docs: SearchDocument[]): Promise<void> {
+    const fresh = this.newIndexName();
+    await this.client.indices.create({ index: fresh, body: indexDefinition() });
+    try {
+      for (let i = 0; i < docs.length; i += BULK_CHUNK) {
+        await this.bulk(fresh, buildBulkUpsert(docs.slice(i, i + BULK_CHUNK)), false);
+      }
+      await this.client.indices.refresh({ index: fresh });
+      const { aliased, concrete } = await this.currentTargets();
+      const actions: API.Indices_UpdateAliases_RequestBody['actions'] = [
+        ...aliased.map((index) => ({ remove: { index, alias: this.alias } })),
+        { add: { index: fresh, alias: this.alias } },
+      ];
+      // A concrete index squatting on the alias name (auto-created by a stray write) goes in the same step.
+      if (concrete) actions.push({ remove_index: { index: this.alias } });
+      await this.client.indices.updateAliases({ body: { actions } });
+      this.ensured = Promise.resolve();
+      for (const index of aliased) {
+        try {
+          await this.client.indices.delete({ index });
+        } catch (err) {
+          // The swap succeeded; a leftover index only costs storage.
+          if (statusOf(err) !== 404) process.emitWarning(`could not delete old search index ${index}: ${String(err)}`);
+        }
+      }
+    } catch (err) {
+      await this.client.indices.delete({ index: fresh }).catch(() => undefined);
+      throw err;
+    }
+  }
+
+  // --- read side
+
+  async list(q: ListQuery): Promise<PageResult> {
+    const body = await this.query(buildListRequest(q));
+    if (body === undefined) return { items: [], total: 0 };
+    const hits = readHits(body);
+    return { items: hits.sources.map(recordOf), total: hits.total };
+  }
+
+  async search(q: TextQuery): Promise<PageResult> {
+    const body = await this.query(buildSearchRequest(q));
+    if (body === undefined) return { items: [], total: 0 };
+    const hits = readHits(body);
+    return { items: hits.sources.map(recordOf), total: hits.total };
+  }
+
+  async autocomplete(prefix: string, limit: number): Promise<CatalogRecord[]> {
+    if (prefix === '' || limit <= 0) return [];
+    const body = await this.query(buildAutocompleteRequest(prefix, limit));
+    return body === undefined ? [] : readHits(body).sources.map(recordOf);
+  }
+
+  async facets(): Promise<Facets> {
+    const body = await this.query(buildFacetsRequest());
+    if (body === undefined) return { categories: [], languages: [], licenses: [] };
+    return {
+      categories: readBuckets(body, 'categories'),
+      languages: readBuckets(body, 'languages'),
+      licenses: readBuckets(body, 'licenses'),
+    };
+  }
+
+  async slugs(): Promise<SlugEntry[]> {
+    const out: SlugEntry[] = [];
+    let after: string | undefined;
+    for (;;) {
+      const body = await this.query(buildSlugsRequest(after));
+      if (body === undefined) return out;
+      const { sources } = readHits(body);
+      for (const s of sources) {
+        if (typeof s.slug === 'string' && typeof s.lastModified === 'string') {
+          out.push({ slug: s.slug, updatedAt: s.lastModified });
+        }
+      }
+      if (sources.length < SLUG_PAGE) return out;
+      after = out[out.length - 1]?.slug;
+    }
+  }
+
+  async registryPage(q: RegistryQuery): Promise<CatalogRecord[]> {
+    if (q.limit <= 0) return [];
+    const body = await this.query(buildRegistryRequest(q));
+    return body === undefined ? [] : readHits(body).sources.map(recordOf);
+  }
+
+  // --- internals
+
+  /** Runs a search on the alias; `undefined` when the index does not exist yet (nothing indexed). */
+  private async query(body: SearchRequestBody): Promise<unknown> {
+    try {
+      const res = await this.client.search({ index: this.alias, body: body as API.Search_RequestBody });
+      return res.body;
+    } catch (err) {
+      if (isIndexNotFound(err)) return undefined;
+      throw err;
+    }
+  }
+
+  private async bulk(index: string, ops: Clause[], refresh: API.Bulk_Request['refresh']): Promise<void> {
+    const res = await this.client.bulk({ index, body: ops, refresh });
+    assertBulkOk(res.body);
+  }
+
+  private newIndexName(): string {
+    const stamp = new Date().toISOString().replace(/[^0-9]/g, '').slice(0, 17);
+    return `${this.alias}-${stamp}-${Math.random().toString(36).slice(2, 8)}`.toLowerCase();
+  }
+
+  private async currentTargets(): Promise<{ aliased: string[]; concrete: boolean }> {
+    const exists = (await this.client.indices.exists({ index: this.alias })).body === true;
+    if (!exists) return { aliased: [], concrete: false };
+    try {
+      const res = await this.client.indices.getAlias({ name: this.alias });
+      const names = Object.keys(asObject(res.body) ?? {});
+      return { aliased: names, concrete: false };
+    } catch (err) {
+      if (statusOf(err) === 404) return { aliased: [], concrete: true };
+      throw err;
+    }
+  }
+
+  /**
+   * Makes sure the alias exists before the first incremental write, so a write never auto-creates
+   * an index with dynamic mappings. The first index has a fixed name: two processes racing here
+   * collide on it instead of leaving the alias on two indices.
+   */
+  private ensureIndex(): Promise<void> {
+    this.ensured ??= (async () => {
+      const exists = (await this.client.indices.exists({ index: this.alias })).body === true;
+      if (exists) return;
+      try {
+        await this.client.indices.create({
+          index: `${this.alias}-initial`.toLowerCase(),
+          body: { ...indexDefinition(), aliases: { [this.alias]: {} } },
+        });
+      } catch (err) {
+        if (errorTypeOf(err) !== 'resource_already_exists_exception') throw err;
+      }
+    })().catch((err: unknown) => {
+      this.ensured = undefined;
+      throw err;
+    });
+    return this.ensured;
+  }
+}

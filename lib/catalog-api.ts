@@ -1,0 +1,225 @@
+import * as path from 'node:path';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { CATALOG_API } from '../lambdas/catalog/routes';
+import type { RateTier } from '../lambdas/shared/config';
+import type { CatalogData } from './catalog-data';
+import { addRoutesFromTable, type TableRoutes } from './http-routes';
+import { acknowledge, nagRef } from './nag';
+
+/** Log levels the Powertools logger of the handlers accepts. */
+export type CatalogLogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+
+export interface CatalogApiProps {
+  /** Tables, bucket, search domain and secrets the catalog function reads. */
+  readonly data: CatalogData;
+  /**
+   * The catalog Lambda's entry file; it must export `handler`.
+   * @default lambdas/catalog/handler.ts
+   */
+  readonly entry?: string;
+  /**
+   * Memory of the catalog function, in MB (arm64 CPU share grows with it).
+   * @default 1024
+   */
+  readonly memorySize?: number;
+  /**
+   * Timeout of the catalog function; API Gateway gives up after 30 s whatever this is.
+   * @default Duration.seconds(10)
+   */
+  readonly timeout?: Duration;
+  /**
+   * Reserved concurrency of the catalog function, a ceiling on what it may cost.
+   * @default - unreserved (the account's shared pool)
+   */
+  readonly reservedConcurrentExecutions?: number;
+  /**
+   * Brand in the registry feed's `_meta` key, `io.<brand>.catalog/v0` (CATALOG_BRAND).
+   * @default 'example'
+   */
+  readonly brand?: string;
+  /**
+   * Site URL template for `CatalogMeta.url`, e.g. `https://mcp.example.com/servers/{slug}`
+   * (SITE_URL_TEMPLATE).
+   * @default - no template: `url` is omitted
+   */
+  readonly siteUrlTemplate?: string;
+  /**
+   * Name of the OpenSearch index (or alias) the catalog queries (OPENSEARCH_INDEX).
+   * @default 'catalog'
+   */
+  readonly searchIndex?: string;
+  /**
+   * Anonymous rate-limit tier, per client IP (RATE_ANON_RPS, RATE_ANON_BURST).
+   * @default { rate: 30, burst: 60 } (the spec's values)
+   */
+  readonly anonymousRate?: RateTier;
+  /**
+   * Rate-limit tier of callers with a valid bearer token, per user (RATE_USER_RPS, RATE_USER_BURST).
+   * @default { rate: 100, burst: 200 } (the spec's values)
+   */
+  readonly authenticatedRate?: RateTier;
+  /**
+   * Stage-wide throttling of the HTTP API: a safety net over all callers together, well above the
+   * per-caller limits the function enforces.
+   * @default { rateLimit: 1000, burstLimit: 2000 }
+   */
+  readonly throttle?: apigwv2.ThrottleSettings;
+  /**
+   * Retention of the function's logs and of the API's access logs (both log groups are operational
+   * data: they go with the stack).
+   * @default RetentionDays.ONE_MONTH
+   */
+  readonly logRetention?: logs.RetentionDays;
+  /**
+   * Level of the function's structured logs (LOG_LEVEL).
+   * @default 'INFO'
+   */
+  readonly logLevel?: CatalogLogLevel;
+}
+
+const DEFAULT_ENTRY = path.join(__dirname, '..', 'lambdas', 'catalog', 'handler.ts');
+
+/**
+ * The catalog Lambda (Node.js 24, arm64, bundled locally with esbuild) and the HTTP API whose routes
+ * come from the route table `CATALOG_API`, plus the `$default` catch-all, all integrated with it.
+ */
+export class CatalogApi extends Construct {
+  readonly fn: NodejsFunction;
+  readonly role: iam.Role;
+  readonly httpApi: apigwv2.HttpApi;
+  readonly stage: apigwv2.HttpStage;
+  readonly routes: TableRoutes;
+  /** `<id>.execute-api.<region>.amazonaws.com`, for use as a CloudFront origin. */
+  readonly originDomainName: string;
+
+  constructor(scope: Construct, id: string, props: CatalogApiProps) {
+    super(scope, id);
+    const { data } = props;
+    const retention = props.logRetention ?? logs.RetentionDays.ONE_MONTH;
+    const anonymous = props.anonymousRate ?? { rate: 30, burst: 60 };
+    const authenticated = props.authenticatedRate ?? { rate: 100, burst: 200 };
+
+    const logGroup = new logs.LogGroup(this, 'FunctionLogs', { retention, removalPolicy: RemovalPolicy.DESTROY });
+    // Our own role with an inline policy for its one log group, in place of AWSLambdaBasicExecutionRole.
+    this.role = new iam.Role(this, 'FunctionRole', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: 'Catalog API function: reads the catalog, icons and search; writes rate-limit buckets',
+    });
+    logGroup.grantWrite(this.role);
+
+    const environment: Record<string, string> = {
+      CATALOG_TABLE: data.catalogTable.tableName,
+      RATE_LIMIT_TABLE: data.rateLimitTable.tableName,
+      ICONS_BUCKET: data.iconsBucket.bucketName,
+      SEARCH_BACKEND: 'opensearch',
+      OPENSEARCH_URL: `https://${data.searchDomain.domainEndpoint}`,
+      OPENSEARCH_INDEX: props.searchIndex ?? 'catalog',
+      CATALOG_BRAND: props.brand ?? 'example',
+      RATE_ANON_RPS: String(anonymous.rate),
+      RATE_ANON_BURST: String(anonymous.burst),
+      RATE_USER_RPS: String(authenticated.rate),
+      RATE_USER_BURST: String(authenticated.burst),
+      CURSOR_SECRET_ARN: data.cursorKeysSecret.secretArn,
+      ORIGIN_VERIFY_SECRET_ARN: data.originVerifySecret.secretArn,
+      POWERTOOLS_SERVICE_NAME: 'catalog',
+      LOG_LEVEL: props.logLevel ?? 'INFO',
+      NODE_OPTIONS: '--enable-source-maps',
+    };
+    if (props.siteUrlTemplate !== undefined) environment.SITE_URL_TEMPLATE = props.siteUrlTemplate;
+
+    this.fn = new NodejsFunction(this, 'Function', {
+      description: 'MCP catalog API (routes of CATALOG_API plus $default)',
+      entry: props.entry ?? DEFAULT_ENTRY,
+      handler: 'handler',
+      runtime: lambda.Runtime.NODEJS_24_X,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: props.memorySize ?? 1024,
+      timeout: props.timeout ?? Duration.seconds(10),
+      reservedConcurrentExecutions: props.reservedConcurrentExecutions,
+      role: this.role,
+      logGroup,
+      environment,
+      bundling: {
+        minify: true,
+        sourceMap: true,
+        sourcesContent: false,
+        target: 'node24',
+        format: OutputFormat.CJS,
+        logLevel: LogLevel.WARNING,
+        // Local esbuild only: synth must work on machines without Docker.
+        forceDockerBundling: false,
+      },
+    });
+
+    // Least privilege: read the catalog, one conditional update per request on the rate limiter.
+    data.catalogTable.grantReadData(this.role);
+    data.rateLimitTable.grant(this.role, 'dynamodb:GetItem', 'dynamodb:UpdateItem');
+    // Icons live under api/icons/; ListBucket makes a missing key a 404 (NoSuchKey) rather than a 403.
+    this.role.addToPrincipalPolicy(
+      new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: [data.iconsBucket.arnForObjects('api/icons/*')] }),
+    );
+    this.role.addToPrincipalPolicy(
+      new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [data.iconsBucket.bucketArn] }),
+    );
+    acknowledge(
+      this.role,
+      `AwsSolutions-IAM5[Resource::${nagRef(data.iconsBucket, 'Arn')}/api/icons/*]`,
+      'The function serves any icon by slug, so it reads the objects under the api/icons/ prefix of the icons bucket (read-only, one prefix of one bucket).',
+    );
+    data.grantSearch(this.role, 'read');
+    data.cursorKeysSecret.grantRead(this.role);
+    data.originVerifySecret.grantRead(this.role);
+
+    // HTTP API: routes from the route table, a $default stage with throttling and access logs.
+    this.httpApi = new apigwv2.HttpApi(this, 'HttpApi', {
+      description: 'MCP catalog API (served under /api behind CloudFront)',
+      createDefaultStage: false,
+    });
+    const accessLogs = new logs.LogGroup(this, 'AccessLogs', { retention, removalPolicy: RemovalPolicy.DESTROY });
+    this.stage = new apigwv2.HttpStage(this, 'DefaultStage', {
+      httpApi: this.httpApi,
+      stageName: '$default',
+      autoDeploy: true,
+      throttle: props.throttle ?? { rateLimit: 1000, burstLimit: 2000 },
+      accessLogSettings: {
+        destination: new apigwv2.LogGroupLogDestination(accessLogs),
+        format: AccessLogFormat.custom(
+          JSON.stringify({
+            requestId: '$context.requestId',
+            requestTime: '$context.requestTimeEpoch',
+            sourceIp: '$context.identity.sourceIp',
+            userAgent: '$context.identity.userAgent',
+            method: '$context.httpMethod',
+            path: '$context.path',
+            routeKey: '$context.routeKey',
+            status: '$context.status',
+            protocol: '$context.protocol',
+            responseLength: '$context.responseLength',
+            latency: '$context.responseLatency',
+            integrationLatency: '$context.integrationLatency',
+            integrationError: '$context.integrationErrorMessage',
+            error: '$context.error.message',
+          }),
+        ),
+      },
+    });
+
+    this.routes = addRoutesFromTable(this.httpApi, CATALOG_API, { catalog: this.fn });
+    for (const route of [...this.routes.routes.values(), ...(this.routes.catchAll ? [this.routes.catchAll] : [])]) {
+      acknowledge(
+        route,
+        'AwsSolutions-APIG4',
+        'The catalog is public (spec 1). A bearer token only raises the rate limit and is verified in the function, where a bad or expired token falls back to the anonymous tier; an API Gateway authorizer would answer 401 instead.',
+      );
+    }
+
+    this.originDomainName = `${this.httpApi.apiId}.execute-api.${this.httpApi.stack.region}.${this.httpApi.stack.urlSuffix}`;
+  }
+}

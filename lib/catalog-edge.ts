@@ -1,0 +1,309 @@
+import * as path from 'node:path';
+import { DockerImage, Duration, Stack } from 'aws-cdk-lib';
+import type { ICertificate } from 'aws-cdk-lib/aws-certificatemanager';
+import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
+import * as origins from 'aws-cdk-lib/aws-cloudfront-origins';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import { buildSync } from 'esbuild';
+import { Construct } from 'constructs';
+import { acknowledge } from './nag';
+
+/** Header CloudFront adds to every API origin request; its value is the origin-verify secret. */
+export const ORIGIN_VERIFY_HEADER = 'x-origin-verify';
+
+/** Request header the viewer-request function sets to the viewer's IP, overwriting what a client sent. */
+export const VIEWER_ADDRESS_HEADER = 'x-viewer-address';
+
+/** Path pattern of the icons behaviour; the S3 key of an icon is the path without its leading `/`. */
+export const ICONS_PATH_PATTERN = '/api/icons/*';
+
+export interface CatalogEdgeProps {
+  /** Domain name of the API origin, e.g. `CatalogApi.originDomainName` (`<id>.execute-api.<region>.amazonaws.com`). */
+  readonly apiOriginDomainName: string;
+  /** Bucket holding the icons under `api/icons/<slug>`; read through origin access control. */
+  readonly iconsBucket: s3.IBucket;
+  /** Secret whose value CloudFront sends in `x-origin-verify`, so the API trusts CloudFront-Viewer-Address. */
+  readonly originVerifySecret: secretsmanager.ISecret;
+  /** Bucket for CloudFront standard access logs (ACLs enabled), written under `cloudfront/`. */
+  readonly accessLogsBucket: s3.IBucket;
+  /**
+   * Seconds the edge may cache catalog API responses (GET/HEAD), keyed by path, query string and
+   * Authorization. 0 disables caching: the rate-limit headers are per caller, so a cached response
+   * would carry someone else's (DESIGN). Favour a few seconds at most.
+   * @default 0
+   */
+  readonly edgeCacheSeconds?: number;
+  /**
+   * How long the edge keeps an icon (icons are immutable per slug).
+   * @default Duration.days(365)
+   */
+  readonly iconCacheDuration?: Duration;
+  /**
+   * Runtime of the Lambda@Edge function. Lambda@Edge supports x86_64 only and adopts new runtimes
+   * later than Lambda itself.
+   * @default Runtime.NODEJS_22_X
+   */
+  readonly edgeRuntime?: lambda.Runtime;
+  /** @default PriceClass.PRICE_CLASS_ALL */
+  readonly priceClass?: cloudfront.PriceClass;
+  /**
+   * Alternate domain names; require `certificate`.
+   * @default - the distribution's `*.cloudfront.net` name only
+   */
+  readonly domainNames?: string[];
+  /**
+   * ACM certificate in us-east-1 for `domainNames`; with it, viewers need TLS 1.2 (TLSv1.2_2021).
+   * @default - the default CloudFront certificate
+   */
+  readonly certificate?: ICertificate;
+  /**
+   * ARN of a WAFv2 web ACL (scope CLOUDFRONT, us-east-1) to attach.
+   * @default - no web ACL
+   */
+  readonly webAclArn?: string;
+  /**
+   * Countries the distribution serves or refuses.
+   * @default - no restriction: the catalog is public worldwide
+   */
+  readonly geoRestriction?: cloudfront.GeoRestriction;
+}
+
+/**
+ * The single CloudFront distribution: the catalog API (default behaviour, uncached by default) and
+ * the icons from S3 (`/api/icons/*`, through origin access control, cached for a year), where a
+ * Lambda@Edge origin-response function turns S3's 403/404 into the API's 404 envelope. Every API
+ * behaviour runs a CloudFront Function on viewer request that sets `x-viewer-address` to the viewer's
+ * IP. Later APIs add their behaviours with `addApiBehavior`.
+ */
+export class CatalogEdge extends Construct {
+  readonly distribution: cloudfront.Distribution;
+  readonly iconNotFoundFunction: cloudfront.experimental.EdgeFunction;
+  /** Viewer-request function of every API behaviour: sets `x-viewer-address` to the viewer's IP. */
+  readonly viewerAddressFunction: cloudfront.Function;
+  /** Cache policy of API behaviours (CachingDisabled unless `edgeCacheSeconds` > 0). */
+  readonly apiCachePolicy: cloudfront.ICachePolicy;
+
+  private readonly originVerifySecret: secretsmanager.ISecret;
+
+  constructor(scope: Construct, id: string, props: CatalogEdgeProps) {
+    super(scope, id);
+    this.originVerifySecret = props.originVerifySecret;
+    const edgeCacheSeconds = props.edgeCacheSeconds ?? 0;
+    if (!Number.isInteger(edgeCacheSeconds) || edgeCacheSeconds < 0) {
+      throw new Error(`edgeCacheSeconds must be a whole number of seconds >= 0, got ${edgeCacheSeconds}`);
+    }
+
+    this.apiCachePolicy =
+      edgeCacheSeconds === 0
+        ? cloudfront.CachePolicy.CACHING_DISABLED
+        : new cloudfront.CachePolicy(this, 'ApiCachePolicy', {
+            comment: `Catalog API: ${edgeCacheSeconds}s, keyed by path, query string and Authorization`,
+            minTtl: Duration.seconds(0),
+            defaultTtl: Duration.seconds(edgeCacheSeconds),
+            maxTtl: Duration.seconds(edgeCacheSeconds),
+            // Authorization must be in the key: a caller's tier and favorites must not leak to another.
+            headerBehavior: cloudfront.CacheHeaderBehavior.allowList('Authorization'),
+            queryStringBehavior: cloudfront.CacheQueryStringBehavior.all(),
+            cookieBehavior: cloudfront.CacheCookieBehavior.none(),
+            enableAcceptEncodingGzip: true,
+            enableAcceptEncodingBrotli: true,
+          });
+
+    const iconCache = props.iconCacheDuration ?? Duration.days(365);
+    const iconsCachePolicy = new cloudfront.CachePolicy(this, 'IconsCachePolicy', {
+      comment: 'Icons: immutable per slug, cached for a year; nothing but the path in the key',
+      // minTtl 0 so the 404 envelope's `cache-control: no-store` is honoured.
+      minTtl: Duration.seconds(0),
+      defaultTtl: iconCache,
+      maxTtl: iconCache,
+      headerBehavior: cloudfront.CacheHeaderBehavior.none(),
+      queryStringBehavior: cloudfront.CacheQueryStringBehavior.none(),
+      cookieBehavior: cloudfront.CacheCookieBehavior.none(),
+      enableAcceptEncodingGzip: true,
+      enableAcceptEncodingBrotli: true,
+    });
+
+    const iconsHeaders = new cloudfront.ResponseHeadersPolicy(this, 'IconsResponseHeaders', {
+      comment: 'Icons: readable from any origin, immutable in browsers too',
+      corsBehavior: {
+        accessControlAllowOrigins: ['*'],
+        accessControlAllowMethods: ['GET', 'HEAD'],
+        accessControlAllowHeaders: ['*'],
+        accessControlAllowCredentials: false,
+        originOverride: true,
+      },
+      customHeadersBehavior: {
+        customHeaders: [
+          // Added only when the response has none, so the 404's `no-store` stays.
+          { header: 'Cache-Control', value: `public, max-age=${iconCache.toSeconds()}, immutable`, override: false },
+        ],
+      },
+      securityHeadersBehavior: { contentTypeOptions: { override: true } },
+    });
+
+    this.iconNotFoundFunction = new cloudfront.experimental.EdgeFunction(this, 'IconNotFound', {
+      description: 'Origin response of /api/icons/*: S3 403/404 becomes the catalog 404 envelope',
+      runtime: props.edgeRuntime ?? lambda.Runtime.NODEJS_22_X,
+      handler: 'index.handler',
+      code: edgeCode('icon-not-found.ts', props.edgeRuntime ?? lambda.Runtime.NODEJS_22_X),
+      memorySize: 128,
+      timeout: Duration.seconds(5),
+      // Name of the us-east-1 stack CDK adds when this stack is in another region.
+      stackId: `${Stack.of(this).node.id}-edge-functions`,
+    });
+
+    this.viewerAddressFunction = new cloudfront.Function(this, 'ViewerAddress', {
+      comment: `API behaviours, viewer request: ${VIEWER_ADDRESS_HEADER} = viewer IP, overwriting the client's`,
+      runtime: cloudfront.FunctionRuntime.JS_2_0,
+      code: cloudfront.FunctionCode.fromFile({ filePath: path.join(__dirname, '..', 'lambdas', 'edge', 'viewer-address.js') }),
+    });
+
+    this.distribution = new cloudfront.Distribution(this, 'Distribution', {
+      comment: 'MCP catalog: API (default behaviour) and icons from S3 (/api/icons/*)',
+      defaultBehavior: this.apiBehavior(props.apiOriginDomainName),
+      additionalBehaviors: {
+        [ICONS_PATH_PATTERN]: {
+          origin: origins.S3BucketOrigin.withOriginAccessControl(props.iconsBucket),
+          viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
+          allowedMethods: cloudfront.AllowedMethods.ALLOW_GET_HEAD,
+          cachedMethods: cloudfront.CachedMethods.CACHE_GET_HEAD,
+          cachePolicy: iconsCachePolicy,
+          responseHeadersPolicy: iconsHeaders,
+          compress: true,
+          edgeLambdas: [
+            {
+              functionVersion: this.iconNotFoundFunction.currentVersion,
+              eventType: cloudfront.LambdaEdgeEventType.ORIGIN_RESPONSE,
+            },
+          ],
+        },
+      },
+      httpVersion: cloudfront.HttpVersion.HTTP2_AND_3,
+      enableIpv6: true,
+      priceClass: props.priceClass ?? cloudfront.PriceClass.PRICE_CLASS_ALL,
+      domainNames: props.domainNames,
+      certificate: props.certificate,
+      // Only meaningful with a certificate: the default one is fixed at TLSv1 (see CFR4 below).
+      minimumProtocolVersion: props.certificate ? cloudfront.SecurityPolicyProtocol.TLS_V1_2_2021 : undefined,
+      webAclId: props.webAclArn,
+      geoRestriction: props.geoRestriction,
+      enableLogging: true,
+      logBucket: props.accessLogsBucket,
+      logFilePrefix: 'cloudfront/',
+    });
+
+    this.acknowledgeFindings(props);
+  }
+
+  /**
+   * Routes a path pattern (e.g. `/v1/*`) to another API origin with the same settings as the catalog
+   * API: HTTPS only, the origin-verify header, all viewer headers but Host, the API cache policy, and
+   * the viewer-request function that sets `x-viewer-address`.
+   */
+  addApiBehavior(pathPattern: string, originDomainName: string): void {
+    this.distribution.addBehavior(pathPattern, this.apiOrigin(originDomainName), this.apiBehaviorOptions());
+  }
+
+  private apiBehavior(originDomainName: string): cloudfront.BehaviorOptions {
+    return { origin: this.apiOrigin(originDomainName), ...this.apiBehaviorOptions() };
+  }
+
+  private apiOrigin(domainName: string): cloudfront.IOrigin {
+    return new origins.HttpOrigin(domainName, {
+      protocolPolicy: cloudfront.OriginProtocolPolicy.HTTPS_ONLY,
+      originSslProtocols: [cloudfront.OriginSslPolicy.TLS_V1_2],
+      // Resolved by CloudFormation at deploy time (a dynamic reference), never written into the template.
+      customHeaders: { [ORIGIN_VERIFY_HEADER]: this.originVerifySecret.secretValue.unsafeUnwrap() },
+    });
+  }
+
+  private apiBehaviorOptions(): cloudfront.AddBehaviorOptions {
+    return {
+      viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
+      allowedMethods: cloudfront.AllowedMethods.ALLOW_ALL,
+      cachedMethods: cloudfront.CachedMethods.CACHE_GET_HEAD,
+      cachePolicy: this.apiCachePolicy,
+      // All query strings, cookies and viewer headers except Host (API Gateway routes on its own host
+      // name), Authorization included while caching is off. The policy is not documented to include
+      // CloudFront-Viewer-Address (and a custom policy can add it only by forwarding Host too), so
+      // the client IP the rate limiter keys on comes from the viewer-request function below.
+      originRequestPolicy: cloudfront.OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
+      compress: true,
+      functionAssociations: [{ function: this.viewerAddressFunction, eventType: cloudfront.FunctionEventType.VIEWER_REQUEST }],
+    };
+  }
+
+  private acknowledgeFindings(props: CatalogEdgeProps): void {
+    const distribution = this.distribution;
+    if (!props.geoRestriction) {
+      acknowledge(
+        distribution,
+        'AwsSolutions-CFR1',
+        'The MCP catalog is a public directory meant for readers worldwide; there is no jurisdiction to exclude. Pass geoRestriction to restrict it.',
+      );
+    }
+    if (!props.webAclArn) {
+      acknowledge(
+        distribution,
+        'AwsSolutions-CFR2',
+        'Abuse control is in the application (per-IP and per-user GCRA rate limits in DynamoDB) and in the API stage throttle; a WAF web ACL is optional (webAclArn) because it must live in us-east-1 and costs per rule.',
+      );
+    }
+    if (!props.certificate) {
+      acknowledge(
+        distribution,
+        'AwsSolutions-CFR4',
+        'Without a custom domain the distribution uses the default *.cloudfront.net certificate, whose security policy CloudFront fixes at TLSv1; pass domainNames and certificate to enforce TLSv1.2_2021.',
+      );
+    }
+
+    // Lambda@Edge (in us-east-1; outside it, CDK's cross-region reader adds no finding of its own).
+    const edge = this.iconNotFoundFunction;
+    const edgeRole = edge.lambda.role;
+    if (edgeRole) {
+      acknowledge(
+        edgeRole,
+        'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+        'Lambda@Edge writes its logs to /aws/lambda/us-east-1.<name> in whichever region serves the request, so a policy scoped to one log group ARN cannot work; the managed policy grants only log group/stream creation and PutLogEvents.',
+      );
+    }
+    const edgeRuntime = props.edgeRuntime ?? lambda.Runtime.NODEJS_22_X;
+    if (edgeRuntime.name !== lambda.Runtime.NODEJS_24_X.name) {
+      acknowledge(
+        edge.lambda,
+        'AwsSolutions-L1',
+        `Lambda@Edge adopts runtimes later than Lambda; ${edgeRuntime.name} is the newest Node.js runtime this function is known to deploy on at the edge (raise edgeRuntime when Lambda@Edge accepts nodejs24.x).`,
+      );
+    }
+  }
+}
+
+/** Bundles one self-contained Lambda@Edge handler with the local esbuild (no Docker). */
+function edgeCode(file: string, runtime: lambda.Runtime): lambda.Code {
+  const dir = path.join(__dirname, '..', 'lambdas', 'edge');
+  const target = runtime.name.replace(/^nodejs(\d+).*$/, 'node$1');
+  return lambda.Code.fromAsset(dir, {
+    bundling: {
+      // Only used if local bundling declined, which it never does: synth runs without Docker.
+      image: DockerImage.fromRegistry('public.ecr.aws/sam/build-nodejs22.x'),
+      local: {
+        tryBundle(outputDir: string): boolean {
+          buildSync({
+            entryPoints: [path.join(dir, file)],
+            outfile: path.join(outputDir, 'index.js'),
+            bundle: true,
+            platform: 'node',
+            format: 'cjs',
+            target,
+            minify: true,
+            legalComments: 'none',
+            logLevel: 'warning',
+          });
+          return true;
+        },
+      },
+    },
+  });
+}

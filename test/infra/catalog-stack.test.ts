@@ -1,0 +1,464 @@
+/**
+ * CDK assertions on the catalog stack, synthesized once (the Lambda bundles with the local esbuild).
+ * The stack is placed in eu-west-1 so the Lambda@Edge function takes the cross-region path
+ * (its own us-east-1 stack); a second, us-east-1 app checks the in-region path against cdk-nag.
+ */
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { App, Stack, Validations, type PolicyViolation } from 'aws-cdk-lib';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import type { IConstruct } from 'constructs';
+import { CATALOG_API } from '../../lambdas/catalog/routes';
+import { routeKey, type ApiTable } from '../../lambdas/shared/http/route-table';
+import { CatalogEdge } from '../../lib/catalog-edge';
+import { CatalogStack } from '../../lib/catalog-stack';
+import { addRoutesFromTable } from '../../lib/http-routes';
+
+const ROOT = path.join(__dirname, '..', '..');
+/** The feature flags of cdk.json, so the test synthesizes what `cdk synth` does. */
+const CONTEXT = (JSON.parse(readFileSync(path.join(ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> }).context;
+
+const CACHING_DISABLED = '4135ea2d-6df8-44a3-9df3-4b5a84be39ad';
+const ALL_VIEWER_EXCEPT_HOST_HEADER = 'b689b0a8-53d0-40ab-baf2-68738e2966ac';
+
+type Resources = Record<string, { Type: string; Properties?: Record<string, unknown>; DeletionPolicy?: string }>;
+
+interface Synthesized {
+  app: App;
+  stack: CatalogStack;
+  template: Template;
+  edgeStack?: Stack;
+  violations: PolicyViolation[];
+}
+
+function synthesize(region: string): Synthesized {
+  const app = new App({ context: CONTEXT });
+  const stack = new CatalogStack(app, 'McpCatalog', { env: { account: '123456789012', region } });
+  const template = Template.fromStack(stack);
+  const edgeStack = app.node.children.find((c): c is Stack => c instanceof Stack && c !== stack);
+  // cdk-nag 3.x is a policy-validation plugin: it reports through the validation report rather than
+  // annotations. `validateScope` runs the same rules the plugin of bin/app.ts runs at `cdk synth`,
+  // honouring every `Validations.acknowledge()`.
+  const violations = new AwsSolutionsChecks().validateScope(app).violations;
+  return { app, stack, template, edgeStack, violations };
+}
+
+function describeViolations(violations: PolicyViolation[]): string[] {
+  return violations.flatMap((v) => v.violatingResources.map((r) => `${v.severity} ${v.ruleName} at ${r.constructPath}: ${v.description}`));
+}
+
+function logicalId(scope: IConstruct): string {
+  const cfn = scope.node.defaultChild ?? scope;
+  return Stack.of(scope).resolve((cfn as unknown as { logicalId: string }).logicalId) as string;
+}
+
+let s: Synthesized;
+let resources: Resources;
+
+beforeAll(() => {
+  s = synthesize('eu-west-1');
+  resources = s.template.toJSON().Resources as Resources;
+}, 180_000);
+
+describe('HTTP API routes come from the route table', () => {
+  it('declares every route of CATALOG_API plus $default, and nothing else', () => {
+    const keys = Object.values(s.template.findResources('AWS::ApiGatewayV2::Route')).map((r) => r.Properties.RouteKey as string);
+    const expected = [...CATALOG_API.routes.map(routeKey), '$default'];
+    expect(keys.sort()).toEqual([...expected].sort());
+    for (const route of CATALOG_API.routes) {
+      s.template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: routeKey(route), AuthorizationType: 'NONE' });
+    }
+    s.template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: '$default' });
+  });
+
+  it('integrates every route, $default included, with the catalog Lambda (proxy, payload 2.0)', () => {
+    const integrations = s.template.findResources('AWS::ApiGatewayV2::Integration');
+    expect(Object.keys(integrations)).toHaveLength(1);
+    const [integrationId, integration] = Object.entries(integrations)[0];
+    expect(integration.Properties).toMatchObject({
+      IntegrationType: 'AWS_PROXY',
+      PayloadFormatVersion: '2.0',
+      IntegrationUri: { 'Fn::GetAtt': [logicalId(s.stack.api.fn), 'Arn'] },
+    });
+    for (const route of Object.values(s.template.findResources('AWS::ApiGatewayV2::Route'))) {
+      expect(route.Properties.Target).toEqual({ 'Fn::Join': ['', ['integrations/', { Ref: integrationId }]] });
+    }
+    // API Gateway may invoke the function for each route (permissions scoped per route path).
+    const permissions = Object.values(s.template.findResources('AWS::Lambda::Permission')).filter(
+      (p) => p.Properties.Principal === 'apigateway.amazonaws.com',
+    );
+    expect(permissions).toHaveLength(CATALOG_API.routes.length + 1);
+  });
+
+  it('has one $default stage with auto-deploy, throttling and JSON access logs', () => {
+    s.template.resourceCountIs('AWS::ApiGatewayV2::Stage', 1);
+    s.template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      StageName: '$default',
+      AutoDeploy: true,
+      DefaultRouteSettings: { ThrottlingRateLimit: 1000, ThrottlingBurstLimit: 2000 },
+      AccessLogSettings: {
+        DestinationArn: Match.anyValue(),
+        Format: Match.stringLikeRegexp('\\$context\\.requestId'),
+      },
+    });
+  });
+});
+
+describe('catalog Lambda', () => {
+  it('runs Node.js 24 on arm64 with the bundled handler', () => {
+    s.template.hasResourceProperties('AWS::Lambda::Function', {
+      Runtime: 'nodejs24.x',
+      Architectures: ['arm64'],
+      Handler: 'index.handler',
+      MemorySize: 1024,
+      Timeout: 10,
+    });
+  });
+
+  it('gets the environment lambdas/shared/config.ts reads', () => {
+    const fn = resources[logicalId(s.stack.api.fn)];
+    const env = (fn.Properties?.Environment as { Variables: Record<string, unknown> }).Variables;
+    expect(env).toMatchObject({
+      CATALOG_TABLE: { Ref: logicalId(s.stack.data.catalogTable) },
+      RATE_LIMIT_TABLE: { Ref: logicalId(s.stack.data.rateLimitTable) },
+      ICONS_BUCKET: { Ref: logicalId(s.stack.data.iconsBucket) },
+      SEARCH_BACKEND: 'opensearch',
+      OPENSEARCH_URL: { 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [logicalId(s.stack.data.searchDomain), 'DomainEndpoint'] }]] },
+      OPENSEARCH_INDEX: 'catalog',
+      CATALOG_BRAND: 'example',
+      RATE_ANON_RPS: '30',
+      RATE_ANON_BURST: '60',
+      RATE_USER_RPS: '100',
+      RATE_USER_BURST: '200',
+      CURSOR_SECRET_ARN: { Ref: logicalId(s.stack.data.cursorKeysSecret) },
+      ORIGIN_VERIFY_SECRET_ARN: { Ref: logicalId(s.stack.data.originVerifySecret) },
+      POWERTOOLS_SERVICE_NAME: 'catalog',
+      NODE_OPTIONS: '--enable-source-maps',
+    });
+    expect(env).not.toHaveProperty('SITE_URL_TEMPLATE');
+  });
+
+  it('has least-privilege grants and no managed policies', () => {
+    const role = resources[logicalId(s.stack.api.role)];
+    expect(role.Properties?.ManagedPolicyArns).toBeUndefined();
+    const policies = Object.values(s.template.findResources('AWS::IAM::Policy')).filter((p) =>
+      (p.Properties.Roles as unknown[]).some((r) => JSON.stringify(r) === JSON.stringify({ Ref: logicalId(s.stack.api.role) })),
+    );
+    const statements = policies.flatMap((p) => p.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[]);
+    const actions = statements.flatMap((st) => (Array.isArray(st.Action) ? st.Action : [st.Action]));
+    expect(actions).toEqual(expect.arrayContaining(['es:ESHttpGet', 'es:ESHttpPost', 'es:ESHttpHead', 'dynamodb:UpdateItem', 's3:GetObject']));
+    for (const forbidden of ['es:ESHttpPut', 'es:ESHttpDelete', 'dynamodb:PutItem', 'dynamodb:DeleteItem', 's3:PutObject']) {
+      expect(actions).not.toContain(forbidden);
+    }
+    expect(actions.filter((a) => a.includes('*'))).toEqual([]);
+    const rateLimitWrites = statements.find((st) => JSON.stringify(st.Action).includes('dynamodb:UpdateItem'));
+    expect(rateLimitWrites?.Resource).toEqual({ 'Fn::GetAtt': [logicalId(s.stack.data.rateLimitTable), 'Arn'] });
+  });
+});
+
+describe('stateful resources', () => {
+  it('catalog table: slug + sk, on demand, PITR, SSE, retained', () => {
+    const table = resources[logicalId(s.stack.data.catalogTable)];
+    expect(table.DeletionPolicy).toBe('Retain');
+    expect(table.Properties).toMatchObject({
+      KeySchema: [
+        { AttributeName: 'slug', KeyType: 'HASH' },
+        { AttributeName: 'sk', KeyType: 'RANGE' },
+      ],
+      BillingMode: 'PAY_PER_REQUEST',
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      SSESpecification: { SSEEnabled: true },
+      DeletionProtectionEnabled: true,
+    });
+  });
+
+  it('rate-limits table: pk, TTL on expiresAt, on demand, PITR, SSE', () => {
+    const table = resources[logicalId(s.stack.data.rateLimitTable)];
+    expect(table.Properties).toMatchObject({
+      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+      TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
+      BillingMode: 'PAY_PER_REQUEST',
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      SSESpecification: { SSEEnabled: true },
+    });
+  });
+
+  it('buckets block public access, are encrypted and refuse plain HTTP', () => {
+    const buckets = s.template.findResources('AWS::S3::Bucket');
+    expect(Object.keys(buckets)).toHaveLength(2);
+    for (const [id, bucket] of Object.entries(buckets)) {
+      expect(bucket.Properties.PublicAccessBlockConfiguration).toEqual({
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      });
+      expect(bucket.Properties.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault.SSEAlgorithm).toBe('AES256');
+      s.template.hasResourceProperties('AWS::S3::BucketPolicy', {
+        Bucket: { Ref: id },
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({ Effect: 'Deny', Action: 's3:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+          ]),
+        },
+      });
+    }
+    const icons = buckets[logicalId(s.stack.data.iconsBucket)];
+    expect(icons.Properties.LoggingConfiguration).toMatchObject({
+      DestinationBucketName: { Ref: logicalId(s.stack.data.accessLogsBucket) },
+      LogFilePrefix: 's3/icons/',
+    });
+    expect(icons.Properties.VersioningConfiguration).toBeUndefined();
+  });
+
+  it('OpenSearch domain: HTTPS only (TLS 1.2), node-to-node, at rest, outside a VPC, roles only', () => {
+    const domain = resources[logicalId(s.stack.data.searchDomain)];
+    expect(domain.Properties).toMatchObject({
+      NodeToNodeEncryptionOptions: { Enabled: true },
+      EncryptionAtRestOptions: { Enabled: true },
+      DomainEndpointOptions: { EnforceHTTPS: true, TLSSecurityPolicy: 'Policy-Min-TLS-1-2-2019-07' },
+      ClusterConfig: { InstanceType: 't3.small.search', InstanceCount: 2, ZoneAwarenessEnabled: true },
+      EBSOptions: { EBSEnabled: true, VolumeSize: 10, VolumeType: 'gp3' },
+      EngineVersion: 'OpenSearch_2.19',
+    });
+    expect(domain.Properties?.VPCOptions).toBeUndefined();
+    expect(domain.Properties?.AdvancedSecurityOptions).toBeUndefined();
+    const statements = (domain.Properties?.AccessPolicies as { Statement: { Principal: unknown; Action: string[] }[] }).Statement;
+    expect(statements).toHaveLength(1);
+    expect(statements[0].Principal).toEqual({ AWS: { 'Fn::GetAtt': [logicalId(s.stack.api.role), 'Arn'] } });
+    expect(statements[0].Action.sort()).toEqual(['es:ESHttpGet', 'es:ESHttpHead', 'es:ESHttpPost']);
+  });
+
+  it('secrets are generated, never written into the template', () => {
+    s.template.resourceCountIs('AWS::SecretsManager::Secret', 2);
+    s.template.hasResourceProperties('AWS::SecretsManager::Secret', {
+      GenerateSecretString: Match.objectLike({ SecretStringTemplate: '{"id":1}', GenerateStringKey: 'secret', PasswordLength: 64 }),
+    });
+    s.template.hasResourceProperties('AWS::SecretsManager::Secret', {
+      GenerateSecretString: Match.objectLike({ PasswordLength: 48, ExcludePunctuation: true }),
+    });
+  });
+});
+
+describe('CloudFront', () => {
+  it('sends the default behaviour to the HTTP API, uncached, with all viewer headers but Host', () => {
+    s.template.hasResourceProperties('AWS::CloudFront::Distribution', {
+      DistributionConfig: Match.objectLike({
+        DefaultCacheBehavior: Match.objectLike({
+          CachePolicyId: CACHING_DISABLED,
+          OriginRequestPolicyId: ALL_VIEWER_EXCEPT_HOST_HEADER,
+          AllowedMethods: Match.arrayWith(['GET', 'HEAD', 'OPTIONS', 'POST', 'DELETE']),
+          ViewerProtocolPolicy: 'redirect-to-https',
+        }),
+        Logging: Match.objectLike({ Prefix: 'cloudfront/' }),
+      }),
+    });
+  });
+
+  it('reaches the API over HTTPS (TLS 1.2) with the origin-verify header from Secrets Manager', () => {
+    const [distribution] = Object.values(s.template.findResources('AWS::CloudFront::Distribution'));
+    const apiOrigin = (distribution.Properties.DistributionConfig.Origins as Record<string, unknown>[]).find((o) => o.CustomOriginConfig);
+    expect(apiOrigin).toMatchObject({
+      CustomOriginConfig: { OriginProtocolPolicy: 'https-only', OriginSSLProtocols: ['TLSv1.2'] },
+      DomainName: { 'Fn::Join': ['', [{ Ref: logicalId(s.stack.api.httpApi) }, '.execute-api.eu-west-1.', { Ref: 'AWS::URLSuffix' }]] },
+      OriginCustomHeaders: [
+        {
+          HeaderName: 'x-origin-verify',
+          // A dynamic reference CloudFormation resolves at deploy time: the value never appears in the template.
+          HeaderValue: {
+            'Fn::Join': ['', ['{{resolve:secretsmanager:', { Ref: logicalId(s.stack.data.originVerifySecret) }, ':SecretString:::}}']],
+          },
+        },
+      ],
+    });
+  });
+
+  it('serves /api/icons/* from S3 through origin access control, cached for a year, with the origin-response edge function', () => {
+    const [distribution] = Object.values(s.template.findResources('AWS::CloudFront::Distribution'));
+    const config = distribution.Properties.DistributionConfig;
+    const behaviors = config.CacheBehaviors as Record<string, unknown>[];
+    expect(behaviors).toHaveLength(1);
+    const icons = behaviors[0];
+    expect(icons).toMatchObject({
+      PathPattern: '/api/icons/*',
+      AllowedMethods: ['GET', 'HEAD'],
+      // Outside us-east-1 the version ARN comes from CDK's cross-region reader of the edge stack's SSM parameter.
+      LambdaFunctionAssociations: [
+        { EventType: 'origin-response', LambdaFunctionARN: { 'Fn::GetAtt': [expect.stringMatching(/IconNotFoundArnReader/), 'FunctionArn'] } },
+      ],
+    });
+    const s3Origin = (config.Origins as Record<string, unknown>[]).find((o) => o.Id === icons.TargetOriginId);
+    expect(s3Origin).toMatchObject({
+      DomainName: { 'Fn::GetAtt': [logicalId(s.stack.data.iconsBucket), 'RegionalDomainName'] },
+      OriginAccessControlId: expect.anything(),
+      S3OriginConfig: { OriginAccessIdentity: '' },
+    });
+    s.template.hasResourceProperties('AWS::CloudFront::OriginAccessControl', {
+      OriginAccessControlConfig: Match.objectLike({ OriginAccessControlOriginType: 's3', SigningBehavior: 'always', SigningProtocol: 'sigv4' }),
+    });
+    const year = 365 * 24 * 3600;
+    expect(icons.CachePolicyId).toEqual({ Ref: expect.any(String) });
+    const cachePolicy = resources[(icons.CachePolicyId as { Ref: string }).Ref];
+    expect(cachePolicy.Properties).toMatchObject({
+      CachePolicyConfig: { DefaultTTL: year, MaxTTL: year, MinTTL: 0 },
+    });
+    const headersPolicy = resources[(icons.ResponseHeadersPolicyId as { Ref: string }).Ref];
+    expect(headersPolicy.Properties).toMatchObject({
+      ResponseHeadersPolicyConfig: {
+        CorsConfig: { AccessControlAllowOrigins: { Items: ['*'] }, AccessControlAllowMethods: { Items: ['GET', 'HEAD'] } },
+        // Added only when the response has no Cache-Control, so the 404 envelope's no-store stays.
+        CustomHeadersConfig: {
+          Items: [{ Header: 'Cache-Control', Value: `public, max-age=${year}, immutable`, Override: false }],
+        },
+      },
+    });
+    // Only CloudFront (this distribution) may read the icons.
+    s.template.hasResourceProperties('AWS::S3::BucketPolicy', {
+      Bucket: { Ref: logicalId(s.stack.data.iconsBucket) },
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Action: 's3:GetObject', Principal: { Service: 'cloudfront.amazonaws.com' }, Condition: Match.anyValue() }),
+        ]),
+      },
+    });
+  });
+
+  it('puts the Lambda@Edge function in us-east-1, reachable by edgelambda.amazonaws.com', () => {
+    expect(s.edgeStack?.region).toBe('us-east-1');
+    const edge = Template.fromStack(s.edgeStack as Stack);
+    edge.hasResourceProperties('AWS::Lambda::Function', { Runtime: 'nodejs22.x', Handler: 'index.handler', MemorySize: 128 });
+    edge.hasResourceProperties('AWS::IAM::Role', {
+      AssumeRolePolicyDocument: {
+        Statement: Match.arrayWith([Match.objectLike({ Principal: { Service: Match.arrayWith(['edgelambda.amazonaws.com']) } })]),
+      },
+    });
+  });
+
+  it('outputs the distribution domain and the API URL', () => {
+    s.template.hasOutput('DistributionDomainName', { Value: { 'Fn::GetAtt': [logicalId(s.stack.edge.distribution), 'DomainName'] } });
+    s.template.hasOutput('ApiUrl', { Value: { 'Fn::GetAtt': [logicalId(s.stack.api.httpApi), 'ApiEndpoint'] } });
+  });
+});
+
+describe('cdk-nag (AwsSolutions)', () => {
+  it('has no unacknowledged error or warning, in the stack or the us-east-1 edge stack', () => {
+    expect(describeViolations(s.violations)).toEqual([]);
+    // cdk-nag 3.x no longer writes annotations; the check above is the real one. Annotations still
+    // must carry no error (nor any AwsSolutions message, which would mean an older cdk-nag is loaded).
+    for (const stack of [s.stack, s.edgeStack as Stack]) {
+      const annotations = Annotations.fromStack(stack);
+      expect(annotations.findError('*', Match.anyValue())).toEqual([]);
+      expect(annotations.findError('*', Match.stringLikeRegexp('AwsSolutions-.*'))).toEqual([]);
+      expect(annotations.findWarning('*', Match.stringLikeRegexp('AwsSolutions-.*'))).toEqual([]);
+    }
+  });
+
+  it('is also clean in us-east-1, where the edge function needs no second stack', () => {
+    const inRegion = synthesize('us-east-1');
+    expect(inRegion.edgeStack).toBeUndefined();
+    expect(describeViolations(inRegion.violations)).toEqual([]);
+  }, 180_000);
+
+  it('acknowledges every finding with a specific reason', () => {
+    const acks: { path: string; id: string; reason: string }[] = [];
+    for (const c of s.app.node.findAll()) {
+      for (const entry of c.node.metadata) {
+        if (entry.type !== Validations.ACKNOWLEDGED_RULES_METADATA_KEY) continue;
+        for (const [id, reason] of Object.entries(entry.data as Record<string, string>)) acks.push({ path: c.node.path, id, reason });
+      }
+    }
+    expect(acks.length).toBeGreaterThan(0);
+    for (const a of acks) {
+      expect(a.id).toMatch(/AwsSolutions-[A-Z]+[0-9]+/);
+      expect(a.reason.length).toBeGreaterThanOrEqual(40);
+    }
+  });
+});
+
+describe('edgeCacheSeconds', () => {
+  it('turns on a short edge cache keyed by path, query string and Authorization', () => {
+    const app = new App({ context: CONTEXT });
+    const stack = new Stack(app, 'EdgeOnly', { env: { account: '123456789012', region: 'us-east-1' } });
+    new CatalogEdge(stack, 'Edge', {
+      apiOriginDomainName: 'abc123.execute-api.us-east-1.amazonaws.com',
+      iconsBucket: new s3.Bucket(stack, 'Icons'),
+      accessLogsBucket: new s3.Bucket(stack, 'Logs', { objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_PREFERRED }),
+      originVerifySecret: new secretsmanager.Secret(stack, 'OriginVerify'),
+      edgeCacheSeconds: 30,
+    });
+    const template = Template.fromStack(stack);
+    template.hasResourceProperties('AWS::CloudFront::CachePolicy', {
+      CachePolicyConfig: Match.objectLike({
+        DefaultTTL: 30,
+        MaxTTL: 30,
+        MinTTL: 0,
+        ParametersInCacheKeyAndForwardedToOrigin: Match.objectLike({
+          HeadersConfig: { HeaderBehavior: 'whitelist', Headers: ['Authorization'] },
+          QueryStringsConfig: { QueryStringBehavior: 'all' },
+        }),
+      }),
+    });
+    const [distribution] = Object.values(template.findResources('AWS::CloudFront::Distribution'));
+    expect(distribution.Properties.DistributionConfig.DefaultCacheBehavior.CachePolicyId).toEqual({ Ref: expect.any(String) });
+  }, 60_000);
+
+  it('refuses a negative or fractional number of seconds', () => {
+    const stack = new Stack(new App(), 'Bad', { env: { region: 'us-east-1' } });
+    const props = {
+      apiOriginDomainName: 'abc123.execute-api.us-east-1.amazonaws.com',
+      iconsBucket: new s3.Bucket(stack, 'Icons'),
+      accessLogsBucket: new s3.Bucket(stack, 'Logs'),
+      originVerifySecret: new secretsmanager.Secret(stack, 'OriginVerify'),
+    };
+    expect(() => new CatalogEdge(stack, 'A', { ...props, edgeCacheSeconds: -1 })).toThrow(/edgeCacheSeconds/);
+    expect(() => new CatalogEdge(stack, 'B', { ...props, edgeCacheSeconds: 1.5 })).toThrow(/edgeCacheSeconds/);
+  });
+});
+
+describe('addRoutesFromTable', () => {
+  function fixture(): { stack: Stack; api: apigwv2.HttpApi; fn: lambda.Function } {
+    const stack = new Stack(new App(), 'Routes');
+    const api = new apigwv2.HttpApi(stack, 'Api');
+    const fn = new lambda.Function(stack, 'Fn', {
+      runtime: lambda.Runtime.NODEJS_24_X,
+      handler: 'index.handler',
+      code: lambda.Code.fromInline('exports.handler = async () => ({ statusCode: 200 });'),
+    });
+    return { stack, api, fn };
+  }
+  const table: ApiTable = {
+    catchAllFn: 'memory',
+    prefix: '/v1',
+    routes: [
+      { method: 'GET', path: '/v1/memories', fn: 'memory', operationId: 'listMemories' },
+      { method: 'PUT', path: '/v1/memories/{name}/notes/{path+}', fn: 'memory', operationId: 'putNote' },
+    ],
+  };
+
+  it('declares any table (another API, greedy paths) and can leave $default to another table', () => {
+    const { stack, api, fn } = fixture();
+    const out = addRoutesFromTable(api, table, { memory: fn }, { catchAll: false });
+    expect([...out.routes.keys()]).toEqual(['GET /v1/memories', 'PUT /v1/memories/{name}/notes/{path+}']);
+    expect(out.catchAll).toBeUndefined();
+    const keys = Object.values(Template.fromStack(stack).findResources('AWS::ApiGatewayV2::Route')).map((r) => r.Properties.RouteKey);
+    expect(keys.sort()).toEqual(['GET /v1/memories', 'PUT /v1/memories/{name}/notes/{path+}']);
+  });
+
+  it('refuses a table naming a function it was not given', () => {
+    const { api, fn } = fixture();
+    expect(() => addRoutesFromTable(api, table, { catalog: fn })).toThrow(/no function named "memory"/);
+  });
+
+  it('refuses duplicate routes and routes outside the prefix', () => {
+    const { api, fn } = fixture();
+    const dup: ApiTable = { ...table, routes: [table.routes[0], { ...table.routes[0], operationId: 'again' }] };
+    expect(() => addRoutesFromTable(api, dup, { memory: fn })).toThrow(/duplicate route GET \/v1\/memories/);
+    const outside: ApiTable = { ...table, routes: [{ method: 'GET', path: '/api/x', fn: 'memory', operationId: 'x' }] };
+    expect(() => addRoutesFromTable(api, outside, { memory: fn })).toThrow(/outside the table's prefix/);
+  });
+});

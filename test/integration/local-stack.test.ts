@@ -1,0 +1,96 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from '../../bin/local-stack/backends';
+
+/**
+ * `npm start`, `npm run seed` and crash clean-up, as processes: the stack on a fresh DATA_DIR comes
+ * up with demo data, a seed run while it serves is visible at once, and killing the server with
+ * SIGKILL takes its Java and S3 children down with it.
+ */
+const ROOT = join(__dirname, '..', '..');
+const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
+const dataDir = mkdtempSync(join(tmpdir(), 'local-stack-'));
+let server: ChildProcess | undefined;
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 90000): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    const v = await fn().catch(() => undefined);
+    if (v !== undefined) return v;
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+function start(port: number): ChildProcess {
+  const child = spawn(TSX, ['bin/local.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'SILENT' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  child.stderr?.on('data', () => undefined);
+  return child;
+}
+
+async function total(base: string): Promise<number> {
+  const res = await fetch(`${base}/api/mcps?limit=1`);
+  const body = (await res.json()) as { meta: { pagination: { total: number } } };
+  return body.meta.pagination.total;
+}
+
+afterAll(() => {
+  server?.kill('SIGKILL');
+  for (const f of ['stack.json', 'dynamodb.pid', 's3.pid']) {
+    const p = join(dataDir, 'run', f);
+    if (existsSync(p) && f !== 'stack.json') {
+      const pid = Number(readFileSync(p, 'utf8'));
+      if (alive(pid)) process.kill(pid, 'SIGKILL');
+    }
+  }
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+it('runs, seeds while running, and leaves no child behind after a crash', async () => {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  server = start(port);
+  await until('healthz 200', async () => ((await fetch(`${base}/healthz`)).status === 200 ? true : undefined));
+  expect(await total(base)).toBe(300);
+
+  const seeded = spawnSync(TSX, ['bin/seed.ts', '--count', '40'], { cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir }, encoding: 'utf8' });
+  expect(seeded.status).toBe(0);
+  expect(seeded.stdout).toMatch(/seeded 40 servers/);
+  expect(seeded.stderr).toMatch(/using the running local stack/);
+  expect(await total(base)).toBe(40);
+
+  const stack = JSON.parse(readFileSync(join(dataDir, 'run', 'stack.json'), 'utf8')) as { pid: number };
+  const javaPid = Number(readFileSync(join(dataDir, 'run', 'dynamodb.pid'), 'utf8'));
+  const s3Pid = Number(readFileSync(join(dataDir, 'run', 's3.pid'), 'utf8'));
+  expect(alive(javaPid) && alive(s3Pid)).toBe(true);
+  process.kill(stack.pid, 'SIGKILL');
+  await until('children to die', async () => (!alive(javaPid) && !alive(s3Pid) ? true : undefined), 15000);
+
+  // With no server running, the seed starts backends of its own on the same data dir.
+  const alone = spawnSync(TSX, ['bin/seed.ts', '--count', '7'], { cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir }, encoding: 'utf8' });
+  expect(alone.status).toBe(0);
+  expect(alone.stderr).toMatch(/started local backends/);
+
+  // A restart serves the persisted catalog (not demo data again).
+  server = start(port);
+  await until('healthz 200 after restart', async () => ((await fetch(`${base}/healthz`)).status === 200 ? true : undefined));
+  expect(await total(base)).toBe(7);
+  server.kill('SIGTERM');
+  await until('graceful stop', async () => (server?.exitCode !== null ? true : undefined), 15000);
+  expect(existsSync(join(dataDir, 'run', 'stack.json'))).toBe(false);
+}, 240000);

@@ -1,0 +1,460 @@
+import { Client, type API } from '@opensearch-project/opensearch';
+import { SearchWindowError } from '../../lambdas/catalog/domain/ports';
+import {
+  buildAutocompleteRequest,
+  buildBulkDelete,
+  buildBulkUpsert,
+  buildFacetsRequest,
+  buildFilterClauses,
+  buildListRequest,
+  buildRegistryRequest,
+  buildSearchRequest,
+  buildSlugsRequest,
+  createOpenSearchClient,
+  indexDefinition,
+  OpenSearchIndex,
+  README_INDEX_CHARS,
+  toIndexedDocument,
+  type OpenSearchClientLike,
+} from '../../lambdas/catalog/search/opensearch';
+import { catalogFixture, makeDoc, makeRecord, searchIndexContract } from './search-contract';
+
+// ---------------------------------------------------------------- (a) the contract on a real cluster
+
+const url = process.env.OPENSEARCH_URL;
+if (url === undefined || url === '') {
+  console.log('OPENSEARCH_URL is not set: skipping the SearchIndex contract against a real OpenSearch');
+  describe.skip('SearchIndex contract: OpenSearch (needs OPENSEARCH_URL)', () => {
+    it('runs against a real cluster', () => undefined);
+  });
+} else {
+  const client =
+    process.env.OPENSEARCH_INSECURE === '1'
+      ? new Client({ node: url, ssl: { rejectUnauthorized: false } })
+      : createOpenSearchClient(url, process.env.AWS_REGION ?? 'us-east-1');
+  const run = `catalog-contract-${Date.now().toString(36)}`;
+  let n = 0;
+  afterAll(async () => {
+    await client.indices.delete({ index: `${run}-*` }).catch(() => undefined);
+  });
+  searchIndexContract('OpenSearch', async () => new OpenSearchIndex({ client, index: `${run}-${n++}` }));
+}
+
+// ---------------------------------------------------------------- (b) request shapes
+
+describe('OpenSearch request builders', () => {
+  it('turns filters into terms clauses: OR within a filter, AND (bool.filter) across', () => {
+    expect(buildFilterClauses({ type: ['npm', 'remote'], category: ['Security'], language: ['Go'], license: ['MIT', 'MIT License'] })).toEqual([
+      { terms: { types: ['npm', 'remote'] } },
+      { terms: { categories: ['Security'] } },
+      { terms: { language: ['Go'] } },
+      { terms: { licenses: ['MIT', 'MIT License'] } },
+    ]);
+    expect(buildFilterClauses({ type: [], license: undefined })).toEqual([]);
+  });
+
+  it('builds a list request with filters, paging and exact totals', () => {
+    expect(buildListRequest({ filters: { category: ['Security'] }, sort: 'stars', page: { offset: 48, limit: 24 } })).toEqual({
+      query: { bool: { filter: [{ terms: { categories: ['Security'] } }] } },
+      sort: [{ stars: { order: 'desc', missing: 0 } }, { slug: 'asc' }],
+      from: 48,
+      size: 24,
+      track_total_hits: true,
+      _source: ['record'],
+    });
+    expect(buildListRequest({ filters: {}, sort: 'popularity', page: { offset: 0, limit: 1 } }).query).toEqual({ match_all: {} });
+  });
+
+  it.each([
+    ['popularity', [{ popularity: 'desc' }, { slug: 'asc' }]],
+    ['name', [{ name: 'asc' }, { slug: 'asc' }]],
+    ['stars', [{ stars: { order: 'desc', missing: 0 } }, { slug: 'asc' }]],
+    ['updated', [{ lastModified: { order: 'desc', missing: '_last' } }, { slug: 'asc' }]],
+    ['downloads', [{ downloads: { order: 'desc', missing: 0 } }, { slug: 'asc' }]],
+    ['trending', [{ trending: { order: 'desc', missing: 0 } }, { slug: 'asc' }]],
+  ] as const)('sorts %s with the slug tie-break', (sort, expected) => {
+    expect(buildListRequest({ filters: {}, sort, page: { offset: 0, limit: 10 } }).sort).toEqual(expected);
+  });
+
+  it('builds a relevance search with popularity and slug tie-breaks, filters and exact totals', () => {
+    const body = buildSearchRequest({ q: 'postgres db', filters: { type: ['npm'] }, page: { offset: 10, limit: 5 } });
+    expect(body).toMatchObject({
+      query: { bool: { filter: [{ terms: { types: ['npm'] } }] } },
+      sort: [{ _score: 'desc' }, { popularity: 'desc' }, { slug: 'asc' }],
+      from: 10,
+      size: 5,
+      track_total_hits: true,
+    });
+    const json = JSON.stringify(body.query);
+    for (const field of ['name.text^5', 'title^4', 'description^2', 'toolText^1.5', 'readmeText^0.5']) expect(json).toContain(field);
+    // Prefix matching for "postgres" (4+ chars) but not for "db".
+    expect(json).toContain('"query":"postgres","fields"');
+    expect(json).not.toContain('"query":"db"');
+  });
+
+  it('refuses a search window beyond 10,000', () => {
+    expect(() => buildSearchRequest({ q: 'x', filters: {}, page: { offset: 9990, limit: 11 } })).toThrow(SearchWindowError);
+    expect(() => buildSearchRequest({ q: 'x', filters: {}, page: { offset: 9990, limit: 10 } })).not.toThrow();
+  });
+
+  it('builds an autocomplete request over the three lowercased prefix fields', () => {
+    expect(buildAutocompleteRequest('IO.Example', 8)).toEqual({
+      query: {
+        bool: {
+          should: [
+            { prefix: { nameLower: 'io.example' } },
+            { prefix: { nameTailLower: 'io.example' } },
+            { prefix: { titleLower: 'io.example' } },
+          ],
+          minimum_should_match: 1,
+        },
+      },
+      sort: [{ popularity: 'desc' }, { slug: 'asc' }],
+      size: 8,
+      track_total_hits: false,
+      _source: ['record'],
+    });
+  });
+
+  it('builds facet aggregations ordered by count then name', () => {
+    const body = buildFacetsRequest();
+    expect(body.size).toBe(0);
+    expect(body.aggs).toEqual({
+      categories: { terms: { field: 'categories', size: 1000, order: [{ _count: 'desc' }, { _key: 'asc' }] } },
+      languages: { terms: { field: 'language', size: 1000, order: [{ _count: 'desc' }, { _key: 'asc' }] } },
+      licenses: { terms: { field: 'licenseFacet', size: 1000, order: [{ _count: 'desc' }, { _key: 'asc' }] } },
+    });
+  });
+
+  it('pages slugs with search_after', () => {
+    expect(buildSlugsRequest(undefined)).not.toHaveProperty('search_after');
+    expect(buildSlugsRequest('abc', 100)).toEqual({
+      query: { match_all: {} },
+      sort: [{ slug: 'asc' }],
+      size: 100,
+      track_total_hits: false,
+      _source: ['slug', 'lastModified'],
+      search_after: ['abc'],
+    });
+  });
+
+  it('builds the registry feed as a name range sorted by name', () => {
+    expect(
+      buildRegistryRequest({ limit: 50, nameAfter: 'io.a/b', updatedSince: '2025-04-01T02:00:00+02:00', search: 'A*b?C\\' }),
+    ).toEqual({
+      query: {
+        bool: {
+          filter: [
+            { range: { name: { gt: 'io.a/b' } } },
+            { range: { lastModified: { gte: '2025-04-01T00:00:00.000Z' } } },
+            { wildcard: { nameLower: { value: '*a\\*b\\?c\\\\*' } } },
+          ],
+        },
+      },
+      sort: [{ name: 'asc' }, { slug: 'asc' }],
+      size: 50,
+      track_total_hits: false,
+      _source: ['record'],
+    });
+    expect(buildRegistryRequest({ limit: 5, nameFrom: 'io.a' }).query).toEqual({ bool: { filter: [{ range: { name: { gte: 'io.a' } } }] } });
+    expect(buildRegistryRequest({ limit: 5 }).query).toEqual({ match_all: {} });
+    // With both bounds the stricter one applies.
+    expect(buildRegistryRequest({ limit: 5, nameFrom: 'm', nameAfter: 'c' }).query).toEqual({ bool: { filter: [{ range: { name: { gte: 'm' } } }] } });
+    expect(buildRegistryRequest({ limit: 5, nameFrom: 'c', nameAfter: 'm' }).query).toEqual({ bool: { filter: [{ range: { name: { gt: 'm' } } }] } });
+    expect(() => buildRegistryRequest({ limit: 5, updatedSince: 'yesterday' })).toThrow(RangeError);
+  });
+
+  it('maps filter, sort and search fields in the index definition and keeps the record unindexed', () => {
+    const def = indexDefinition();
+    const props = (def.mappings as { properties: Record<string, Record<string, unknown>> }).properties;
+    expect(props.record).toEqual({ type: 'object', enabled: false });
+    expect(props.name).toMatchObject({ type: 'keyword', fields: { text: { type: 'text' } } });
+    for (const f of ['slug', 'nameLower', 'nameTailLower', 'titleLower', 'types', 'categories', 'language', 'licenses', 'licenseFacet']) {
+      expect(props[f]).toEqual({ type: 'keyword' });
+    }
+    for (const f of ['title', 'description', 'toolText', 'readmeText']) expect(props[f]).toEqual({ type: 'text', analyzer: 'english' });
+    expect(props.lastModified).toMatchObject({ type: 'date' });
+  });
+
+  it('flattens a record into the indexed document', () => {
+    const [alpha, bravo, charlie, delta] = catalogFixture();
+    const d = toIndexedDocument({ ...alpha, readmeText: 'x'.repeat(README_INDEX_CHARS + 10) });
+    expect(d).toMatchObject({
+      slug: 'alpha',
+      name: 'io.example/zeta-alpha',
+      nameLower: 'io.example/zeta-alpha',
+      nameTailLower: 'zeta-alpha',
+      types: ['npm'],
+      licenses: ['MIT License', 'MIT'],
+      licenseFacet: 'MIT License',
+      language: 'TypeScript',
+      stars: 50,
+      lastModified: '2025-03-01T00:00:00Z',
+      record: alpha.record,
+    });
+    expect(d.readmeText).toHaveLength(README_INDEX_CHARS);
+    expect(toIndexedDocument(bravo)).toMatchObject({ types: ['pypi', 'remote'], titleLower: 'postgres toolkit', downloads: 0, lastModified: '2025-05-01T00:00:00Z' });
+    expect(toIndexedDocument(charlie).licenseFacet).toBe('MIT');
+    const deltaDoc = toIndexedDocument(delta);
+    expect(deltaDoc.types).toEqual(['remote']);
+    expect(deltaDoc).not.toHaveProperty('language');
+    expect(deltaDoc).not.toHaveProperty('licenseFacet');
+  });
+});
+
+// ---------------------------------------------------------------- (c) the adapter against a fake client
+
+interface Call {
+  method: string;
+  params: unknown;
+}
+
+class FakeClient implements OpenSearchClientLike {
+  readonly calls: Call[] = [];
+  existing = new Set<string>();
+  aliases: Record<string, string[]> = {};
+  searchResponses: unknown[] = [];
+  searchError: unknown;
+  bulkResponse: unknown = { errors: false, items: [], took: 1 };
+
+  private record(method: string, params: unknown): void {
+    this.calls.push({ method, params });
+  }
+
+  callsTo(method: string): unknown[] {
+    return this.calls.filter((c) => c.method === method).map((c) => c.params);
+  }
+
+  async search(params: API.Search_Request): Promise<{ body: unknown }> {
+    this.record('search', params);
+    if (this.searchError !== undefined) throw this.searchError;
+    return { body: this.searchResponses.shift() ?? { hits: { total: { value: 0, relation: 'eq' }, hits: [] } } };
+  }
+
+  async bulk(params: API.Bulk_Request): Promise<{ body: unknown }> {
+    this.record('bulk', params);
+    return { body: this.bulkResponse };
+  }
+
+  indices = {
+    create: async (params: API.Indices_Create_Request): Promise<{ body: unknown }> => {
+      this.record('indices.create', params);
+      this.existing.add(String(params.index));
+      return { body: { acknowledged: true } };
+    },
+    exists: async (params: API.Indices_Exists_Request): Promise<{ body: unknown }> => {
+      this.record('indices.exists', params);
+      const name = String(params.index);
+      return { body: this.existing.has(name) || Object.values(this.aliases).some((a) => a.includes(name)) };
+    },
+    getAlias: async (params: API.Indices_GetAlias_Request): Promise<{ body: unknown }> => {
+      this.record('indices.getAlias', params);
+      const body: Record<string, unknown> = {};
+      for (const [index, names] of Object.entries(this.aliases)) {
+        if (names.includes(String(params.name))) body[index] = { aliases: { [String(params.name)]: {} } };
+      }
+      if (Object.keys(body).length === 0) throw Object.assign(new Error('alias missing'), { statusCode: 404, meta: { statusCode: 404 } });
+      return { body };
+    },
+    updateAliases: async (params: API.Indices_UpdateAliases_Request): Promise<{ body: unknown }> => {
+      this.record('indices.updateAliases', params);
+      return { body: { acknowledged: true } };
+    },
+    delete: async (params: API.Indices_Delete_Request): Promise<{ body: unknown }> => {
+      this.record('indices.delete', params);
+      return { body: { acknowledged: true } };
+    },
+    refresh: async (params: API.Indices_Refresh_Request): Promise<{ body: unknown }> => {
+      this.record('indices.refresh', params);
+      return { body: {} };
+    },
+  };
+}
+
+const hitsOf = (docs: { record: { slug: string } }[], total = docs.length) => ({
+  hits: { total: { value: total, relation: 'eq' }, hits: docs.map((d) => ({ _id: d.record.slug, _source: { record: d.record } })) },
+});
+
+describe('OpenSearchIndex against a fake client', () => {
+  it('upsert creates the aliased index once, then bulk-indexes by slug with wait_for', async () => {
+    const fake = new FakeClient();
+    const index = new OpenSearchIndex({ client: fake, index: 'catalog' });
+    const docs = catalogFixture().slice(0, 2);
+    await index.upsert(docs);
+    await index.upsert(docs.slice(0, 1));
+
+    const creates = fake.callsTo('indices.create');
+    expect(creates).toHaveLength(1);
+    expect(creates[0]).toMatchObject({ index: 'catalog-initial', body: { aliases: { catalog: {} }, mappings: { dynamic: 'strict' } } });
+
+    const bulks = fake.callsTo('bulk') as API.Bulk_Request[];
+    expect(bulks).toHaveLength(2);
+    expect(bulks[0]).toMatchObject({ index: 'catalog', refresh: 'wait_for' });
+    expect(bulks[0].body).toEqual(buildBulkUpsert(docs));
+    expect((bulks[0].body as unknown[])[0]).toEqual({ index: { _id: 'alpha' } });
+    expect((bulks[0].body as unknown[])[1]).toMatchObject({ slug: 'alpha', record: docs[0].record });
+  });
+
+  it('splits large upserts into chunks', async () => {
+    const fake = new FakeClient();
+    fake.existing.add('catalog');
+    const docs = Array.from({ length: 1001 }, (_, i) => makeDoc(makeRecord(`s${i}`)));
+    await new OpenSearchIndex({ client: fake, index: 'catalog' }).upsert(docs);
+    expect((fake.callsTo('bulk') as API.Bulk_Request[]).map((b) => (b.body as unknown[]).length)).toEqual([1000, 1000, 2]);
+  });
+
+  it('remove sends bulk deletes and tolerates not-found items', async () => {
+    const fake = new FakeClient();
+    fake.existing.add('catalog');
+    fake.bulkResponse = {
+      errors: true,
+      items: [{ delete: { _id: 'gone', status: 404, result: 'not_found' } }, { delete: { _id: 'a', status: 200, result: 'deleted' } }],
+    };
+    await new OpenSearchIndex({ client: fake, index: 'catalog' }).remove(['gone', 'a']);
+    const [bulk] = fake.callsTo('bulk') as API.Bulk_Request[];
+    expect(bulk).toMatchObject({ index: 'catalog', refresh: 'wait_for' });
+    expect(bulk.body).toEqual([{ delete: { _id: 'gone' } }, { delete: { _id: 'a' } }]);
+    expect(buildBulkDelete(['x'])).toEqual([{ delete: { _id: 'x' } }]);
+  });
+
+  it('reports failed bulk items', async () => {
+    const fake = new FakeClient();
+    fake.existing.add('catalog');
+    fake.bulkResponse = { errors: true, items: [{ index: { _id: 'alpha', status: 400, error: { type: 'mapper_parsing_exception' } } }] };
+    await expect(new OpenSearchIndex({ client: fake, index: 'catalog' }).upsert(catalogFixture())).rejects.toThrow(/alpha.*mapper_parsing/);
+  });
+
+  it('replaceAll loads a fresh index, swaps the alias atomically and deletes the old index', async () => {
+    const fake = new FakeClient();
+    fake.existing.add('catalog-old');
+    fake.aliases = { 'catalog-old': ['catalog'] };
+    const docs = catalogFixture();
+    await new OpenSearchIndex({ client: fake, index: 'catalog' }).replaceAll(docs);
+
+    const [create] = fake.callsTo('indices.create') as API.Indices_Create_Request[];
+    const fresh = String(create.index);
+    expect(fresh).toMatch(/^catalog-\d+-[a-z0-9]+$/);
+    expect(create.body).toEqual(indexDefinition());
+    const [bulk] = fake.callsTo('bulk') as API.Bulk_Request[];
+    expect(bulk).toMatchObject({ index: fresh, refresh: false });
+    expect(bulk.body).toEqual(buildBulkUpsert(docs));
+    expect(fake.callsTo('indices.refresh')).toEqual([{ index: fresh }]);
+    expect(fake.callsTo('indices.updateAliases')).toEqual([
+      { body: { actions: [{ remove: { index: 'catalog-old', alias: 'catalog' } }, { add: { index: fresh, alias: 'catalog' } }] } },
+    ]);
+    expect(fake.callsTo('indices.delete')).toEqual([{ index: 'catalog-old' }]);
+    // The swap happens after the load and before the old index goes.
+    const order = fake.calls.map((c) => c.method);
+    expect(order.indexOf('indices.updateAliases')).toBeGreaterThan(order.lastIndexOf('bulk'));
+    expect(order.indexOf('indices.delete')).toBeGreaterThan(order.indexOf('indices.updateAliases'));
+  });
+
+  it('replaceAll removes a concrete index squatting on the alias name in the same alias update', async () => {
+    const fake = new FakeClient();
+    fake.existing.add('catalog');
+    await new OpenSearchIndex({ client: fake, index: 'catalog' }).replaceAll([]);
+    const [update] = fake.callsTo('indices.updateAliases') as API.Indices_UpdateAliases_Request[];
+    expect(update.body.actions).toEqual([{ add: { index: expect.stringMatching(/^catalog-/), alias: 'catalog' } }, { remove_index: { index: 'catalog' } }]);
+    expect(fake.callsTo('bulk')).toEqual([]);
+  });
+
+  it('replaceAll deletes its fresh index and leaves the alias alone when loading fails', async () => {
+    const fake = new FakeClient();
+    fake.aliases = { 'catalog-old': ['catalog'] };
+    fake.bulkResponse = { errors: true, items: [{ index: { _id: 'alpha', status: 429, error: { type: 'es_rejected_execution_exception' } } }] };
+    await expect(new OpenSearchIndex({ client: fake, index: 'catalog' }).replaceAll(catalogFixture())).rejects.toThrow();
+    const [create] = fake.callsTo('indices.create') as API.Indices_Create_Request[];
+    expect(fake.callsTo('indices.updateAliases')).toEqual([]);
+    expect(fake.callsTo('indices.delete')).toEqual([{ index: create.index }]);
+  });
+
+  it('list sends the built request to the alias and returns records and the exact total', async () => {
+    const fake = new FakeClient();
+    const docs = catalogFixture();
+    fake.searchResponses.push(hitsOf(docs.slice(0, 2), 17));
+    const q = { filters: { type: ['npm' as const] }, sort: 'name' as const, page: { offset: 0, limit: 2 } };
+    const result = await new OpenSearchIndex({ client: fake, index: 'catalog' }).list(q);
+    expect(fake.callsTo('search')).toEqual([{ index: 'catalog', body: buildListRequest(q) }]);
+    expect(result).toEqual({ items: [docs[0].record, docs[1].record], total: 17 });
+  });
+
+  it('search refuses deep pages without calling the cluster', async () => {
+    const fake = new FakeClient();
+    const index = new OpenSearchIndex({ client: fake, index: 'catalog' });
+    await expect(index.search({ q: 'x', filters: {}, page: { offset: 10_000, limit: 1 } })).rejects.toBeInstanceOf(SearchWindowError);
+    expect(fake.calls).toEqual([]);
+  });
+
+  it('reads a missing index as an empty catalog', async () => {
+    const fake = new FakeClient();
+    fake.searchError = Object.assign(new Error('no such index'), {
+      statusCode: 404,
+      body: { error: { type: 'index_not_found_exception' }, status: 404 },
+    });
+    const index = new OpenSearchIndex({ client: fake, index: 'catalog' });
+    expect(await index.list({ filters: {}, sort: 'popularity', page: { offset: 0, limit: 5 } })).toEqual({ items: [], total: 0 });
+    expect(await index.slugs()).toEqual([]);
+    expect(await index.facets()).toEqual({ categories: [], languages: [], licenses: [] });
+  });
+
+  it('propagates other errors', async () => {
+    const fake = new FakeClient();
+    fake.searchError = Object.assign(new Error('boom'), { statusCode: 500 });
+    await expect(new OpenSearchIndex({ client: fake, index: 'catalog' }).registryPage({ limit: 5 })).rejects.toThrow('boom');
+  });
+
+  it('pages through every slug with search_after', async () => {
+    const fake = new FakeClient();
+    const page = (from: number, count: number) => ({
+      hits: {
+        total: { value: 0, relation: 'gte' },
+        hits: Array.from({ length: count }, (_, i) => {
+          const slug = `s${String(from + i).padStart(5, '0')}`;
+          return { _id: slug, _source: { slug, lastModified: '2025-01-01T00:00:00Z' } };
+        }),
+      },
+    });
+    fake.searchResponses.push(page(0, 5000), page(5000, 5000), page(10000, 3));
+    const slugs = await new OpenSearchIndex({ client: fake, index: 'catalog' }).slugs();
+    expect(slugs).toHaveLength(10003);
+    expect(slugs[10002]).toEqual({ slug: 's10002', updatedAt: '2025-01-01T00:00:00Z' });
+    const bodies = (fake.callsTo('search') as API.Search_Request[]).map((p) => p.body);
+    expect(bodies).toEqual([buildSlugsRequest(undefined), buildSlugsRequest('s04999'), buildSlugsRequest('s09999')]);
+  });
+
+  it('parses facet buckets', async () => {
+    const fake = new FakeClient();
+    fake.searchResponses.push({
+      hits: { total: { value: 5, relation: 'eq' }, hits: [] },
+      aggregations: {
+        categories: { buckets: [{ key: 'Security', doc_count: 3 }] },
+        languages: { buckets: [{ key: 'Go', doc_count: 2 }, { key: 'Rust', doc_count: 1 }] },
+        licenses: { buckets: [] },
+      },
+    });
+    expect(await new OpenSearchIndex({ client: fake, index: 'catalog' }).facets()).toEqual({
+      categories: [{ name: 'Security', count: 3 }],
+      languages: [
+        { name: 'Go', count: 2 },
+        { name: 'Rust', count: 1 },
+      ],
+      licenses: [],
+    });
+    expect(fake.callsTo('search')).toEqual([{ index: 'catalog', body: buildFacetsRequest() }]);
+  });
+
+  it('autocomplete and registryPage send their built requests', async () => {
+    const fake = new FakeClient();
+    const docs = catalogFixture();
+    fake.searchResponses.push(hitsOf([docs[1]]), hitsOf([docs[3], docs[1]]));
+    const index = new OpenSearchIndex({ client: fake, index: 'catalog' });
+    expect(await index.autocomplete('Post', 5)).toEqual([docs[1].record]);
+    expect(await index.registryPage({ limit: 2, nameFrom: 'a' })).toEqual([docs[3].record, docs[1].record]);
+    expect(fake.callsTo('search')).toEqual([
+      { index: 'catalog', body: buildAutocompleteRequest('Post', 5) },
+      { index: 'catalog', body: buildRegistryRequest({ limit: 2, nameFrom: 'a' }) },
+    ]);
+    expect(await index.autocomplete('', 5)).toEqual([]);
+    expect(fake.callsTo('search')).toHaveLength(2);
+  });
+});
