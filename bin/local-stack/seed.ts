@@ -1,4 +1,4 @@
-import { documentClient, dynamoClient, s3Client } from '../../lambdas/shared/aws/clients';
+import { documentClient, dynamoClient, s3Config } from '../../lambdas/shared/aws/clients';
 import type { CatalogConfig } from '../../lambdas/shared/config';
 import { DynamoCatalogStore } from '../../lambdas/catalog/adapters/dynamo-catalog-store';
 import { S3IconStore } from '../../lambdas/catalog/adapters/s3-icon-store';
@@ -38,10 +38,9 @@ export async function seedCatalog(
   const servers = generateCatalog(count, { seed: opts.seed });
   const clientOpts = { region: config.region, dynamoEndpoint: config.dynamoEndpoint, s3Endpoint: config.s3Endpoint };
   const ddb = dynamoClient(clientOpts);
-  const s3 = s3Client(clientOpts);
+  const icons = new S3IconStore((mod) => new mod.S3Client(s3Config(clientOpts)), config.iconsBucket);
   try {
     const store = new DynamoCatalogStore(documentClient(ddb), config.catalogTable);
-    const icons = new S3IconStore(s3, config.iconsBucket);
 
     const keep = new Set(servers.map((s) => s.record.slug));
     const stale: string[] = [];
@@ -71,6 +70,6 @@ export async function seedCatalog(
     return { servers: servers.length, icons: iconCount, removed: stale.length };
   } finally {
     ddb.destroy();
-    s3.destroy();
+    await icons.destroy();
   }
 }

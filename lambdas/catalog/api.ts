@@ -90,18 +90,18 @@ async function runRoute(resolved: Resolved, event: HttpEvent, deps: CatalogDeps,
     );
   } catch (err) {
     if (err instanceof AppError) return errorResult(err);
-    logger.error('unhandled error', { err: err instanceof Error ? { name: err.name, message: err.message, stack: err.stack } : String(err) });
+    logger.error('unhandled error', { requestId, err: err instanceof Error ? { name: err.name, message: err.message, stack: err.stack } : String(err) });
     return errorResult(internalError());
   }
 }
 
 /** Consults the shared limiter; an outage of the limiter's table fails open (logged), never a 500. */
-async function limit(event: HttpEvent, deps: CatalogDeps): Promise<RateDecision | undefined> {
+async function limit(event: HttpEvent, deps: CatalogDeps, requestId: string): Promise<RateDecision | undefined> {
   try {
     const caller = await deps.callers.resolve(event);
     return await deps.limiter.consume(caller.key, caller.policy);
   } catch (err) {
-    logger.warn('rate limiter unavailable; request served without a limit', { err: err instanceof Error ? err.message : String(err) });
+    logger.warn('rate limiter unavailable; request served without a limit', { requestId, err: err instanceof Error ? err.message : String(err) });
     return undefined;
   }
 }
@@ -112,7 +112,7 @@ export async function handleCatalogRequest(event: HttpEvent, deps: CatalogDeps, 
   const limited = !(resolved.kind === 'preflight' || (resolved.kind === 'route' && UNLIMITED.has(resolved.route.operationId)));
   // The limiter's round trip runs concurrently with the request's own work (reads have no side effects).
   const [decision, result] = await Promise.all([
-    limited ? limit(event, deps) : Promise.resolve(undefined),
+    limited ? limit(event, deps, requestId) : Promise.resolve(undefined),
     runRoute(resolved, event, deps, requestId),
   ]);
   let out = result;
@@ -124,7 +124,8 @@ export async function handleCatalogRequest(event: HttpEvent, deps: CatalogDeps, 
     );
   }
   out.headers = { ...out.headers, ...corsHeaders(), ...(decision && rateHeaders(decision)) };
-  logger.info('request', {
+  // Level checked here: building the entry costs more than the (usually silent) call itself.
+  if (logger.getLevelName() !== 'SILENT') logger.info('request', {
     requestId,
     method: event.requestContext.http.method,
     path: event.rawPath,
@@ -135,23 +136,20 @@ export async function handleCatalogRequest(event: HttpEvent, deps: CatalogDeps, 
   return out;
 }
 
-/** The Lambda entry's shape: middy around the dispatcher, with Powertools' request-scoped log keys. */
+/**
+ * The Lambda entry's shape: middy around the dispatcher. Every log line of a request carries its
+ * `requestId` explicitly (API Gateway's id, else Lambda's), so no per-request logger state is kept.
+ */
 export function createCatalogHandler(getDeps: () => Promise<CatalogDeps>) {
-  return middy<HttpEvent, HttpResult, Error, LambdaContext>()
-    .before(async (request) => {
-      logger.addContext(request.context);
-    })
-    .handler(async (event, context) => {
-      const requestId = event.requestContext?.requestId ?? context.awsRequestId ?? randomUUID();
-      logger.appendKeys({ requestId });
-      try {
-        return await handleCatalogRequest(event, await getDeps(), requestId);
-      } catch (err) {
-        // Only dependency initialisation can land here (handleCatalogRequest answers every error itself).
-        logger.error('catalog handler failed', { err: err instanceof Error ? err.message : String(err) });
-        return { ...errorResult(internalError()), headers: { ...errorResult(internalError()).headers, ...corsHeaders() } };
-      } finally {
-        logger.removeKeys(['requestId']);
-      }
-    });
+  return middy<HttpEvent, HttpResult, Error, LambdaContext>().handler(async (event, context) => {
+    const requestId = event.requestContext?.requestId ?? context.awsRequestId ?? randomUUID();
+    try {
+      return await handleCatalogRequest(event, await getDeps(), requestId);
+    } catch (err) {
+      // Only dependency initialisation can land here (handleCatalogRequest answers every error itself).
+      logger.error('catalog handler failed', { requestId, err: err instanceof Error ? err.message : String(err) });
+      const failed = errorResult(internalError());
+      return { ...failed, headers: { ...failed.headers, ...corsHeaders() } };
+    }
+  });
 }

@@ -29,17 +29,17 @@ export function authenticatedPolicy(config: CatalogConfig): RatePolicy {
  * The client IP. Behind CloudFront it is the viewer address CloudFront forwards, trusted only when
  * the request carries the secret origin header CloudFront adds (so a caller that reaches the API
  * directly cannot pick its own bucket); otherwise the connection's source address.
- * `CloudFront-Viewer-Address` (ip:port) is used when the origin request policy forwards it; the
- * distribution's viewer-request function also sets `x-viewer-address` (ip) from the connection,
- * overwriting anything a client sent, because the managed policy is not documented to forward the
- * former.
+ * The distribution's viewer-request function sets `x-viewer-address` from the connection,
+ * overwriting anything a client sent; `CloudFront-Viewer-Address` (ip:port) is the fallback, used
+ * when an origin request policy forwards it.
  */
 export function clientIp(event: HttpEvent, originSecret: string | undefined): string {
   if (originSecret !== undefined && header(event, 'x-origin-verify') === originSecret) {
-    const viewer = header(event, 'cloudfront-viewer-address');
-    if (viewer) return stripPort(viewer);
+    // The function's header first: it always overwrites whatever a client sent.
     const fromFunction = header(event, 'x-viewer-address');
     if (fromFunction) return fromFunction;
+    const viewer = header(event, 'cloudfront-viewer-address');
+    if (viewer) return stripPort(viewer);
   }
   return event.requestContext?.http?.sourceIp ?? 'unknown';
 }

