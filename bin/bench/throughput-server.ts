@@ -44,12 +44,13 @@ async function main(): Promise<void> {
   await index.replaceAll(generateCatalog(env.count).map(toSearchDocument));
   const deps = await createCatalogDeps(config, index);
   const running = await listen(
-    createLocalServer({ apis: [{ table: CATALOG_API, handler: createCatalogHandler(async () => deps) }], ready: () => true }),
+    createLocalServer({ apis: [{ table: CATALOG_API, functions: { catalog: createCatalogHandler(async () => deps) } }], ready: () => true }),
     0,
   );
   process.stdout.write(`${JSON.stringify({ port: running.port })}\n`);
 }
 
+process.on("SIGINT", () => process.exit(0));
 main().catch((err: unknown) => {
   console.error(err);
   process.exit(1);

@@ -11,9 +11,10 @@ import type { HttpEvent, HttpResult, LambdaContext } from '../../lambdas/shared/
  */
 export type LambdaLike = (event: HttpEvent, context: LambdaContext) => Promise<HttpResult>;
 
+/** An API and its functions by name (`RouteDef.fn`); the catch-all goes to `table.catchAllFn`. */
 export interface MountedApi {
   table: ApiTable;
-  handler: LambdaLike;
+  functions: Record<string, LambdaLike>;
 }
 
 export interface LocalServerOptions {
@@ -31,10 +32,16 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+const EMPTY = Buffer.alloc(0);
 const NOT_FOUND_BODY = JSON.stringify({ success: false, error: { code: 'NOT_FOUND', message: 'No such endpoint' } });
 
 export function createLocalServer(opts: LocalServerOptions): Server {
-  const mounted = opts.apis.map((api) => ({ ...api, matcher: new RouteMatcher(api.table.routes) }));
+  const mounted = opts.apis.map((api) => {
+    for (const fn of [api.table.catchAllFn, ...api.table.routes.map((r) => r.fn)]) {
+      if (!api.functions[fn]) throw new Error(`no function "${fn}" mounted for ${api.table.prefix}`);
+    }
+    return { ...api, matcher: new RouteMatcher(api.table.routes) };
+  });
   const maxBody = opts.maxBodyBytes ?? 10 * 1024 * 1024;
 
   return createServer((req, res) => {
@@ -56,7 +63,9 @@ export function createLocalServer(opts: LocalServerOptions): Server {
         res.end(NOT_FOUND_BODY);
         return;
       }
-      const body = await readBody(req, maxBody);
+      // A request without a body (GET, HEAD, DELETE) declares neither length nor chunking.
+      const hasBody = req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
+      const body = hasBody ? await readBody(req, maxBody) : EMPTY;
       if (body === 'too-large') {
         res.writeHead(413, { 'content-type': 'application/json; charset=utf-8', connection: 'close' });
         res.end(JSON.stringify({ message: 'Request Entity Too Large' }));
@@ -65,7 +74,8 @@ export function createLocalServer(opts: LocalServerOptions): Server {
       const method = (req.method ?? 'GET').toUpperCase();
       const { match } = api.matcher.match(method, rawPath);
       const event = toEvent(req, method, rawPath, rawQueryString, body, match ? routeKey(match.route) : '$default', match?.pathParameters);
-      const result = await api.handler(event, lambdaContext(event.requestContext.requestId));
+      const fn = api.functions[match ? match.route.fn : api.table.catchAllFn];
+      const result = await fn(event, lambdaContext(event.requestContext.requestId));
       writeResult(res, result);
     })().catch((err: unknown) => {
       // Handlers answer their own errors; reaching here is a bug in this adapter.
@@ -106,9 +116,12 @@ function toEvent(
     // API Gateway joins repeated headers with commas.
     headers[k] = headers[k] === undefined ? req.rawHeaders[i + 1] : `${headers[k]},${req.rawHeaders[i + 1]}`;
   }
-  const queryStringParameters: Record<string, string> = {};
-  for (const [k, v] of new URLSearchParams(rawQueryString)) {
-    queryStringParameters[k] = queryStringParameters[k] === undefined ? v : `${queryStringParameters[k]},${v}`;
+  let queryStringParameters: Record<string, string> | undefined;
+  if (rawQueryString) {
+    queryStringParameters = {};
+    for (const [k, v] of new URLSearchParams(rawQueryString)) {
+      queryStringParameters[k] = queryStringParameters[k] === undefined ? v : `${queryStringParameters[k]},${v}`;
+    }
   }
   const now = new Date();
   const requestId = randomUUID();
@@ -120,7 +133,7 @@ function toEvent(
     rawQueryString,
     cookies: headers.cookie ? headers.cookie.split(/;\s*/) : undefined,
     headers,
-    queryStringParameters: rawQueryString ? queryStringParameters : undefined,
+    queryStringParameters,
     pathParameters,
     requestContext: {
       accountId: 'local',
@@ -149,8 +162,13 @@ function normaliseIp(ip: string): string {
   return ip.startsWith('::ffff:') ? ip.slice(7) : ip;
 }
 
+/**
+ * The Lambda context as far as it exists locally. There is no invocation deadline here, so
+ * `getRemainingTimeInMillis` is left out: middy then skips its early-timeout timer, which would
+ * otherwise be armed and cleared on every request against an invented deadline.
+ */
 function lambdaContext(requestId: string): LambdaContext {
-  return {
+  const context: Omit<LambdaContext, 'getRemainingTimeInMillis'> = {
     callbackWaitsForEmptyEventLoop: false,
     functionName: 'local',
     functionVersion: '$LATEST',
@@ -159,17 +177,19 @@ function lambdaContext(requestId: string): LambdaContext {
     awsRequestId: requestId,
     logGroupName: 'local',
     logStreamName: 'local',
-    getRemainingTimeInMillis: () => 30000,
     done: () => undefined,
     fail: () => undefined,
     succeed: () => undefined,
   };
+  return context as LambdaContext;
 }
 
 function writeResult(res: ServerResponse, result: HttpResult): void {
-  const headers: Record<string, string | string[]> = { ...result.headers };
+  const headers: Record<string, string | string[]> = result.headers;
   if (result.cookies?.length) headers['set-cookie'] = result.cookies;
   const body = result.body === undefined ? '' : result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body;
+  // With its length declared, the head and body leave in one write instead of as chunks.
+  headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.length);
   res.writeHead(result.statusCode, headers);
   res.end(body);
 }

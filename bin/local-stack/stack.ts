@@ -48,7 +48,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       return deps;
     });
     running = await listen(
-      createLocalServer({ apis: [{ table: CATALOG_API, handler }], ready: () => ready }),
+      createLocalServer({ apis: [{ table: CATALOG_API, functions: { catalog: handler } }], ready: () => ready }),
       opts.port ?? Number(process.env.PORT ?? 3000),
       opts.host,
     );

@@ -16,6 +16,7 @@ const matcher = new RouteMatcher(CATALOG_API.routes);
 const byKey = new Map<string, RouteDef>(CATALOG_API.routes.map((r) => [routeKey(r), r]));
 /** Icons are immutable and exempt from rate limits (spec 1). */
 const UNLIMITED = new Set(['getIcon']);
+const LOG_REQUESTS = logger.getLevelName() !== 'SILENT';
 
 type Resolved =
   | { kind: 'route'; route: RouteDef; params: Record<string, string> }
@@ -124,8 +125,8 @@ export async function handleCatalogRequest(event: HttpEvent, deps: CatalogDeps, 
     );
   }
   out.headers = { ...out.headers, ...corsHeaders(), ...(decision && rateHeaders(decision)) };
-  // Level checked here: building the entry costs more than the (usually silent) call itself.
-  if (logger.getLevelName() !== 'SILENT') logger.info('request', {
+  // Level checked once: building the entry costs more than the (usually silent) call itself.
+  if (LOG_REQUESTS) logger.info('request', {
     requestId,
     method: event.requestContext.http.method,
     path: event.rawPath,

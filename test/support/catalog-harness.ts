@@ -51,7 +51,7 @@ export async function startTestCatalog(opts: { seed?: number; config?: Partial<C
   const deps = await createCatalogDeps(config, index);
   if (opts.seed) await seedCatalog(config, index, opts.seed);
   const handler = createCatalogHandler(async () => deps);
-  const running: RunningServer = await listen(createLocalServer({ apis: [{ table: CATALOG_API, handler }], ready: () => true }), 0);
+  const running: RunningServer = await listen(createLocalServer({ apis: [{ table: CATALOG_API, functions: { catalog: handler } }], ready: () => true }), 0);
   return {
     url: running.url,
     deps,
