@@ -13,6 +13,8 @@ const ROOT = join(__dirname, '..', '..');
 const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
 const dataDir = mkdtempSync(join(tmpdir(), 'local-stack-'));
 let server: ChildProcess | undefined;
+/** The server's stderr, shown when an expectation fails (warnings such as an unreadable snapshot). */
+let serverLog = '';
 
 function alive(pid: number): boolean {
   try {
@@ -39,7 +41,9 @@ function start(port: number): ChildProcess {
     env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'SILENT' },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
-  child.stderr?.on('data', () => undefined);
+  child.stderr?.on('data', (d: Buffer) => {
+    serverLog += d.toString();
+  });
   return child;
 }
 
@@ -72,7 +76,9 @@ it('runs, seeds while running, and leaves no child behind after a crash', async 
   expect(seeded.status).toBe(0);
   expect(seeded.stdout).toMatch(/seeded 40 servers/);
   expect(seeded.stderr).toMatch(/using the running local stack/);
-  expect(await total(base)).toBe(40);
+  const afterSeed = await total(base);
+  if (afterSeed !== 40) console.error(`server log:\n${serverLog}`);
+  expect(afterSeed).toBe(40);
 
   const stack = JSON.parse(readFileSync(join(dataDir, 'run', 'stack.json'), 'utf8')) as { pid: number };
   const javaPid = Number(readFileSync(join(dataDir, 'run', 'dynamodb.pid'), 'utf8'));
