@@ -31,7 +31,7 @@ async function main(): Promise<void> {
     });
     return;
   }
-  const env = JSON.parse(arg) as { dynamo: string; s3: string; tmp: string; rateTable: string; count: number; keys: string };
+  const env = JSON.parse(arg) as { dynamo: string; s3: string; tmp: string; rateTable: string; count: number; keys: string; cache: boolean };
   const config = {
     ...localCatalogConfig(dataDir(env.tmp), env.dynamo, env.s3),
     rateLimitTable: env.rateTable,
@@ -39,6 +39,7 @@ async function main(): Promise<void> {
     cursorKeysFile: env.keys,
     // One client (the load generator) is not what the limit is about: raise it; the limiter still runs.
     anonymous: { rate: 1_000_000, burst: 1_000_000 },
+    responseCacheEntries: env.cache ? 512 : 0,
   };
   const index = new EmbeddedSearchIndex({});
   await index.replaceAll(generateCatalog(env.count).map(toSearchDocument));

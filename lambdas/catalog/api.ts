@@ -10,6 +10,7 @@ import { logger } from '../shared/logger';
 import type { RateDecision } from '../shared/rate-limit/rate-limiter';
 import type { CatalogDeps } from './deps';
 import { CATALOG_HANDLERS } from './handlers';
+import { ResponseCache } from './response-cache';
 import { CATALOG_API } from './routes';
 
 const matcher = new RouteMatcher(CATALOG_API.routes);
@@ -17,6 +18,18 @@ const byKey = new Map<string, RouteDef>(CATALOG_API.routes.map((r) => [routeKey(
 /** Icons are immutable and exempt from rate limits (spec 1). */
 const UNLIMITED = new Set(['getIcon']);
 const LOG_REQUESTS = logger.getLevelName() !== 'SILENT';
+/** Reads answered from the search index alone, whose responses depend only on the query and the index content. */
+const INDEX_READS = new Set(['listServers', 'searchServers', 'autocomplete', 'listCategories', 'listLanguages', 'listLicenses', 'getFacets', 'listSlugs', 'listRegistryServers']);
+const caches = new WeakMap<CatalogDeps, ResponseCache | null>();
+
+function responseCache(deps: CatalogDeps): ResponseCache | null {
+  let cache = caches.get(deps);
+  if (cache === undefined) {
+    cache = deps.config.responseCacheEntries > 0 ? new ResponseCache(deps.config.responseCacheEntries) : null;
+    caches.set(deps, cache);
+  }
+  return cache;
+}
 
 type Resolved =
   | { kind: 'route'; route: RouteDef; params: Record<string, string> }
@@ -84,11 +97,17 @@ function rateHeaders(d: RateDecision): Record<string, string> {
 async function runRoute(resolved: Resolved, event: HttpEvent, deps: CatalogDeps, requestId: string): Promise<HttpResult> {
   if (resolved.kind === 'error') return errorResult(resolved.error);
   if (resolved.kind === 'preflight') return { statusCode: 204, headers: preflightHeaders(resolved.allowed), body: '' };
-  const handler = CATALOG_HANDLERS[resolved.route.operationId];
+  const op = resolved.route.operationId;
+  const handler = CATALOG_HANDLERS[op];
   try {
-    return toResult(
-      await handler({ event, query: parseRawQuery(event.rawQueryString), params: resolved.params, requestId }, deps),
-    );
+    const cache = INDEX_READS.has(op) && deps.index.generation ? responseCache(deps) : null;
+    const generation = cache && deps.index.generation ? await deps.index.generation() : undefined;
+    const key = `${op}?${event.rawQueryString ?? ''}`;
+    const cached = cache && generation && cache.get(key, generation);
+    if (cached) return cached;
+    const result = toResult(await handler({ event, query: parseRawQuery(event.rawQueryString), params: resolved.params, requestId }, deps));
+    if (cache && generation) cache.set(key, generation, result);
+    return result;
   } catch (err) {
     if (err instanceof AppError) return errorResult(err);
     logger.error('unhandled error', { requestId, err: err instanceof Error ? { name: err.name, message: err.message, stack: err.stack } : String(err) });

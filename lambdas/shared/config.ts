@@ -20,6 +20,13 @@ function int(name: string, fallback: number): number {
   return n;
 }
 
+function count(name: string, fallback: number): number {
+  const v = process.env[name];
+  if (v === undefined || v === '') return fallback;
+  if (!/^\d+$/.test(v)) throw new Error(`${name} must be a whole number, got "${v}"`);
+  return Number(v);
+}
+
 function fraction(name: string, fallback: number): number {
   const v = process.env[name];
   if (v === undefined || v === '') return fallback;
@@ -56,6 +63,8 @@ export interface CatalogConfig {
   authenticated: RateTier;
   /** Share of the burst an instance leases from the shared bucket per DynamoDB call (0 = every request). */
   rateLeaseFraction: number;
+  /** Whole responses kept per instance for index-backed reads (0 disables; see response-cache.ts). */
+  responseCacheEntries: number;
   /** Cursor keys: a JSON file locally, a Secrets Manager secret in AWS. */
   cursorKeysFile?: string;
   cursorSecretArn?: string;
@@ -83,6 +92,7 @@ export function loadCatalogConfig(): CatalogConfig {
     anonymous: { rate: int('RATE_ANON_RPS', 30), burst: int('RATE_ANON_BURST', 60) },
     authenticated: { rate: int('RATE_USER_RPS', 100), burst: int('RATE_USER_BURST', 200) },
     rateLeaseFraction: fraction('RATE_LEASE_FRACTION', 0.1),
+    responseCacheEntries: count('RESPONSE_CACHE_ENTRIES', 512),
     cursorKeysFile: optional('CURSOR_KEYS_FILE'),
     cursorSecretArn: optional('CURSOR_SECRET_ARN'),
     originVerifySecret: optional('ORIGIN_VERIFY_SECRET'),

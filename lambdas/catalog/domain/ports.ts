@@ -86,6 +86,12 @@ export interface SearchIndex {
   slugs(): Promise<SlugEntry[]>;
   /** The registry feed: ordered by name asc. */
   registryPage(q: RegistryQuery): Promise<CatalogRecord[]>;
+  /**
+   * An opaque token that changes whenever the index content changes (after a reload too), for
+   * caching whole responses per content version. Optional: an engine that cannot tell (OpenSearch,
+   * written by other processes) leaves it out and nothing is cached.
+   */
+  generation?(): Promise<object>;
 }
 
 /** Thrown by `SearchIndex.search` when offset+limit is beyond what the engine can page to. */

@@ -457,6 +457,12 @@ export class EmbeddedSearchIndex implements SearchIndex {
     });
   }
 
+  /** The current derived view: rebuilt, so a new object, whenever the content changed or was reloaded. */
+  async generation(): Promise<object> {
+    await this.ensureFresh();
+    return this.currentView();
+  }
+
   /** Re-reads the snapshot now if it changed, ignoring the 200 ms check interval. */
   async refresh(): Promise<void> {
     if (this.snapshotPath === undefined) return;
