@@ -1,0 +1,100 @@
+/**
+ * Auth configuration, read once from the environment (props in CDK set the same variables).
+ *
+ * One audience per deployment: `audience` is this deployment's MCP resource URL. It is the `aud`
+ * of local-issuer JWTs, the `resource` (RFC 8707) bound into every opaque token, and by default the
+ * Cognito resource-server identifier whose scopes are normalised. A token for anything else is 401.
+ */
+export interface CognitoJwtConfig {
+  kind: 'cognito';
+  userPoolId: string;
+  /** App clients whose access tokens are accepted (the web front's client, …). */
+  clientIds: string[];
+  /** Resource-server identifier: scopes arrive as `<id>/memory:read`. */
+  resourceServerId: string;
+}
+
+export interface LocalJwtConfig {
+  kind: 'local';
+  /** `iss` of the local issuer's tokens. */
+  issuer: string;
+  /** Where the verifier fetches the JWKS (may differ from `<issuer>/.well-known/jwks.json` when the issuer URL is not what this process can reach). */
+  jwksUri: string;
+}
+
+export interface AuthConfig {
+  audience: string;
+  jwt: CognitoJwtConfig | LocalJwtConfig;
+  /** Opaque tokens (and codes, families) of the OAuth front; unset: `mcpat_` tokens are refused. */
+  tokenTable?: string;
+  /** OAuth clients registered with the front (RFC 7591, CIMD). */
+  clientTable: string;
+  /** How long a verified opaque token is trusted without a table read: the worst-case delay of a revocation. */
+  opaqueCacheSeconds: number;
+  /** JWKS fetch budget; past it the verifier answers `unavailable`. */
+  jwksTimeoutMs: number;
+  region: string;
+  dynamoEndpoint?: string;
+}
+
+type Env = Record<string, string | undefined>;
+
+function get(env: Env, name: string): string | undefined {
+  const v = env[name];
+  return v === undefined || v === '' ? undefined : v;
+}
+
+function num(env: Env, name: string, fallback: number, min: number): number {
+  const v = get(env, name);
+  if (v === undefined) return fallback;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n < min) throw new Error(`${name} must be a number >= ${min}, got "${v}"`);
+  return n;
+}
+
+const trimSlash = (s: string) => s.replace(/\/+$/, '');
+
+/** The deployment's public base URL: `PUBLIC_URL`, else the local stack's `http://localhost:<PORT>`. */
+export function publicUrl(env: Env = process.env): string {
+  return trimSlash(get(env, 'PUBLIC_URL') ?? `http://localhost:${get(env, 'PORT') ?? '3000'}`);
+}
+
+/**
+ * The local issuer's identity, shared by `npm start` and `npm run token` so that a token minted
+ * while the stack is down still verifies once it is up (same env, same data dir).
+ */
+export function localIssuerIdentity(env: Env = process.env): { issuer: string; audience: string } {
+  const base = publicUrl(env);
+  return { issuer: trimSlash(get(env, 'AUTH_ISSUER') ?? base), audience: get(env, 'AUTH_AUDIENCE') ?? `${base}/mcp` };
+}
+
+/** `AUTH_MODE`; a deployment that names a user pool verifies Cognito tokens unless told otherwise. */
+export function authMode(env: Env = process.env): string {
+  return get(env, 'AUTH_MODE') ?? (get(env, 'COGNITO_USER_POOL_ID') ? 'cognito' : 'local');
+}
+
+export function loadAuthConfig(env: Env = process.env): AuthConfig {
+  const mode = authMode(env);
+  const { issuer, audience } = localIssuerIdentity(env);
+  let jwt: AuthConfig['jwt'];
+  if (mode === 'cognito') {
+    const userPoolId = get(env, 'COGNITO_USER_POOL_ID');
+    const clientIds = (get(env, 'COGNITO_CLIENT_IDS') ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+    if (!userPoolId || clientIds.length === 0) throw new Error('AUTH_MODE=cognito needs COGNITO_USER_POOL_ID and COGNITO_CLIENT_IDS');
+    jwt = { kind: 'cognito', userPoolId, clientIds, resourceServerId: get(env, 'COGNITO_RESOURCE_SERVER') ?? audience };
+  } else if (mode === 'local') {
+    jwt = { kind: 'local', issuer, jwksUri: get(env, 'AUTH_JWKS_URI') ?? `${issuer}/.well-known/jwks.json` };
+  } else {
+    throw new Error(`AUTH_MODE must be cognito or local, got "${mode}"`);
+  }
+  return {
+    audience,
+    jwt,
+    tokenTable: get(env, 'AUTH_TOKEN_TABLE') ?? 'auth-tokens',
+    clientTable: get(env, 'AUTH_CLIENT_TABLE') ?? 'auth-clients',
+    opaqueCacheSeconds: num(env, 'AUTH_TOKEN_CACHE_SECONDS', 30, 0),
+    jwksTimeoutMs: num(env, 'AUTH_JWKS_TIMEOUT_MS', 3000, 1),
+    region: get(env, 'AWS_REGION') ?? 'us-east-1',
+    dynamoEndpoint: get(env, 'DYNAMODB_ENDPOINT'),
+  };
+}

@@ -1,0 +1,158 @@
+import middy from '@middy/core';
+import { randomUUID } from 'node:crypto';
+import { AppError } from '../../shared/errors';
+import { errorResult, internalError } from '../../shared/http/catalog-envelope';
+import { corsHeaders, preflightHeaders } from '../../shared/http/cors';
+import { parseRawQuery } from '../../shared/http/query';
+import { RouteMatcher, routeKey, type RouteDef } from '../../shared/http/route-table';
+import { header, type HandlerResponse, type HttpEvent, type HttpResult, type LambdaContext } from '../../shared/http/types';
+import { logger } from '../../shared/logger';
+import type { RateDecision } from '../../shared/rate-limit/rate-limiter';
+import { callerFor } from '../callers';
+import type { Principal } from '../principal';
+import type { TokenVerifier } from '../verifier';
+import type { FavoritesDeps } from './deps';
+import { FAVORITES_HANDLERS } from './handlers';
+import { FAVORITES_ROUTES } from './routes';
+
+const matcher = new RouteMatcher(FAVORITES_ROUTES);
+const byKey = new Map<string, RouteDef>(FAVORITES_ROUTES.map((r) => [routeKey(r), r]));
+const LOG_REQUESTS = logger.getLevelName() !== 'SILENT';
+
+type Resolved =
+  | { kind: 'route'; route: RouteDef; params: Record<string, string> }
+  | { kind: 'preflight'; allowed: string[] }
+  | { kind: 'error'; error: AppError };
+
+/**
+ * In AWS only the three favorites routes reach this function (their preflights and wrong verbs
+ * fall to the catalog's catch-all); answering them here too keeps the function correct wherever
+ * it is mounted.
+ */
+function resolve(event: HttpEvent): Resolved {
+  const route = byKey.get(event.routeKey);
+  const method = event.requestContext.http.method.toUpperCase();
+  if (route) return { kind: 'route', route, params: definedOnly(event.pathParameters) };
+  const { match, allowed } = matcher.match(method, event.rawPath);
+  if (match) return { kind: 'route', route: match.route, params: match.pathParameters };
+  if (method === 'OPTIONS' && header(event, 'access-control-request-method') && allowed.length) return { kind: 'preflight', allowed };
+  if (allowed.length) {
+    return { kind: 'error', error: new AppError('METHOD_NOT_ALLOWED', `${method} is not allowed here`, undefined, { allow: allowed.join(', ') }) };
+  }
+  return { kind: 'error', error: new AppError('NOT_FOUND', 'No such endpoint') };
+}
+
+function definedOnly(p: Record<string, string | undefined> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(p ?? {})) if (v !== undefined) out[k] = v;
+  return out;
+}
+
+// The two helpers below mirror private ones of `catalog/api.ts`; see the integration note on
+// moving them to `shared/http` so both APIs import one copy.
+function toResult(res: HandlerResponse): HttpResult {
+  const statusCode = res.status ?? 200;
+  if (res.kind === 'json') {
+    return {
+      statusCode,
+      headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...res.headers },
+      body: JSON.stringify(res.body),
+    };
+  }
+  if (res.kind === 'text') return { statusCode, headers: { 'content-type': res.contentType, ...res.headers }, body: res.body };
+  return {
+    statusCode,
+    headers: { 'content-type': res.contentType, ...res.headers },
+    body: Buffer.from(res.body).toString('base64'),
+    isBase64Encoded: true,
+  };
+}
+
+function rateHeaders(d: RateDecision): Record<string, string> {
+  return { 'x-ratelimit-limit': String(d.limit), 'x-ratelimit-remaining': String(d.remaining), 'x-ratelimit-reset': String(d.resetSeconds) };
+}
+
+/**
+ * A verifier that answers this request's header from the verification already done for the rate
+ * limit, so a token is checked once per request (one table read at most for an opaque token).
+ */
+function settledVerifier(inner: TokenVerifier, authorization: string | undefined, verification: Promise<Principal>): TokenVerifier {
+  return { verify: (h) => (h === authorization ? verification : inner.verify(h)) };
+}
+
+export async function handleFavoritesRequest(event: HttpEvent, deps: FavoritesDeps, requestId: string): Promise<HttpResult> {
+  const started = performance.now();
+  const resolved = resolve(event);
+  let out: HttpResult;
+  let decision: RateDecision | undefined;
+  if (resolved.kind === 'preflight') {
+    out = { statusCode: 204, headers: preflightHeaders(resolved.allowed), body: '' };
+  } else {
+    const authorization = header(event, 'authorization');
+    const verification = deps.verifier.verify(authorization);
+    const principal = await verification.then(
+      (p) => p,
+      () => undefined,
+    );
+    // Writes have side effects, so the limiter decides before the handler runs (unlike catalog reads).
+    decision = await consume(event, deps, principal, requestId);
+    if (decision && !decision.allowed) {
+      out = errorResult(
+        new AppError('RATE_LIMITED', 'Too many requests; retry after the delay in Retry-After', undefined, {
+          'retry-after': String(decision.retryAfterSeconds),
+        }),
+      );
+    } else if (resolved.kind === 'error') {
+      out = errorResult(resolved.error);
+    } else {
+      const requestDeps: FavoritesDeps = { ...deps, verifier: settledVerifier(deps.verifier, authorization, verification) };
+      out = await runRoute(resolved.route, resolved.params, event, requestDeps, requestId);
+    }
+  }
+  out.headers = { ...out.headers, ...corsHeaders(), ...(decision && rateHeaders(decision)) };
+  if (LOG_REQUESTS) logger.info('request', {
+    requestId,
+    method: event.requestContext.http.method,
+    path: event.rawPath,
+    route: resolved.kind === 'route' ? resolved.route.operationId : resolved.kind,
+    status: out.statusCode,
+    durationMs: Math.round((performance.now() - started) * 100) / 100,
+  });
+  return out;
+}
+
+async function runRoute(route: RouteDef, params: Record<string, string>, event: HttpEvent, deps: FavoritesDeps, requestId: string): Promise<HttpResult> {
+  const handler = FAVORITES_HANDLERS[route.operationId];
+  try {
+    return toResult(await handler({ event, query: parseRawQuery(event.rawQueryString), params, requestId }, deps));
+  } catch (err) {
+    if (err instanceof AppError) return errorResult(err);
+    logger.error('unhandled error', { requestId, err: err instanceof Error ? { name: err.name, message: err.message, stack: err.stack } : String(err) });
+    return errorResult(internalError());
+  }
+}
+
+/** The shared limiter, tiered like catalog reads; its table failing opens the gate (logged), never a 500. */
+async function consume(event: HttpEvent, deps: FavoritesDeps, principal: Principal | undefined, requestId: string): Promise<RateDecision | undefined> {
+  try {
+    const caller = callerFor(principal, event, deps.catalogConfig, deps.originSecret);
+    return await deps.limiter.consume(caller.key, caller.policy);
+  } catch (err) {
+    logger.warn('rate limiter unavailable; request served without a limit', { requestId, err: err instanceof Error ? err.message : String(err) });
+    return undefined;
+  }
+}
+
+/** The favorites Lambda entry: middy around the dispatcher, like `createCatalogHandler`. */
+export function createFavoritesHandler(getDeps: () => Promise<FavoritesDeps>) {
+  return middy<HttpEvent, HttpResult, Error, LambdaContext>().handler(async (event, context) => {
+    const requestId = event.requestContext?.requestId ?? context.awsRequestId ?? randomUUID();
+    try {
+      return await handleFavoritesRequest(event, await getDeps(), requestId);
+    } catch (err) {
+      logger.error('favorites handler failed', { requestId, err: err instanceof Error ? err.message : String(err) });
+      const failed = errorResult(internalError());
+      return { ...failed, headers: { ...failed.headers, ...corsHeaders() } };
+    }
+  });
+}

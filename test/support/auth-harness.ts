@@ -1,0 +1,171 @@
+import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { localCatalogConfig, provision } from '../../bin/local-stack/catalog-env';
+import { dataDir } from '../../bin/local-stack/data-dir';
+import { ensureTables } from '../../bin/local-stack/provision';
+import { createLocalServer, listen, type RunningServer } from '../../bin/local-stack/server';
+import { BearerCallers } from '../../lambdas/auth/callers';
+import type { AuthConfig } from '../../lambdas/auth/config';
+import { createFavoritesHandler } from '../../lambdas/auth/favorites/api';
+import type { FavoritesDeps } from '../../lambdas/auth/favorites/deps';
+import { FAVORITES_ROUTES } from '../../lambdas/auth/favorites/routes';
+import { DynamoFavoritesStore } from '../../lambdas/auth/favorites/store';
+import { createFavoritesDeps } from '../../lambdas/auth/favorites/wiring';
+import { createJwksHandler, LOCAL_ISSUER_API } from '../../lambdas/auth/local-issuer';
+import { authTableDefinitions } from '../../lambdas/auth/tables';
+import { DynamoTokenStore } from '../../lambdas/auth/token-store';
+import { createTokenVerifier, type TokenVerifier } from '../../lambdas/auth/verifier';
+import { DynamoCatalogStore } from '../../lambdas/catalog/adapters/dynamo-catalog-store';
+import { createCatalogHandler } from '../../lambdas/catalog/api';
+import type { CatalogDeps } from '../../lambdas/catalog/deps';
+import { CATALOG_API } from '../../lambdas/catalog/routes';
+import { EmbeddedSearchIndex } from '../../lambdas/catalog/search/embedded';
+import { createCatalogDeps } from '../../lambdas/catalog/wiring';
+import { documentClient, dynamoClient } from '../../lambdas/shared/aws/clients';
+import type { CatalogConfig } from '../../lambdas/shared/config';
+import type { HttpEvent } from '../../lambdas/shared/http/types';
+import { makeRecord } from './records';
+import { testIssuer, type TestIssuer } from './auth-jwks';
+
+/**
+ * The catalog and favorites functions behind the real local HTTP server, with the favorites routes
+ * merged into the catalog's table (as the integrated route table will have them), the catalog's
+ * bearer tier switched on, and the local issuer's JWKS served by the same server; all on this test
+ * file's own tables in the run's DynamoDB Local.
+ */
+export const ISSUER = 'http://localhost:3000';
+export const AUDIENCE = 'http://localhost:3000/mcp';
+
+export interface FavoritesStack {
+  url: string;
+  config: CatalogConfig;
+  authConfig: AuthConfig;
+  issuer: TestIssuer;
+  tokens: DynamoTokenStore;
+  catalogStore: DynamoCatalogStore;
+  deps: FavoritesDeps;
+  verifier: TokenVerifier;
+  /** A valid local-issuer bearer header for `sub`. */
+  bearer(sub: string): string;
+  fetch(path: string, init?: RequestInit): Promise<Response>;
+  close(): Promise<void>;
+}
+
+let counter = 0;
+
+export async function startFavoritesStack(opts: { slugs: string[] }): Promise<FavoritesStack> {
+  const ddbEndpoint = process.env.TEST_DYNAMODB_ENDPOINT;
+  const s3Endpoint = process.env.TEST_S3_ENDPOINT;
+  const tmp = process.env.TEST_TMP_DIR;
+  if (!ddbEndpoint || !s3Endpoint || !tmp) throw new Error('test backends are not running (jest globalSetup)');
+  const id = `${process.pid}-${++counter}-${randomBytes(3).toString('hex')}`;
+  const dir = dataDir(join(tmp, `fav-${id}`));
+  const keys = join(tmp, `fav-${id}-keys.json`);
+  writeFileSync(keys, JSON.stringify({ current: { id: 1, secret: randomBytes(32).toString('base64') } }));
+  // The spec's tiers (30/60 anonymous, 100/200 per user): these tests read them back from the headers.
+  const config: CatalogConfig = {
+    ...localCatalogConfig(dir, ddbEndpoint, s3Endpoint),
+    catalogTable: `catalog-${id}`,
+    rateLimitTable: `rate-${id}`,
+    iconsBucket: `icons-${id}`.toLowerCase(),
+    searchSnapshotPath: undefined,
+    cursorKeysFile: keys,
+    anonymous: { rate: 30, burst: 60 },
+    authenticated: { rate: 100, burst: 200 },
+  };
+  const tables = { tokens: `tokens-${id}`, clients: `clients-${id}`, favorites: `favorites-${id}` };
+  await provision(config);
+  const ddb = dynamoClient({ region: config.region, dynamoEndpoint: ddbEndpoint });
+  const doc = documentClient(ddb);
+  await ensureTables(ddb, authTableDefinitions(tables));
+  const catalogStore = new DynamoCatalogStore(doc, config.catalogTable);
+  await catalogStore.put(opts.slugs.map((slug) => ({ record: makeRecord(slug) })));
+  const tokens = new DynamoTokenStore(doc, tables.tokens);
+  const issuer = testIssuer(ISSUER, dir.root);
+
+  let catalogDeps: CatalogDeps | undefined;
+  let favoritesDeps: FavoritesDeps | undefined;
+  const catalog = createCatalogHandler(async () => {
+    if (!catalogDeps) throw new Error('not ready');
+    return catalogDeps;
+  });
+  const favorites = createFavoritesHandler(async () => {
+    if (!favoritesDeps) throw new Error('not ready');
+    return favoritesDeps;
+  });
+  const running: RunningServer = await listen(
+    createLocalServer({
+      apis: [
+        { table: { ...CATALOG_API, routes: [...CATALOG_API.routes, ...FAVORITES_ROUTES] }, functions: { catalog, favorites } },
+        { table: LOCAL_ISSUER_API, functions: { auth: createJwksHandler(issuer.issuer) } },
+      ],
+      ready: () => true,
+    }),
+    0,
+  );
+  // The verifier fetches the JWKS from the server it runs in, as the local stack does.
+  const authConfig: AuthConfig = {
+    audience: AUDIENCE,
+    jwt: { kind: 'local', issuer: ISSUER, jwksUri: `${running.url}/.well-known/jwks.json` },
+    tokenTable: tables.tokens,
+    clientTable: tables.clients,
+    opaqueCacheSeconds: 30,
+    jwksTimeoutMs: 2000,
+    region: config.region,
+    dynamoEndpoint: ddbEndpoint,
+  };
+  const verifier = createTokenVerifier(authConfig, { tokens });
+  catalogDeps = { ...(await createCatalogDeps(config, new EmbeddedSearchIndex({}))), callers: new BearerCallers(verifier, config, () => undefined) };
+  // Pins one simulated second apart, so "newest first" does not hang on the wall clock's resolution.
+  let tick = Date.parse('2026-11-01T00:00:00Z');
+  const built = await createFavoritesDeps(config, { favoritesTable: tables.favorites, maxFavorites: 1000 }, verifier);
+  favoritesDeps = { ...built, favorites: new DynamoFavoritesStore(doc, tables.favorites, () => (tick += 1000)) };
+
+  return {
+    url: running.url,
+    config,
+    authConfig,
+    issuer,
+    tokens,
+    catalogStore,
+    deps: favoritesDeps,
+    verifier,
+    bearer: (sub) => `Bearer ${issuer.issuer.signAccessToken({ sub, scope: 'memory:read', ttlSeconds: 600, audience: AUDIENCE })}`,
+    fetch: (path, init) => fetch(`${running.url}${path}`, init),
+    close: async () => {
+      await running.close();
+      ddb.destroy();
+    },
+  };
+}
+
+/** An API Gateway v2 event for calling a handler directly (`$default` unless a route key is given). */
+export function apiEvent(
+  method: string,
+  path: string,
+  o: { headers?: Record<string, string>; body?: string; routeKey?: string; pathParameters?: Record<string, string> } = {},
+): HttpEvent {
+  return {
+    version: '2.0',
+    routeKey: o.routeKey ?? '$default',
+    rawPath: path,
+    rawQueryString: '',
+    headers: o.headers ?? {},
+    ...(o.pathParameters && { pathParameters: o.pathParameters }),
+    body: o.body,
+    isBase64Encoded: false,
+    requestContext: {
+      accountId: 'local',
+      apiId: 'local',
+      domainName: 'localhost',
+      domainPrefix: 'localhost',
+      http: { method, path, protocol: 'HTTP/1.1', sourceIp: '203.0.113.9', userAgent: 'test' },
+      requestId: randomBytes(8).toString('hex'),
+      routeKey: o.routeKey ?? '$default',
+      stage: '$default',
+      time: '',
+      timeEpoch: 0,
+    },
+  };
+}
