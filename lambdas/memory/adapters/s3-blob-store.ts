@@ -1,0 +1,61 @@
+import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { StorageError } from '../errors';
+import type { BlobItem, BlobKind, BlobStore } from '../ports';
+import { objectKey } from '../tables';
+
+/** Immutable content-addressed bytes: cacheable forever by anyone who may read them. */
+const IMMUTABLE = 'private, max-age=31536000, immutable';
+
+/**
+ * Git objects and indexes in S3 (key layout in `tables.ts`). Objects are immutable and named by
+ * their hash, so writes need no condition and a repeated write is harmless; the only mutable state
+ * of a memory is its rev-lock item.
+ */
+export class S3BlobStore implements BlobStore {
+  constructor(
+    private readonly s3: S3Client,
+    private readonly bucket: string,
+    private readonly concurrency = 32,
+  ) {}
+
+  async get(memoryId: string, kind: BlobKind, sha: string): Promise<Uint8Array | undefined> {
+    try {
+      const out = await this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: objectKey(memoryId, kind, sha) }));
+      return out.Body ? await out.Body.transformToByteArray() : undefined;
+    } catch (err) {
+      if (isMissing(err)) return undefined;
+      throw new StorageError('s3.GetObject', err);
+    }
+  }
+
+  async putMany(memoryId: string, items: readonly BlobItem[]): Promise<void> {
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < items.length) {
+        const item = items[next++];
+        try {
+          await this.s3.send(
+            new PutObjectCommand({
+              Bucket: this.bucket,
+              Key: objectKey(memoryId, item.kind, item.sha),
+              Body: item.body,
+              // No Content-Encoding on indexes: no HTTP layer may transparently inflate them.
+              ContentType: item.kind === 'object' ? 'application/x-git-loose-object' : 'application/gzip',
+              CacheControl: IMMUTABLE,
+            }),
+          );
+        } catch (err) {
+          throw new StorageError('s3.PutObject', err);
+        }
+      }
+    };
+    const results = await Promise.allSettled(Array.from({ length: Math.min(this.concurrency, items.length) }, worker));
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
+  }
+}
+
+function isMissing(err: unknown): boolean {
+  const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
+  return e?.name === 'NoSuchKey' || e?.name === 'NotFound' || e?.$metadata?.httpStatusCode === 404;
+}

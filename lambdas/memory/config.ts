@@ -1,0 +1,104 @@
+/**
+ * Limits and configuration of the memory core. Every limit is configuration with the documented
+ * default (DECISIONS: environment variables locally, props in CDK); tests of a limit use the default.
+ */
+export interface MemoryLimits {
+  /** Active memories per account (retired ones do not count). */
+  maxMemoriesPerAccount: number;
+  /** Stored markdown of one note, front matter included, in UTF-8 bytes. */
+  maxNoteBytes: number;
+  /** UTF-8 bytes of a note path. */
+  maxPathBytes: number;
+  /** UTF-8 bytes of one path segment (a file or folder name), the common file-system limit. */
+  maxSegmentBytes: number;
+  /** Front matter text (between the fences), in UTF-8 bytes. */
+  maxFrontmatterBytes: number;
+  /** YAML aliases resolved per front matter (guards against alias expansion). */
+  maxFrontmatterAliases: number;
+  /** Nesting depth of a front matter value. */
+  maxFrontmatterDepth: number;
+  /** Tag arguments of one list or search. */
+  maxTagArgs: number;
+  /** Notes listing page size: default and maximum (spec 2). */
+  listDefaultLimit: number;
+  listMaxLimit: number;
+  /** Search page size: default and maximum (spec 2). */
+  searchDefaultLimit: number;
+  searchMaxLimit: number;
+  /** Search query length in characters (after trimming). */
+  maxQueryChars: number;
+  /** Compare-and-set attempts of one write without an expected rev before it gives up (503). */
+  maxWriteAttempts: number;
+  /** Notes of one import (one commit). */
+  maxImportNotes: number;
+  /** Tombstones kept in the index (older deletions stay recoverable through git history). */
+  maxTombstones: number;
+}
+
+export const DEFAULT_LIMITS: MemoryLimits = {
+  maxMemoriesPerAccount: 20,
+  maxNoteBytes: 1024 * 1024,
+  maxPathBytes: 1024,
+  maxSegmentBytes: 255,
+  maxFrontmatterBytes: 64 * 1024,
+  maxFrontmatterAliases: 50,
+  maxFrontmatterDepth: 20,
+  maxTagArgs: 50,
+  listDefaultLimit: 200,
+  listMaxLimit: 500,
+  searchDefaultLimit: 20,
+  searchMaxLimit: 50,
+  maxQueryChars: 256,
+  maxWriteAttempts: 100,
+  maxTombstones: 5000,
+  maxImportNotes: 5000,
+};
+
+export interface MemoryConfig {
+  region: string;
+  /** The rev-lock table (one item per memory). */
+  memoryTable: string;
+  /** The bucket of git objects and per-commit indexes. */
+  memoryBucket: string;
+  /** Local endpoints (DynamoDB Local, the S3 server); undefined in AWS. */
+  dynamoEndpoint?: string;
+  s3Endpoint?: string;
+  /** In-Lambda cache of immutable objects and indexes, in MB. */
+  cacheMegabytes: number;
+  limits: MemoryLimits;
+}
+
+function str(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
+  const v = env[name];
+  return v === undefined || v === '' ? fallback : v;
+}
+
+function optional(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const v = env[name];
+  return v === undefined || v === '' ? undefined : v;
+}
+
+function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const v = env[name];
+  if (v === undefined || v === '') return fallback;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer, got "${v}"`);
+  return n;
+}
+
+export function loadMemoryConfig(env: NodeJS.ProcessEnv = process.env): MemoryConfig {
+  return {
+    region: str(env, 'AWS_REGION', 'us-east-1'),
+    memoryTable: str(env, 'MEMORY_TABLE', 'memories'),
+    memoryBucket: str(env, 'MEMORY_BUCKET', 'memories'),
+    dynamoEndpoint: optional(env, 'DYNAMODB_ENDPOINT'),
+    s3Endpoint: optional(env, 'S3_ENDPOINT'),
+    cacheMegabytes: positiveInt(env, 'MEMORY_CACHE_MB', 128),
+    limits: {
+      ...DEFAULT_LIMITS,
+      maxMemoriesPerAccount: positiveInt(env, 'MEMORY_MAX_PER_ACCOUNT', DEFAULT_LIMITS.maxMemoriesPerAccount),
+      maxNoteBytes: positiveInt(env, 'MEMORY_MAX_NOTE_BYTES', DEFAULT_LIMITS.maxNoteBytes),
+      maxWriteAttempts: positiveInt(env, 'MEMORY_MAX_WRITE_ATTEMPTS', DEFAULT_LIMITS.maxWriteAttempts),
+    },
+  };
+}

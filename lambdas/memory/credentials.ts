@@ -1,0 +1,131 @@
+/**
+ * Content refused as a credential. Memories are shared with every connected AI client and exported
+ * in bulk, so secrets must not land in them. Each rule is a pattern of a well-known token shape;
+ * the ones that would also match ordinary text (AWS secret keys, password assignments) require a
+ * naming context on the same line. A finding names the kind and the line, never the value.
+ *
+ * Rules (documented in README.md):
+ *   aws-access-key-id     AKIA/ASIA/… + 16 upper-case letters or digits
+ *   aws-secret-access-key 40 base64 characters after a key naming an AWS secret (aws_secret_access_key, SecretAccessKey, …)
+ *   private-key           a PEM/OpenSSH/PGP `-----BEGIN … PRIVATE KEY…-----` line (public keys and certificates pass)
+ *   github-token          ghp_/gho_/ghu_/ghs_/ghr_ + 36+ characters, or github_pat_…
+ *   gitlab-token          glpat-/gldt-/glrt-… + 20+ characters
+ *   slack-token           xoxb-/xoxp-/xoxa-/xoxr-/xoxs-/xapp-…, or a hooks.slack.com webhook URL
+ *   stripe-secret-key     sk_live_/sk_test_/rk_live_/rk_test_ + 16+ characters (publishable pk_ keys pass)
+ *   openai-api-key        sk-… / sk-proj-… / sk-svcacct-… / sk-ant-… with 32+ token characters mixing letters and digits
+ *   jwt                   three base64url parts whose first two start with `eyJ` (a JSON object)
+ *   password-assignment   password/passwd/pwd/passphrase/secret/api_key/access_token-like key, then `=` and a
+ *                         literal value of 4+ characters; or, as a YAML/JSON key at the start of a line, `:` and a
+ *                         one-token value with a digit or a symbol. Placeholders (PLACEHOLDER) and code
+ *                         (`getPassword()`, `process.env.X`, `==`) pass.
+ */
+export interface CredentialFinding {
+  kind: CredentialKind;
+  /** 1-based line of the first finding. */
+  line: number;
+}
+
+export type CredentialKind =
+  | 'aws-access-key-id'
+  | 'aws-secret-access-key'
+  | 'private-key'
+  | 'github-token'
+  | 'gitlab-token'
+  | 'slack-token'
+  | 'stripe-secret-key'
+  | 'openai-api-key'
+  | 'jwt'
+  | 'password-assignment';
+
+export const CREDENTIAL_LABELS: Record<CredentialKind, string> = {
+  'aws-access-key-id': 'an AWS access key ID',
+  'aws-secret-access-key': 'an AWS secret access key',
+  'private-key': 'a private key block',
+  'github-token': 'a GitHub token',
+  'gitlab-token': 'a GitLab token',
+  'slack-token': 'a Slack token or webhook',
+  'stripe-secret-key': 'a Stripe secret key',
+  'openai-api-key': 'an OpenAI-style API key',
+  jwt: 'a JSON Web Token',
+  'password-assignment': 'a password or secret assignment',
+};
+
+interface RuleSpec {
+  kind: CredentialKind;
+  pattern: RegExp;
+  /** Extra check on the match, for shapes that need more than a pattern. */
+  accept?: (m: RegExpExecArray) => boolean;
+}
+
+const hasLetterAndDigit = (s: string): boolean => /[A-Za-z]/.test(s) && /\d/.test(s);
+
+const PLACEHOLDER = /^(<.*>|\$\{.*\}|\$[A-Z_][A-Z0-9_]*|\{\{.*\}\}|%.*%|\*+|x+|X+|\.\.\.|…|null|none|nil|true|false|undefined|redacted|\[redacted\]|example|your[-_ ]?\w*|\(.*\)|required|optional|string|secret|password)$/i;
+
+const SECRET_KEY = '(?:password|passwd|passphrase|pwd|secret|client[_-]?secret|api[_-]?key|apikey|access[_-]?token|auth[_-]?token|private[_-]?key|secret[_-]?key)';
+
+interface Rule extends RuleSpec {
+  global: RegExp;
+}
+
+const SPECS: RuleSpec[] = [
+  { kind: 'private-key', pattern: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----/ },
+  { kind: 'aws-access-key-id', pattern: /(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|APKA|AROA|ASCA)[A-Z0-9]{16}(?![A-Za-z0-9])/ },
+  {
+    kind: 'aws-secret-access-key',
+    pattern: /aws.{0,20}?(?:secret|sk).{0,20}?[=:]\s*["']?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])/i,
+    accept: (m) => /[A-Z]/.test(m[1]) && /[a-z]/.test(m[1]) && /\d/.test(m[1]),
+  },
+  { kind: 'github-token', pattern: /(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,})/ },
+  { kind: 'gitlab-token', pattern: /(?<![A-Za-z0-9_-])gl(?:pat|dt|rt|ptt|ft|cbt|soat)-[A-Za-z0-9_-]{20,}/ },
+  { kind: 'slack-token', pattern: /(?<![A-Za-z0-9])(?:xox[abprs]|xapp)-[A-Za-z0-9-]{10,}/ },
+  { kind: 'slack-token', pattern: /hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9/_-]{20,}/ },
+  { kind: 'stripe-secret-key', pattern: /(?<![A-Za-z0-9])[sr]k_(?:live|test)_[A-Za-z0-9]{16,}/ },
+  {
+    kind: 'openai-api-key',
+    pattern: /(?<![A-Za-z0-9_-])sk-(?:proj-|svcacct-|admin-|ant-(?:api\d\d-|admin\d\d-)?)?([A-Za-z0-9_-]{32,})/,
+    accept: (m) => hasLetterAndDigit(m[1]),
+  },
+  { kind: 'jwt', pattern: /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}/ },
+  {
+    kind: 'password-assignment',
+    // Quoted, anything up to the closing quote; bare, the value must end cleanly:
+    // `password=getPassword()` or `password == other` is code, not a secret.
+    pattern: new RegExp(
+      `(?<![A-Za-z0-9])${SECRET_KEY}["']?\\s*=\\s*(?:(["'])([^"'\\n]{4,})\\1|([^\\s"'\`;,&=()\\[\\]{}<>]{4,})(?=[\\s"'\`;,&]|$))`,
+      'i',
+    ),
+    accept: (m) => {
+      const value = m[2] ?? m[3];
+      return !PLACEHOLDER.test(value) && !/^(?:process\.env|os\.environ|env\.|config\.|settings\.)/i.test(value);
+    },
+  },
+  {
+    kind: 'password-assignment',
+    // The `:` form only as a key alone at the start of a line (YAML, JSON), and only with a value
+    // that looks generated (a digit or a symbol): `Password: see the vault` is prose.
+    pattern: new RegExp(`^\\s*(?:[-*]\\s+)?["']?[A-Za-z0-9_.-]*${SECRET_KEY}["']?\\s*:\\s*(["']?)([^\\s"'\`,]{4,})\\1\\s*(?:,\\s*)?$`, 'i'),
+    accept: (m) => !PLACEHOLDER.test(m[2]) && (/\d/.test(m[2]) || /[^A-Za-z0-9_-]/.test(m[2])),
+  },
+];
+
+const RULES: Rule[] = SPECS.map((r) => ({ ...r, global: new RegExp(r.pattern.source, `${r.pattern.flags}g`) }));
+
+/** The first credential found in `text`, or undefined. Scans line by line (findings cite lines). */
+export function findCredential(text: string): CredentialFinding | undefined {
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    if (line.length < 8) continue;
+    for (const rule of RULES) {
+      if (!rule.accept) {
+        if (rule.pattern.test(line)) return { kind: rule.kind, line: i + 1 };
+        continue;
+      }
+      // Every match, not just the first: a near miss must not hide a real secret later on the line.
+      for (const m of line.matchAll(rule.global)) {
+        if (rule.accept(m as RegExpExecArray)) return { kind: rule.kind, line: i + 1 };
+      }
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,176 @@
+import {
+  packObjects,
+  readBlob,
+  readCommit,
+  readTree,
+  writeBlob,
+  writeCommit,
+  writeTree,
+  type CommitObject,
+  type PromiseFsClient,
+  type TreeEntry,
+} from 'isomorphic-git';
+import type { ImmutableCache } from './cache';
+import type { BlobItem, BlobStore } from './ports';
+
+/**
+ * isomorphic-git over an in-memory overlay file system, one per request and memory. isomorphic-git
+ * makes many small sequential fs calls, so S3 is never its file system: object reads fall through
+ * to the process-wide cache and then to S3 (objects are immutable, cached forever), object writes
+ * collect in memory until the caller sends them to S3 in one parallel wave. Nothing but loose
+ * objects exists in this fs: refs live in the rev lock, and there are no packs, config or index.
+ */
+export const GITDIR = '/git';
+const OBJECT_PATH = /^\/git\/objects\/([0-9a-f]{2})\/([0-9a-f]{38})$/;
+const DIRS = new Set([GITDIR, `${GITDIR}/objects`]);
+
+function fsError(code: string, path: string): Error {
+  const err = new Error(`${code}: ${path}`) as Error & { code: string };
+  err.code = code;
+  return err;
+}
+
+function statOf(kind: 'dir' | 'file', size: number): Record<string, unknown> {
+  return {
+    isDirectory: () => kind === 'dir',
+    isFile: () => kind === 'file',
+    isSymbolicLink: () => false,
+    size,
+    mode: kind === 'dir' ? 0o40755 : 0o100644,
+    mtimeMs: 0,
+    ctimeMs: 0,
+    uid: 0,
+    gid: 0,
+    dev: 0,
+    ino: 0,
+  };
+}
+
+export const objectCacheKey = (memoryId: string, sha: string): string => `o:${memoryId}:${sha}`;
+
+export class GitOverlay {
+  /** Objects created in this request, not yet in S3. */
+  private readonly written = new Map<string, Uint8Array>();
+  /** Objects read in this request (kept even if the shared cache evicts them meanwhile). */
+  private readonly loaded = new Map<string, Uint8Array>();
+  readonly fs: PromiseFsClient;
+
+  constructor(
+    private readonly memoryId: string,
+    private readonly blobs: BlobStore,
+    private readonly cache: ImmutableCache,
+  ) {
+    const sha = (path: string): string | undefined => {
+      const m = OBJECT_PATH.exec(path);
+      return m ? m[1] + m[2] : undefined;
+    };
+    this.fs = {
+      promises: {
+        readFile: async (path: string, opts?: unknown): Promise<Uint8Array | string> => {
+          const oid = typeof path === 'string' ? sha(path) : undefined;
+          const bytes = oid ? await this.raw(oid) : undefined;
+          if (!bytes) throw fsError('ENOENT', String(path));
+          const encoding = typeof opts === 'string' ? opts : (opts as { encoding?: string } | undefined)?.encoding;
+          return encoding ? Buffer.from(bytes).toString(encoding as BufferEncoding) : Buffer.from(bytes);
+        },
+        writeFile: async (path: string, data: Uint8Array | string): Promise<void> => {
+          const oid = sha(path);
+          // Only objects are ever written: refs go to the rev lock, never through this fs.
+          if (!oid) throw fsError('EPERM', path);
+          this.written.set(oid, typeof data === 'string' ? Buffer.from(data) : new Uint8Array(data));
+        },
+        unlink: async (path: string): Promise<void> => {
+          throw fsError('EPERM', path);
+        },
+        readdir: async (path: string): Promise<string[]> => {
+          throw fsError('ENOENT', path);
+        },
+        mkdir: async (): Promise<void> => undefined,
+        rmdir: async (path: string): Promise<void> => {
+          throw fsError('EPERM', path);
+        },
+        readlink: async (path: string): Promise<string> => {
+          throw fsError('ENOENT', path);
+        },
+        symlink: async (_target: string, path: string): Promise<void> => {
+          throw fsError('EPERM', path);
+        },
+        stat: async (path: string) => this.stat(path, sha(path)),
+        lstat: async (path: string) => this.stat(path, sha(path)),
+      },
+    };
+  }
+
+  private stat(path: string, oid: string | undefined): Record<string, unknown> {
+    if (DIRS.has(path)) return statOf('dir', 0);
+    // "Exists" only when known to be in S3 or written here: isomorphic-git then skips rewriting it.
+    if (oid) {
+      const bytes = this.written.get(oid) ?? this.loaded.get(oid) ?? this.cache.get<Uint8Array>(objectCacheKey(this.memoryId, oid));
+      if (bytes) return statOf('file', bytes.length);
+    }
+    throw fsError('ENOENT', path);
+  }
+
+  /** The deflated loose object, from this request, the shared cache or S3. */
+  private async raw(oid: string): Promise<Uint8Array | undefined> {
+    const local = this.written.get(oid) ?? this.loaded.get(oid);
+    if (local) return local;
+    const bytes = await this.cache.getOrLoad(
+      objectCacheKey(this.memoryId, oid),
+      () => this.blobs.get(this.memoryId, 'object', oid),
+      (b) => b.length + 64,
+    );
+    if (bytes) this.loaded.set(oid, bytes);
+    return bytes;
+  }
+
+  /** Loads an object into this request (for packing many objects without sequential reads). */
+  async prefetch(oid: string): Promise<boolean> {
+    return (await this.raw(oid)) !== undefined;
+  }
+
+  async readText(oid: string): Promise<string> {
+    const { blob } = await readBlob({ fs: this.fs, gitdir: GITDIR, oid });
+    return Buffer.from(blob).toString('utf8');
+  }
+
+  async readCommit(oid: string): Promise<CommitObject> {
+    return (await readCommit({ fs: this.fs, gitdir: GITDIR, oid })).commit;
+  }
+
+  async readTree(oid: string): Promise<TreeEntry[]> {
+    return (await readTree({ fs: this.fs, gitdir: GITDIR, oid })).tree;
+  }
+
+  writeBlob(text: string): Promise<string> {
+    return writeBlob({ fs: this.fs, gitdir: GITDIR, blob: Buffer.from(text, 'utf8') });
+  }
+
+  writeTree(entries: TreeEntry[]): Promise<string> {
+    return writeTree({ fs: this.fs, gitdir: GITDIR, tree: entries });
+  }
+
+  writeCommit(commit: CommitObject): Promise<string> {
+    return writeCommit({ fs: this.fs, gitdir: GITDIR, commit });
+  }
+
+  async pack(oids: string[]): Promise<Uint8Array> {
+    const { packfile } = await packObjects({ fs: this.fs, gitdir: GITDIR, oids });
+    if (!packfile) throw new Error('packObjects returned no packfile');
+    return packfile;
+  }
+
+  /** The objects written in this request, as the items of the S3 wave. */
+  pending(): BlobItem[] {
+    return [...this.written].map(([sha, body]) => ({ kind: 'object', sha, body }));
+  }
+
+  /** After the wave succeeded: the written objects are in S3 now, so they join the shared cache. */
+  persisted(): void {
+    for (const [sha, body] of this.written) {
+      this.cache.set(objectCacheKey(this.memoryId, sha), body, body.length + 64);
+      this.loaded.set(sha, body);
+    }
+    this.written.clear();
+  }
+}

@@ -1,0 +1,155 @@
+import type { FileEntry, NoteIndex } from './note-index';
+import { isInside, relativeTo } from './paths';
+
+/**
+ * Listing and search over one commit's index: pure functions, so both transports and the tests
+ * see exactly the same ordering and counting rules.
+ */
+export type ListType = 'all' | 'file' | 'folder';
+export type ListSort = 'name' | 'updated';
+
+export interface ListSpec {
+  folder: string;
+  /** Levels below the folder; Infinity for `all`. */
+  depth: number;
+  type: ListType;
+  pathsOnly: boolean;
+  tags: readonly string[];
+  sort: ListSort;
+}
+
+export interface FolderEntry {
+  type: 'folder';
+  path: string;
+  /** Notes inside the folder at any depth (that match the tag filter). */
+  files: number;
+}
+
+export interface FileListEntry {
+  type: 'file';
+  path: string;
+  title?: string;
+  tags?: string[];
+  excerpt?: string;
+  sizeBytes?: number;
+  updated?: string;
+}
+
+export type ListEntry = FolderEntry | FileListEntry;
+
+/** Code-point order, the order of git trees (and of UTF-8 bytes). */
+export function comparePaths(a: string, b: string): number {
+  if (a === b) return 0;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; ) {
+    const ca = a.codePointAt(i) as number;
+    const cb = b.codePointAt(i) as number;
+    if (ca !== cb) return ca - cb;
+    i += ca > 0xffff ? 2 : 1;
+  }
+  return a.length - b.length;
+}
+
+export function hasAllTags(entry: FileEntry, tags: readonly string[]): boolean {
+  return tags.every((t) => entry.tags.includes(t));
+}
+
+/**
+ * Every entry of the listing in order (pagination slices it), and `files`: the number of notes
+ * the listing covers (inside the folder, within the depth, matching the tags), whatever `type`.
+ */
+export function listEntries(index: NoteIndex | null, spec: ListSpec): { entries: ListEntry[]; files: number } {
+  if (!index) return { entries: [], files: 0 };
+  const fileEntries: Array<{ entry: ListEntry; updated: string }> = [];
+  const folders = new Map<string, { files: number; updated: string }>();
+  let files = 0;
+  for (const [path, e] of index.files) {
+    if (!isInside(path, spec.folder) || !hasAllTags(e, spec.tags)) continue;
+    const segs = relativeTo(path, spec.folder).split('/');
+    if (segs.length <= spec.depth) {
+      files++;
+      if (spec.type !== 'folder') {
+        const entry: FileListEntry = spec.pathsOnly
+          ? { type: 'file', path }
+          : { type: 'file', path, title: e.title, tags: e.tags, excerpt: e.excerpt, sizeBytes: e.size, updated: e.updated };
+        fileEntries.push({ entry, updated: e.updated });
+      }
+    }
+    if (spec.type === 'file') continue;
+    let folder = spec.folder;
+    for (let level = 1; level < segs.length && level <= spec.depth; level++) {
+      folder = folder === '' ? segs[level - 1] : `${folder}/${segs[level - 1]}`;
+      const f = folders.get(folder);
+      if (f) {
+        f.files++;
+        if (e.updated > f.updated) f.updated = e.updated;
+      } else folders.set(folder, { files: 1, updated: e.updated });
+    }
+  }
+  const all = [
+    ...fileEntries,
+    ...[...folders].map(([path, f]) => ({ entry: { type: 'folder', path, files: f.files } as ListEntry, updated: f.updated })),
+  ];
+  all.sort((a, b) => (spec.sort === 'updated' && a.updated !== b.updated ? (a.updated < b.updated ? 1 : -1) : comparePaths(a.entry.path, b.entry.path)));
+  return { entries: all.map((x) => x.entry), files };
+}
+
+/** A case-insensitive literal matcher: the query is one substring, never split into words. */
+export function literalMatcher(query: string): RegExp {
+  return new RegExp(query.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&'), 'giu');
+}
+
+export function countMatches(re: RegExp, text: string): number {
+  re.lastIndex = 0;
+  let n = 0;
+  while (re.exec(text)) n++;
+  re.lastIndex = 0;
+  return n;
+}
+
+const BEFORE = 60;
+const AFTER = 100;
+
+/** A window of the body around the first match, whitespace collapsed; the excerpt if the body has none. */
+export function makeSnippet(re: RegExp, body: string, fallback: string): string {
+  re.lastIndex = 0;
+  const m = re.exec(body);
+  re.lastIndex = 0;
+  if (!m) return fallback;
+  let start = Math.max(0, m.index - BEFORE);
+  let end = Math.min(body.length, m.index + m[0].length + AFTER);
+  // Do not cut words in half at either end (but never cut into the match itself).
+  if (start > 0) {
+    const ws = body.slice(start, m.index).search(/\s/);
+    if (ws >= 0) start += ws + 1;
+  }
+  if (end < body.length) {
+    const tail = body.slice(m.index + m[0].length, end);
+    const ws = tail.search(/\s\S*$/);
+    if (ws > 0) end = m.index + m[0].length + ws;
+  }
+  const text = body.slice(start, end).replace(/\s+/g, ' ').trim();
+  return `${start > 0 ? '…' : ''}${text}${end < body.length ? '…' : ''}`;
+}
+
+export interface SearchHit {
+  path: string;
+  title: string;
+  snippet: string;
+  score: number;
+  updated: string;
+}
+
+/** Score: total occurrences in title, body and tags. */
+export function scoreNote(re: RegExp, title: string, body: string, tags: readonly string[]): number {
+  let score = countMatches(re, title) + countMatches(re, body);
+  for (const t of tags) score += countMatches(re, t);
+  return score;
+}
+
+/** Highest score first; ties newest first, then by path. */
+export function compareHits(a: SearchHit, b: SearchHit): number {
+  if (a.score !== b.score) return b.score - a.score;
+  if (a.updated !== b.updated) return a.updated < b.updated ? 1 : -1;
+  return comparePaths(a.path, b.path);
+}

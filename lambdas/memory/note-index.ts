@@ -1,0 +1,137 @@
+import { gunzipSync, gzipSync } from 'node:zlib';
+import type { TreeEntry } from 'isomorphic-git';
+import type { GitOverlay } from './git-overlay';
+import type { NoteMeta } from './markdown';
+import { ancestorFolders, baseName, parentFolder } from './paths';
+import type { MemoryStats } from './ports';
+
+/**
+ * The derived index of one commit: every note's blob and the metadata listing and search need
+ * (title, tags, size, updated, excerpt), the tree of every folder, and the tombstones of deleted
+ * notes. It is immutable (named by its commit), built incrementally from the parent's index by each
+ * write, stored beside the objects and cached in the Lambda, so no read ever walks the git tree.
+ */
+export interface FileEntry {
+  blob: string;
+  size: number;
+  title: string;
+  tags: string[];
+  /** ISO 8601 time of the commit that last changed the note. */
+  updated: string;
+  excerpt: string;
+}
+
+export interface Tombstone extends FileEntry {
+  /** ISO 8601 time of the deleting commit. */
+  deleted: string;
+}
+
+export interface NoteIndex {
+  commit: string;
+  parent: string | null;
+  /** ISO 8601 time of the commit. */
+  time: string;
+  files: Map<string, FileEntry>;
+  /** Folder (`''` is the root) → tree sha. */
+  trees: Map<string, string>;
+  /** Deleted notes, oldest deletion first. */
+  tombstones: Map<string, Tombstone>;
+}
+
+const VERSION = 1;
+type FileRow = [string, string, number, string, string[], string, string];
+type TombRow = [...FileRow, string];
+
+interface Serialized {
+  v: number;
+  commit: string;
+  parent: string | null;
+  time: string;
+  files: FileRow[];
+  trees: Array<[string, string]>;
+  tombstones: TombRow[];
+}
+
+const row = (path: string, e: FileEntry): FileRow => [path, e.blob, e.size, e.title, e.tags, e.updated, e.excerpt];
+const entry = (r: FileRow | TombRow): FileEntry => ({ blob: r[1], size: r[2], title: r[3], tags: r[4], updated: r[5], excerpt: r[6] });
+
+export function serializeIndex(idx: NoteIndex): Uint8Array {
+  const data: Serialized = {
+    v: VERSION,
+    commit: idx.commit,
+    parent: idx.parent,
+    time: idx.time,
+    files: [...idx.files].map(([p, e]) => row(p, e)),
+    trees: [...idx.trees],
+    tombstones: [...idx.tombstones].map(([p, t]): TombRow => [...row(p, t), t.deleted]),
+  };
+  return gzipSync(Buffer.from(JSON.stringify(data), 'utf8'));
+}
+
+export function parseIndex(bytes: Uint8Array): NoteIndex {
+  const data = JSON.parse(gunzipSync(bytes).toString('utf8')) as Serialized;
+  if (data.v !== VERSION) throw new Error(`unsupported index version ${String(data.v)}`);
+  return {
+    commit: data.commit,
+    parent: data.parent,
+    time: data.time,
+    files: new Map(data.files.map((r) => [r[0], entry(r)])),
+    trees: new Map(data.trees),
+    tombstones: new Map(data.tombstones.map((r) => [r[0], { ...entry(r), deleted: r[7] }])),
+  };
+}
+
+/** Rough heap size, for the cache's byte bound. */
+export function indexBytes(idx: NoteIndex): number {
+  let n = 256;
+  for (const [p, e] of idx.files) n += 2 * (p.length + e.title.length + e.excerpt.length + e.tags.join('').length) + 200;
+  for (const [p] of idx.tombstones) n += 2 * p.length + 400;
+  n += idx.trees.size * 120;
+  return n;
+}
+
+export function indexStats(idx: NoteIndex | null): MemoryStats {
+  if (!idx) return { files: 0, folders: 0, sizeBytes: 0 };
+  let sizeBytes = 0;
+  for (const e of idx.files.values()) sizeBytes += e.size;
+  return { files: idx.files.size, folders: Math.max(0, idx.trees.size - 1), sizeBytes };
+}
+
+export function fileEntry(blob: string, meta: NoteMeta, updated: string): FileEntry {
+  return { blob, size: meta.size, title: meta.title, tags: meta.tags, updated, excerpt: meta.excerpt };
+}
+
+const FILE_MODE = '100644';
+const TREE_MODE = '040000';
+
+/**
+ * Rewrites the trees on the paths from the changed notes up to the root, reusing every other tree's
+ * sha from the parent index. Folders left empty disappear, as git has no empty folders.
+ */
+export async function rebuildTrees(
+  git: GitOverlay,
+  files: ReadonlyMap<string, FileEntry>,
+  parentTrees: ReadonlyMap<string, string>,
+  changedPaths: readonly string[],
+): Promise<{ trees: Map<string, string>; root: string }> {
+  const trees = new Map(parentTrees);
+  const depth = (folder: string): number => (folder === '' ? 0 : folder.split('/').length);
+  // Deepest first, so a folder's changed subfolders are final before the folder is written.
+  const chain = [...new Set(changedPaths.flatMap(ancestorFolders))].sort((a, b) => depth(b) - depth(a));
+  const children = new Map<string, TreeEntry[]>(chain.map((f) => [f, []]));
+  for (const [path, e] of files) {
+    children.get(parentFolder(path))?.push({ mode: FILE_MODE, path: baseName(path), oid: e.blob, type: 'blob' });
+  }
+  for (const folder of chain) {
+    const entries = children.get(folder) as TreeEntry[];
+    for (const [sub, sha] of trees) {
+      if (sub !== '' && parentFolder(sub) === folder) entries.push({ mode: TREE_MODE, path: baseName(sub), oid: sha, type: 'tree' });
+    }
+    if (entries.length === 0 && folder !== '') {
+      trees.delete(folder);
+      continue;
+    }
+    trees.set(folder, await git.writeTree(entries));
+  }
+  return { trees, root: trees.get('') as string };
+}

@@ -1,0 +1,47 @@
+import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
+
+/**
+ * Storage layout of the memory core, the same in AWS (CDK) and in the local stack.
+ *
+ * DynamoDB, the rev-lock table `names.memories`:
+ *   partition key `account` (S, the token's `sub`), sort key `name` (S).
+ *   One item per memory: { account, name, id, state: active|retired, head?, created, updated?,
+ *   retired?, files, folders, sizeBytes }. One counter item per account with name `#account`
+ *   ({ active: N }) enforces the per-account ceiling inside the create/retire/restore transactions
+ *   (`#` cannot begin a memory name).
+ *
+ * S3, the memory bucket (private, encrypted; lifecycle may expire nothing: every object is
+ * immutable and may be referenced by history):
+ *   m/<id>/objects/<sha[0..2]>/<sha[2..]>  a git loose object (zlib-deflated), as in `.git/objects`
+ *   m/<id>/index/<commit sha>              the derived index of that commit (gzipped JSON)
+ * `<id>` is the memory's random storage id from its rev-lock item, so a memory's objects can be
+ * copied into `.git/objects` of any repository as they are (the documented recovery procedure).
+ */
+export interface MemoryTableNames {
+  memories: string;
+}
+
+export const ACCOUNT_COUNTER_NAME = '#account';
+
+export function memoryTableDefinitions(names: MemoryTableNames): Array<{ input: CreateTableCommandInput; ttl?: string }> {
+  return [
+    {
+      input: {
+        TableName: names.memories,
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: [
+          { AttributeName: 'account', AttributeType: 'S' },
+          { AttributeName: 'name', AttributeType: 'S' },
+        ],
+        KeySchema: [
+          { AttributeName: 'account', KeyType: 'HASH' },
+          { AttributeName: 'name', KeyType: 'RANGE' },
+        ],
+      },
+    },
+  ];
+}
+
+export function objectKey(memoryId: string, kind: 'object' | 'index', sha: string): string {
+  return kind === 'object' ? `m/${memoryId}/objects/${sha.slice(0, 2)}/${sha.slice(2)}` : `m/${memoryId}/index/${sha}`;
+}

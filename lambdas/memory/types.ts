@@ -1,0 +1,129 @@
+import type { FrontMatter } from './markdown';
+import type { ListEntry, ListSort, ListType, SearchHit } from './listing';
+
+/** Who calls the core: the account (the token's `sub`), its grants and the commit author. */
+export interface Caller {
+  account: string;
+  /** Memory names the token grants; undefined grants every memory of the account. */
+  grants?: readonly string[];
+  /** Recorded as author and committer of the caller's commits. */
+  author?: { name?: string; email?: string };
+}
+
+/** Spec 2's Memory resource. */
+export interface Memory {
+  name: string;
+  files: number;
+  folders: number;
+  sizeBytes: number;
+  /** ISO 8601 of the last write; null when the memory is empty. */
+  updated: string | null;
+  empty: boolean;
+  /** HEAD commit sha; null before the first write. */
+  rev: string | null;
+}
+
+export interface Note {
+  path: string;
+  title: string;
+  frontmatter: FrontMatter;
+  body: string;
+  tags: string[];
+  sizeBytes: number;
+  updated: string;
+  /** True only for a soft-deleted note read with `includeDeleted` (its last content). */
+  deleted: boolean;
+  /** The file exactly as stored (`Accept: text/markdown`). */
+  markdown: string;
+  /** The rev the read is consistent with (ETag). */
+  rev: string;
+}
+
+/** Options of every write. */
+export interface WriteOptions {
+  /** If-Match: `sha`, `"sha"` or `*`. A stale value is CONFLICT; absent, concurrent writes rebase. */
+  expectedRev?: string;
+  /** Create the memory first when it does not exist (the MCP default memory; the ceiling applies). */
+  createMemory?: boolean;
+}
+
+/** PUT content: JSON (`body` without fences, `frontmatter` replaces the map) or raw markdown. */
+export type NoteInput = { body: string; frontmatter?: FrontMatter } | { markdown: string };
+
+export interface NoteEdit {
+  /** replace (default), append or str_replace. */
+  mode?: string;
+  body?: string;
+  frontmatter?: FrontMatter;
+  old_str?: string;
+  new_str?: string;
+}
+
+export interface WriteResult {
+  path: string;
+  rev: string;
+  updated: string;
+  /** False for a no-op write: no commit was made, `rev` and `updated` are the current ones. */
+  changed: boolean;
+}
+
+export interface DeleteResult {
+  path: string;
+  deleted: true;
+  rev: string;
+  updated: string;
+}
+
+export interface ListNotesQuery {
+  folder?: string;
+  /** 1..n or `all`; default 2. */
+  depth?: number | 'all';
+  type?: ListType;
+  /** `path` trims file entries to `{ type, path }`. */
+  fields?: 'path' | 'full';
+  tags?: readonly string[];
+  sort?: ListSort;
+  /** 1-500, default 200. */
+  limit?: number;
+  cursor?: string;
+}
+
+export interface NoteListing {
+  folder: string;
+  entries: ListEntry[];
+  files: number;
+  truncated: boolean;
+  nextCursor?: string;
+  /** The rev this page was read at (pages of one cursor chain share it). */
+  rev: string | null;
+}
+
+export interface SearchQuery {
+  q: string;
+  folder?: string;
+  tags?: readonly string[];
+  /** 1-50, default 20. */
+  limit?: number;
+  cursor?: string;
+}
+
+export interface SearchPage {
+  results: SearchHit[];
+  nextCursor?: string;
+  rev: string | null;
+}
+
+export interface BundleExport {
+  name: string;
+  rev: string;
+  filename: string;
+  contentType: 'application/x-git-bundle';
+  bytes: Uint8Array;
+}
+
+export interface ZipExport {
+  filename: string;
+  contentType: 'application/zip';
+  bytes: Uint8Array;
+  memories: string[];
+}

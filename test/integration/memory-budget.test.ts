@@ -1,0 +1,166 @@
+import type { HandlerExecutionContext, InitializeHandler, InitializeHandlerArguments, MiddlewareStack } from '@smithy/types';
+import type { MemoryService } from '../../lambdas/memory/service';
+import type { Caller } from '../../lambdas/memory/types';
+import { newCaller, startMemoryHarness, type MemoryHarness } from '../support/memory-harness';
+
+/**
+ * The storage budgets of DESIGN.md, held by counting SDK calls (never by timing), on a memory of
+ * 1,000 notes:
+ *   a note write = one rev read + one parallel wave of object PUTs + one conditional write;
+ *   a read ≤ one rev read + two object GETs when cold;
+ *   list and search fetch no object twice across requests.
+ */
+let h: MemoryHarness;
+let me: Caller;
+const NOTES = 1000;
+
+/** Start/end events of every S3 call and the keys of every GetObject, by SDK middleware. */
+const events: string[] = [];
+const fetched: string[] = [];
+
+beforeAll(async () => {
+  h = await startMemoryHarness();
+  const stack = h.s3.middlewareStack as MiddlewareStack<object, object>;
+  stack.add(
+    (next: InitializeHandler<object, object>, context: HandlerExecutionContext) => async (args: InitializeHandlerArguments<object>) => {
+      const command = (context.commandName ?? '').replace(/Command$/, '');
+      if (command === 'GetObject') fetched.push(String((args.input as { Key?: string }).Key));
+      events.push(`start ${command}`);
+      try {
+        return await next(args);
+      } finally {
+        events.push(`end ${command}`);
+      }
+    },
+    { step: 'initialize', name: 'budgetEvents' },
+  );
+  me = newCaller();
+  const seeder = h.service();
+  await seeder.createMemory(me, 'big');
+  for (let batch = 0; batch < 10; batch++) {
+    const notes = Array.from({ length: NOTES / 10 }, (_, j) => {
+      const i = batch * (NOTES / 10) + j;
+      const tags = i % 3 === 0 ? '---\ntags: [triple]\n---\n' : '';
+      return { path: `area-${i % 10}/topic-${i % 7}/note-${i}.md`, markdown: `${tags}# Note ${i}\n\nBody of note ${i} about ${i % 2 ? 'apples' : 'pears'}. #t${i % 5}\n` };
+    });
+    await seeder.importNotes(me, 'big', notes);
+  }
+  expect((await seeder.getMemory(me, 'big')).files).toBe(NOTES);
+}, 240_000);
+afterAll(() => h.close());
+
+async function measure<T>(fn: () => Promise<T>): Promise<{ result: T; calls: Record<string, number>; events: string[]; keys: string[] }> {
+  events.length = 0;
+  fetched.length = 0;
+  const { result, calls } = await h.counter.measure(fn);
+  return { result, calls, events: [...events], keys: [...fetched] };
+}
+
+/** True when every PutObject started before the first one finished: one parallel wave. */
+function oneWave(ev: string[]): boolean {
+  const starts = ev.map((e, i) => (e === 'start PutObject' ? i : -1)).filter((i) => i >= 0);
+  const firstEnd = ev.indexOf('end PutObject');
+  return starts.length > 0 && starts.every((i) => i < firstEnd);
+}
+
+describe('write', () => {
+  test('warm: one rev read, one wave of PUTs (blob, changed trees, commit, index), one conditional write', async () => {
+    const svc = h.service();
+    await svc.writeNote(me, 'big', 'area-1/topic-1/warmup.md', { body: 'warm the cache' });
+    const { calls, events: ev } = await measure(() => svc.writeNote(me, 'big', 'area-1/topic-1/new.md', { body: 'hello' }));
+    // blob + 3 trees (area-1/topic-1, area-1, root) + commit + index
+    expect(calls).toEqual({ 'dynamodb.GetItem': 1, 's3.PutObject': 6, 'dynamodb.UpdateItem': 1 });
+    expect(oneWave(ev)).toBe(true);
+  });
+
+  test('cold: the same plus the parent index', async () => {
+    const { calls, events: ev } = await measure(() => h.service().writeNote(me, 'big', 'root-note.md', { body: 'at the root' }));
+    // blob + root tree + commit + index
+    expect(calls).toEqual({ 'dynamodb.GetItem': 1, 's3.GetObject': 1, 's3.PutObject': 4, 'dynamodb.UpdateItem': 1 });
+    expect(oneWave(ev)).toBe(true);
+  });
+
+  test('edit, cold: plus the old note; delete, warm: no GET', async () => {
+    const svc = h.service();
+    const edit = await measure(() => svc.editNote(me, 'big', 'area-2/topic-2/note-2.md', { mode: 'append', body: 'more' }));
+    expect(edit.calls).toEqual({ 'dynamodb.GetItem': 1, 's3.GetObject': 2, 's3.PutObject': 6, 'dynamodb.UpdateItem': 1 });
+    const del = await measure(() => svc.deleteNote(me, 'big', 'area-2/topic-2/note-2.md'));
+    // No blob: trees, commit and index only.
+    expect(del.calls).toEqual({ 'dynamodb.GetItem': 1, 's3.PutObject': 5, 'dynamodb.UpdateItem': 1 });
+    expect(oneWave(del.events)).toBe(true);
+  });
+
+  test('a no-op write: one rev read, nothing else', async () => {
+    const svc = h.service();
+    await svc.writeNote(me, 'big', 'same.md', { body: 'same' });
+    const { calls, result } = await measure(() => svc.writeNote(me, 'big', 'same.md', { body: 'same' }));
+    expect(result.changed).toBe(false);
+    expect(calls).toEqual({ 'dynamodb.GetItem': 1 });
+  });
+});
+
+describe('read', () => {
+  test('cold: one rev read and two GETs (index, note); warm: the rev read only', async () => {
+    const svc = h.service();
+    const cold = await measure(() => svc.readNote(me, 'big', 'area-3/topic-3/note-3.md'));
+    expect(cold.calls).toEqual({ 'dynamodb.GetItem': 1, 's3.GetObject': 2 });
+    const warm = await measure(() => svc.readNote(me, 'big', 'area-3/topic-3/note-3.md'));
+    expect(warm.calls).toEqual({ 'dynamodb.GetItem': 1 });
+    const other = await measure(() => svc.readNote(me, 'big', 'area-4/topic-4/note-4.md'));
+    expect(other.calls).toEqual({ 'dynamodb.GetItem': 1, 's3.GetObject': 1 });
+  });
+
+  test('stats: one rev read; the list of memories: one query', async () => {
+    const svc = h.service();
+    expect((await measure(() => svc.getMemory(me, 'big'))).calls).toEqual({ 'dynamodb.GetItem': 1 });
+    expect((await measure(() => svc.listMemories(me))).calls).toEqual({ 'dynamodb.Query': 1 });
+  });
+});
+
+describe('list and search of 1,000 notes fetch no object twice across requests', () => {
+  let svc: MemoryService;
+  const allKeys: string[] = [];
+  beforeAll(() => {
+    svc = h.service();
+  });
+
+  test('listing every page: the index once', async () => {
+    let cursor: string | undefined;
+    let pages = 0;
+    let entries = 0;
+    do {
+      const { result, calls, keys } = await measure(() => svc.listNotes(me, 'big', { depth: 'all', type: 'file', limit: 500, cursor }));
+      expect(calls['dynamodb.GetItem']).toBe(1);
+      allKeys.push(...keys);
+      entries += result.entries.length;
+      cursor = result.nextCursor;
+      pages++;
+    } while (cursor);
+    expect(pages).toBeGreaterThanOrEqual(2);
+    expect(entries).toBeGreaterThanOrEqual(NOTES);
+    expect(allKeys).toHaveLength(1);
+  });
+
+  test('searches: each note at most once, ever; later searches and listings fetch nothing', async () => {
+    const first = await measure(() => svc.searchNotes(me, 'big', { q: 'apples', limit: 50 }));
+    expect(first.result.results).toHaveLength(50);
+    expect(first.calls['dynamodb.GetItem']).toBe(1);
+    allKeys.push(...first.keys);
+    for (const q of [{ q: 'pears' }, { q: 'note 99', folder: 'area-9' }, { q: 'body', tags: ['triple'] }]) {
+      const again = await measure(() => svc.searchNotes(me, 'big', q));
+      expect(again.calls).toEqual({ 'dynamodb.GetItem': 1 });
+    }
+    const page2 = await measure(() => svc.searchNotes(me, 'big', { q: 'apples', limit: 50, cursor: first.result.nextCursor }));
+    expect(page2.calls).toEqual({ 'dynamodb.GetItem': 1 });
+    expect((await measure(() => svc.listNotes(me, 'big', { folder: 'area-1', tags: ['t1'] }))).calls).toEqual({ 'dynamodb.GetItem': 1 });
+    expect(new Set(allKeys).size).toBe(allKeys.length);
+  });
+
+  test('after another instance writes, only the new index and the new note are fetched', async () => {
+    await h.service().writeNote(me, 'big', 'area-5/fresh.md', { body: 'fresh apples' });
+    const after = await measure(() => svc.searchNotes(me, 'big', { q: 'apples', limit: 50 }));
+    expect(after.calls).toEqual({ 'dynamodb.GetItem': 1, 's3.GetObject': 2 });
+    allKeys.push(...after.keys);
+    expect(new Set(allKeys).size).toBe(allKeys.length);
+  });
+});

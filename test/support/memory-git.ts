@@ -1,0 +1,26 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** Real `git` over an exported bundle: verify it, clone it, run commands in the clone. */
+export interface Clone {
+  dir: string;
+  git(...args: string[]): string;
+  cleanup(): void;
+}
+
+const ENV = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' };
+
+export function cloneBundle(bytes: Uint8Array): Clone {
+  const root = mkdtempSync(join(process.env.TEST_TMP_DIR ?? tmpdir(), 'memory-bundle-'));
+  const file = join(root, 'memory.bundle');
+  writeFileSync(file, bytes);
+  const run = (cwd: string, args: string[]): string => execFileSync('git', args, { cwd, env: ENV, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  // `git bundle verify` needs a repository to check prerequisites against: an empty one will do.
+  run(root, ['init', '--quiet', 'verify']);
+  run(join(root, 'verify'), ['bundle', 'verify', '--quiet', file]);
+  run(root, ['clone', '--quiet', file, 'clone']);
+  const dir = join(root, 'clone');
+  return { dir, git: (...args) => run(dir, args), cleanup: () => rmSync(root, { recursive: true, force: true }) };
+}

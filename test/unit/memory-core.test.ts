@@ -1,0 +1,151 @@
+import { randomBytes } from 'node:crypto';
+import { InMemoryBlobStore, InMemoryRevLock } from '../../lambdas/memory/adapters/in-memory';
+import { ImmutableCache } from '../../lambdas/memory/cache';
+import { StorageError } from '../../lambdas/memory/errors';
+import { comparePaths, literalMatcher, makeSnippet, scoreNote } from '../../lambdas/memory/listing';
+import type { BlobItem, HeadMove, MoveOutcome } from '../../lambdas/memory/ports';
+import { MemoryService, normalizeRev } from '../../lambdas/memory/service';
+import type { Caller } from '../../lambdas/memory/types';
+import { CursorCodec } from '../../lambdas/shared/cursor';
+import { expectMemoryError } from '../support/memory-harness';
+
+const me: Caller = { account: 'acct', author: { name: 'T', email: 't@example.com' } };
+const cursors = new CursorCodec({ current: { id: 1, secret: randomBytes(32) } });
+const noWait = async (): Promise<void> => undefined;
+
+function service(over: Partial<ConstructorParameters<typeof MemoryService>[0]> = {}): { svc: MemoryService; blobs: InMemoryBlobStore; lock: InMemoryRevLock } {
+  const blobs = new InMemoryBlobStore();
+  const lock = new InMemoryRevLock();
+  return { svc: new MemoryService({ blobs, lock, cursors, backoff: noWait, ...over }), blobs, lock };
+}
+
+describe('the write loop', () => {
+  test('a head move whose answer was lost but which landed counts as success', async () => {
+    const lock = new InMemoryRevLock();
+    // Moves the head, then answers as if the condition had failed (an SDK retry of a move that landed).
+    const lossy = Object.assign(Object.create(lock) as InMemoryRevLock, {
+      moveHead: async (a: string, n: string, e: string | null, next: HeadMove): Promise<MoveOutcome> => {
+        await lock.moveHead(a, n, e, next);
+        return { ok: false, current: await lock.get(a, n) };
+      },
+    });
+    const { svc } = service({ lock: lossy });
+    await svc.createMemory(me, 'm');
+    const w = await svc.writeNote(me, 'm', 'a.md', { body: 'x' });
+    expect(w.changed).toBe(true);
+    expect((await svc.getMemory(me, 'm')).rev).toBe(w.rev);
+  });
+
+  test('endless contention gives up with UPSTREAM_UNAVAILABLE after maxWriteAttempts', async () => {
+    const lock = new InMemoryRevLock();
+    let moves = 0;
+    const busy = Object.assign(Object.create(lock) as InMemoryRevLock, {
+      moveHead: async (a: string, n: string): Promise<MoveOutcome> => {
+        moves++;
+        return { ok: false, current: await lock.get(a, n) };
+      },
+    });
+    const { svc } = service({ lock: busy, limits: { maxWriteAttempts: 3 } });
+    await svc.createMemory(me, 'm');
+    await expectMemoryError(svc.writeNote(me, 'm', 'a.md', { body: 'x' }), 'UPSTREAM_UNAVAILABLE', 'contention');
+    expect(moves).toBe(3);
+  });
+
+  test('storage failures are UPSTREAM_UNAVAILABLE with a Retry-After', async () => {
+    const blobs = new InMemoryBlobStore();
+    const failing = Object.assign(Object.create(blobs) as InMemoryBlobStore, {
+      putMany: async (_id: string, _items: readonly BlobItem[]): Promise<void> => {
+        throw new StorageError('s3.PutObject', new Error('boom'));
+      },
+    });
+    const { svc } = service({ blobs: failing });
+    await svc.createMemory(me, 'm');
+    const err = await expectMemoryError(svc.writeNote(me, 'm', 'a.md', { body: 'x' }), 'UPSTREAM_UNAVAILABLE', 'storage');
+    expect((err as unknown as { extra: { retryAfterSeconds: number } }).extra.retryAfterSeconds).toBeGreaterThan(0);
+    expect((await svc.getMemory(me, 'm')).rev).toBeNull();
+  });
+
+  test('a missing index (a commit brought in by git) is rebuilt from the tree once', async () => {
+    const { svc, blobs, lock } = service();
+    await svc.createMemory(me, 'm');
+    await svc.writeNote(me, 'm', 'a/b.md', { body: '# Title\ntext #tag', frontmatter: { tags: ['fm'] } });
+    const w = await svc.writeNote(me, 'm', 'c.md', { body: 'c' });
+    for (const key of [...blobs.items.keys()]) if (key.includes('/index/')) blobs.items.delete(key);
+    const fresh = new MemoryService({ blobs, lock, cursors });
+    const listing = await fresh.listNotes(me, 'm', { depth: 'all', type: 'file' });
+    expect(listing.entries).toEqual([
+      { type: 'file', path: 'a/b.md', title: 'Title', tags: ['fm', 'tag'], excerpt: 'text #tag', sizeBytes: expect.any(Number), updated: w.updated },
+      { type: 'file', path: 'c.md', title: 'c', tags: [], excerpt: 'c', sizeBytes: 1, updated: w.updated },
+    ]);
+    expect([...blobs.items.keys()].some((k) => k.endsWith(`/index/${w.rev}`))).toBe(true);
+    // Writes continue on top of the rebuilt index.
+    await fresh.writeNote(me, 'm', 'd.md', { body: 'd' });
+    expect((await fresh.getMemory(me, 'm')).files).toBe(3);
+  });
+});
+
+describe('If-Match values', () => {
+  const sha = 'a'.repeat(40);
+  test.each([
+    [undefined, undefined],
+    ['*', undefined],
+    [sha, sha],
+    [`"${sha}"`, sha],
+    [` "${sha.toUpperCase()}" `, sha],
+  ])('%p → %p', (input, out) => {
+    expect(normalizeRev(input)).toBe(out);
+  });
+
+  test.each(['', 'abc', `W/"${sha}"`, `"${sha}`, 'g'.repeat(40)])('%p is BAD_REQUEST', async (input) => {
+    await expectMemoryError(Promise.resolve().then(() => normalizeRev(input)), 'BAD_REQUEST', 'invalid_rev');
+  });
+});
+
+describe('the immutable cache', () => {
+  test('evicts least recently used entries beyond its byte bound', () => {
+    const c = new ImmutableCache(100);
+    c.set('a', 1, 40);
+    c.set('b', 2, 40);
+    expect(c.get('a')).toBe(1);
+    c.set('c', 3, 40);
+    expect(c.has('b')).toBe(false);
+    expect(c.has('a')).toBe(true);
+    expect(c.bytes).toBe(80);
+    c.set('huge', 4, 1000);
+    expect(c.has('huge')).toBe(false);
+  });
+
+  test('concurrent loads of one key share one call', async () => {
+    const c = new ImmutableCache(1000);
+    let calls = 0;
+    const load = async (): Promise<string> => {
+      calls++;
+      return 'v';
+    };
+    const got = await Promise.all([c.getOrLoad('k', load, () => 1), c.getOrLoad('k', load, () => 1), c.getOrLoad('k', load, () => 1)]);
+    expect(got).toEqual(['v', 'v', 'v']);
+    expect(calls).toBe(1);
+    expect(await c.getOrLoad('k', load, () => 1)).toBe('v');
+    expect(calls).toBe(1);
+  });
+});
+
+describe('search scoring and snippets', () => {
+  test('non-overlapping, case-insensitive, Unicode-aware counting', () => {
+    const re = literalMatcher('Straße');
+    expect(scoreNote(re, 'STRASSE straße', 'die Straße, DIE STRAẞE', ['straße'])).toBe(4);
+    expect(scoreNote(literalMatcher('aa'), '', 'aaaa', [])).toBe(2);
+  });
+
+  test('the snippet keeps whole words and marks cuts', () => {
+    const body = `${'alpha '.repeat(30)}TARGET${' omega'.repeat(40)}`;
+    const s = makeSnippet(literalMatcher('target'), body, 'fallback');
+    expect(s).toMatch(/^…alpha .*TARGET.* omega…$/);
+    expect(makeSnippet(literalMatcher('absent'), body, 'fallback')).toBe('fallback');
+    expect(makeSnippet(literalMatcher('b'), 'a\n\nb\n\nc', '')).toBe('a b c');
+  });
+
+  test('paths sort in code-point order, as git trees do', () => {
+    expect(['b', 'a/b', 'a', 'Z', '😀', 'é'].sort(comparePaths)).toEqual(['Z', 'a', 'a/b', 'b', 'é', '😀']);
+  });
+});
