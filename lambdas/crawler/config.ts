@@ -1,0 +1,132 @@
+/**
+ * Crawler configuration from the environment (CDK passes the same names as Lambda environment
+ * variables; `bin/crawl.ts` flags override them). Every base URL is configurable so that tests,
+ * benchmarks and mirrors can point the crawler anywhere.
+ *
+ * | Variable | Default | Meaning |
+ * |---|---|---|
+ * | `REGISTRY_URL` | https://registry.modelcontextprotocol.io | upstream registry (`/v0.1/servers`) |
+ * | `REGISTRY_PAGE_SIZE` | 100 | `limit` per upstream page |
+ * | `GITHUB_API_URL` | https://api.github.com | GitHub REST API |
+ * | `GITHUB_TOKEN` | — | GitHub token (local runs) |
+ * | `GITHUB_TOKEN_SECRET_ARN` | — | Secrets Manager secret holding the token (AWS) |
+ * | `NPM_DOWNLOADS_URL` | https://api.npmjs.org | npm downloads API |
+ * | `PYPI_STATS_URL` | https://pypistats.org | PyPI download stats API |
+ * | `CRAWL_STATE_TABLE` | crawl-state | DynamoDB table of the crawl state |
+ * | `CRAWLER_STEPS` | all | enrichment steps to run: comma list of github, readme, downloads, health, icon, classifier (`none` for none) |
+ * | `CRAWLER_CLASSIFIER` | rules | `rules`, or `llm` (needs a completion function injected; off by default) |
+ * | `CRAWLER_HTTP_TIMEOUT_MS` | 10000 | per-request timeout |
+ * | `CRAWLER_HEALTH_TIMEOUT_MS` | 5000 | MCP health check timeout (connect + list tools) |
+ * | `CRAWLER_RETRIES` | 3 | retries on 408/429/5xx and dropped connections |
+ * | `CRAWLER_RETRY_BASE_MS` | 250 | first backoff step (doubles, with jitter, up to 8 s) |
+ * | `CRAWLER_HOST_CONCURRENCY` | 4 | requests in flight per host |
+ * | `CRAWLER_ENRICH_CONCURRENCY` | 8 | servers enriched in parallel per unit |
+ * | `CRAWLER_UNIT_CONCURRENCY` | 2 | units run in parallel by the local driver |
+ * | `README_MAX_BYTES` | 262144 | README content cap (truncation flagged) |
+ * | `ICON_MAX_BYTES` | 1048576 | icon download cap |
+ * | `CRAWLER_REFRESH_AFTER_HOURS` | 24 | incremental runs re-enrich servers older than this |
+ * | `CRAWLER_REFRESH_BATCH` | 500 | at most this many re-enriched per incremental run |
+ * | `CRAWLER_SWEEP_MIN_SHARE` | 0.5 | full runs remove unseen servers only if this share was seen |
+ * | `CRAWLER_ALLOW_PRIVATE_HOSTS` | false | let icon, avatar and remote URLs from registry data point at loopback/private addresses (local fakes only) |
+ */
+
+import { ENRICH_STEPS, type EnrichStep } from './domain/types';
+
+export interface CrawlerConfig {
+  registryUrl: string;
+  pageSize: number;
+  githubApiUrl: string;
+  githubToken?: string;
+  githubTokenSecretArn?: string;
+  npmDownloadsUrl: string;
+  pypiStatsUrl: string;
+  stateTable: string;
+  steps: Record<EnrichStep, boolean>;
+  classifier: 'rules' | 'llm';
+  httpTimeoutMs: number;
+  healthTimeoutMs: number;
+  retries: number;
+  retryBaseMs: number;
+  hostConcurrency: number;
+  enrichConcurrency: number;
+  unitConcurrency: number;
+  readmeMaxBytes: number;
+  iconMaxBytes: number;
+  refreshAfterHours: number;
+  refreshBatch: number;
+  sweepMinShare: number;
+  allowPrivateHosts: boolean;
+}
+
+type Env = Record<string, string | undefined>;
+
+function str(env: Env, name: string, fallback: string): string {
+  const v = env[name]?.trim();
+  return v === undefined || v === '' ? fallback : v;
+}
+
+function optional(env: Env, name: string): string | undefined {
+  const v = env[name]?.trim();
+  return v === undefined || v === '' ? undefined : v;
+}
+
+function num(env: Env, name: string, fallback: number, min = 0): number {
+  const v = env[name]?.trim();
+  if (v === undefined || v === '') return fallback;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n < min) throw new Error(`${name} must be a number >= ${min}, got "${v}"`);
+  return n;
+}
+
+function url(env: Env, name: string, fallback: string): string {
+  const v = str(env, name, fallback);
+  try {
+    const u = new URL(v);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('scheme');
+  } catch {
+    throw new Error(`${name} must be an http(s) URL, got "${v}"`);
+  }
+  return v.replace(/\/+$/, '');
+}
+
+export function parseSteps(value: string | undefined): Record<EnrichStep, boolean> {
+  const all = Object.fromEntries(ENRICH_STEPS.map((s) => [s, true])) as Record<EnrichStep, boolean>;
+  if (value === undefined || value.trim() === '' || value.trim() === 'all') return all;
+  const wanted = value.trim() === 'none' ? [] : value.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  for (const w of wanted) {
+    if (!(ENRICH_STEPS as readonly string[]).includes(w)) throw new Error(`unknown enrichment step "${w}" (known: ${ENRICH_STEPS.join(', ')})`);
+  }
+  return Object.fromEntries(ENRICH_STEPS.map((s) => [s, wanted.includes(s)])) as Record<EnrichStep, boolean>;
+}
+
+export function loadCrawlerConfig(env: Env = process.env): CrawlerConfig {
+  const classifier = str(env, 'CRAWLER_CLASSIFIER', 'rules');
+  if (classifier !== 'rules' && classifier !== 'llm') throw new Error('CRAWLER_CLASSIFIER must be rules or llm');
+  const githubToken = optional(env, 'GITHUB_TOKEN');
+  const githubTokenSecretArn = optional(env, 'GITHUB_TOKEN_SECRET_ARN');
+  return {
+    registryUrl: url(env, 'REGISTRY_URL', 'https://registry.modelcontextprotocol.io'),
+    pageSize: num(env, 'REGISTRY_PAGE_SIZE', 100, 1),
+    githubApiUrl: url(env, 'GITHUB_API_URL', 'https://api.github.com'),
+    ...(githubToken !== undefined && { githubToken }),
+    ...(githubTokenSecretArn !== undefined && { githubTokenSecretArn }),
+    npmDownloadsUrl: url(env, 'NPM_DOWNLOADS_URL', 'https://api.npmjs.org'),
+    pypiStatsUrl: url(env, 'PYPI_STATS_URL', 'https://pypistats.org'),
+    stateTable: str(env, 'CRAWL_STATE_TABLE', 'crawl-state'),
+    steps: parseSteps(env.CRAWLER_STEPS),
+    classifier,
+    httpTimeoutMs: num(env, 'CRAWLER_HTTP_TIMEOUT_MS', 10_000, 1),
+    healthTimeoutMs: num(env, 'CRAWLER_HEALTH_TIMEOUT_MS', 5_000, 1),
+    retries: num(env, 'CRAWLER_RETRIES', 3),
+    retryBaseMs: num(env, 'CRAWLER_RETRY_BASE_MS', 250),
+    hostConcurrency: num(env, 'CRAWLER_HOST_CONCURRENCY', 4, 1),
+    enrichConcurrency: num(env, 'CRAWLER_ENRICH_CONCURRENCY', 8, 1),
+    unitConcurrency: num(env, 'CRAWLER_UNIT_CONCURRENCY', 2, 1),
+    readmeMaxBytes: num(env, 'README_MAX_BYTES', 256 * 1024, 1),
+    iconMaxBytes: num(env, 'ICON_MAX_BYTES', 1024 * 1024, 1),
+    refreshAfterHours: num(env, 'CRAWLER_REFRESH_AFTER_HOURS', 24),
+    refreshBatch: num(env, 'CRAWLER_REFRESH_BATCH', 500),
+    sweepMinShare: num(env, 'CRAWLER_SWEEP_MIN_SHARE', 0.5),
+    allowPrivateHosts: str(env, 'CRAWLER_ALLOW_PRIVATE_HOSTS', 'false') === 'true',
+  };
+}

@@ -1,0 +1,264 @@
+/**
+ * Categories: 1-3 of the spec's 14 labels per server.
+ *
+ * The default classifier is deterministic keyword scoring, so the same inputs always give the
+ * same labels and a run needs no model. Rules:
+ *
+ * 1. Text fields and weights: the part of the name after `/` (3), the title (3), the description
+ *    (3), tool names and descriptions (2), the README's first 3,000 characters of prose, code
+ *    blocks removed (1). The namespace is left out: `io.github.*` says nothing about the server.
+ * 2. Each category has a keyword list (below). A field contributes `weight × min(distinct
+ *    keywords of the category found in it, 3)`; a category's score is the sum over fields.
+ * 3. Categories scoring at least 3 (one keyword in the name, title or description, or a
+ *    corroborated README) and at least 40% of the best score are kept, best first (ties in the
+ *    spec's order), at most 3.
+ * 4. None qualifies → `Other`. `Other` is never combined with another label.
+ *
+ * An LLM classifier can be plugged in through `CategoryClassifier` (see `LlmCategoryClassifier`);
+ * it is off by default and falls back to these rules whenever its answer is unusable.
+ */
+
+import { CATEGORIES, type Category } from '../../catalog/domain/types';
+
+export interface ClassifierInput {
+  name: string;
+  title?: string;
+  description: string;
+  tools?: ReadonlyArray<{ name: string; description?: string }>;
+  readme?: string;
+}
+
+/** The seam: rules by default, an LLM-backed implementation when configured. */
+export interface CategoryClassifier {
+  classify(input: ClassifierInput): Promise<Category[]>;
+}
+
+type Labelled = Exclude<Category, 'Other'>;
+
+/**
+ * Keywords per category, matched case-insensitively on word boundaries; a trailing `*` matches
+ * any word continuation (`databas*` matches database, databases). Multi-word keywords match with
+ * any run of spaces, `-` or `_` between the words.
+ */
+export const CATEGORY_KEYWORDS: Readonly<Record<Labelled, readonly string[]>> = {
+  'Development & Coding': [
+    'code', 'coding', 'codebase*', 'developer*', 'programming', 'git', 'github', 'gitlab', 'bitbucket', 'repositor*',
+    'pull request*', 'merge request*', 'commit*', 'ide', 'vscode', 'vs code', 'lint*', 'debug*', 'compiler*',
+    'refactor*', 'unity', 'api testing', 'unit test*', 'test automation', 'language server', 'lsp', 'snippet*',
+    'sandbox*', 'terminal', 'shell', 'command line', 'cli', 'monorepo', 'swagger', 'openapi', 'graphql', 'nx',
+    'software', 'devtools', 'dev tools', 'stack trace*', 'source code', 'development', 'commands', 'crash dump*',
+    'windbg', 'framework*', 'test case*', 'test run*', 'testing', 'qa',
+  ],
+  'Data & Databases': [
+    'database*', 'sql', 'postgres*', 'mysql', 'mariadb', 'sqlite', 'mongo*', 'redis', 'bigquery', 'snowflake',
+    'clickhouse', 'duckdb', 'supabase', 'airtable', 'dynamodb', 'elasticsearch', 'opensearch', 'data warehouse',
+    'warehouse*', 'dataset*', 'analytics', 'etl', 'query', 'queries', 'tables', 'spreadsheet*', 'csv', 'excel',
+    'airflow', 'kafka', 'data pipeline*', 'statistics', 'chart*', 'metrics', 'data analysis', 'schema*', 'bi',
+  ],
+  'Search & Web': [
+    'search*', 'web search', 'google search', 'bing', 'brave', 'duckduckgo', 'serp', 'scrap*', 'crawl*',
+    'web fetch*', 'web content', 'url', 'urls', 'web page*', 'webpage*', 'website*', 'html', 'news', 'rss',
+    'wikipedia', 'arxiv', 'reddit', 'internet', 'browse the web', 'web',
+  ],
+  'AI & Machine Learning': [
+    'ai', 'gpt*', 'openai', 'anthropic', 'gemini', 'machine learning', 'ml', 'neural', 'embedding*', 'agentic',
+    'multi agent', 'prompt*', 'inference', 'hugging face', 'huggingface', 'image generation', 'swarm*', 'hive mind',
+    'rag', 'reasoning', 'judge', 'fine tun*', 'deep learning', 'computer vision', 'llm evaluation', 'eval*',
+  ],
+  'Productivity & Docs': [
+    'notion', 'document*', 'docs', 'pdf*', 'word', 'markdown', 'note', 'notes', 'todo*', 'task*', 'calendar*',
+    'project management', 'confluence', 'google drive', 'drive', 'sharepoint', 'office', 'productivity',
+    'trello', 'asana', 'linear', 'clickup', 'hackmd', 'obsidian', 'schedul*', 'meeting*', 'letterhead',
+    'file search', 'jira', 'redmine', 'issue tracker*', 'issue tracking', 'atlassian', 'wiki', 'writing', 'wordpress', 'cms', 'blog*', 'workspace*',
+  ],
+  'Communication & Messaging': [
+    'slack', 'discord', 'telegram', 'whatsapp', 'email*', 'e-mail', 'gmail', 'outlook', 'imap', 'smtp', 'sms',
+    'message', 'messages', 'messaging', 'group chat', 'microsoft teams', 'twilio', 'phone call*', 'phone',
+    'voice call*', 'notification*', 'mail', 'infobip', 'inbox', 'chat messages',
+  ],
+  'Cloud & DevOps': [
+    'aws', 'azure', 'gcp', 'google cloud', 'cloud', 'kubernetes', 'k8s', 'kubectl', 'helm', 'docker', 'container*',
+    'terraform', 'devops', 'ci/cd', 'deploy*', 'infrastructure', 'serverless', 'lambda', 'cloudflare', 'vercel',
+    'netlify', 'observability', 'monitoring', 'grafana', 'prometheus', 'datadog', 'logs', 'logging',
+    'incident*', 'feature flag*', 'sentry', 'ci pipeline*', 'openshift', 'podman', 'redpanda', 'streaming platform',
+    'devcycle', 'cluster*',
+  ],
+  'Finance & Crypto': [
+    'financ*', 'stock*', 'trading', 'trader*', 'market data', 'crypto*', 'bitcoin', 'ethereum', 'blockchain',
+    'wallet*', 'defi', 'token price*', 'payment*', 'invoice*', 'accounting', 'bank', 'banking', 'fear and greed',
+    'fear greed', 'investor*', 'investing', 'investment*', 'sec filing*', 'edgar', 'forex', 'tax', 'taxes',
+    'budget*', 'expense*', 'stripe', 'hummingbot', 'web3', 'nft*', 'coti', 'equit*', 'fund', 'funds', 'portfolio*', 'currenc*',
+    'exchange rate*',
+  ],
+  Security: [
+    'security', 'vulnerabilit*', 'cve*', 'pentest*', 'penetration test*', 'malware', 'threat*', 'exploit*',
+    'secrets', 'secret management', 'vault', 'encryption', 'identity', 'iam', 'compliance', 'audit*', 'firewall',
+    'phishing', 'cyber*', 'jumpcloud', 'sso', 'vulnicheck', 'apiiro', 'access control', 'zero trust',
+  ],
+  'Media & Design': [
+    'image', 'images', 'photo*', 'video*', 'audio', 'music', 'spotify', 'youtube', 'figma', 'design', 'designs',
+    'designer*', 'canvas', 'svg', 'icon', 'icons', 'font*', 'color*', 'diagram*', 'drawing', 'animation', 'media',
+    'podcast*', 'touchdesigner', '3d', 'blender', 'camera', 'presentation*', 'slides', 'ocr', 'anime', 'anilist',
+    'manga', 'image recognition', 'visual*', 'sound',
+  ],
+  'Browser & Automation': [
+    'browser*', 'playwright', 'puppeteer', 'selenium', 'headless', 'chrome', 'automation', 'automate*',
+    'workflow*', 'zapier', 'n8n', 'rpa', 'mouse', 'keyboard', 'screenshot*', 'form filling', 'browser use',
+    'ros', 'robot', 'robots', 'robotics', 'macos', 'applescript', 'desktop automation',
+  ],
+  'Knowledge & Memory': [
+    'memory', 'memories', 'knowledge', 'knowledge graph*', 'knowledge base*', 'remember', 'recall',
+    'vector*', 'semantic search', 'retrieval', 'wikis', 'documentation', 'long term', 'journal*',
+    'pubmed', 'research*', 'teaching', 'encyclopedia', 'learn', 'persistent context',
+  ],
+  'Commerce & Marketing': [
+    'commerce', 'e-commerce', 'ecommerce', 'shop', 'shops', 'shopify', 'storefront', 'products', 'product catalog',
+    'orders', 'order management', 'cart', 'checkout', 'marketing', 'seo', 'ads', 'advertis*', 'campaign*', 'crm',
+    'hubspot', 'salesforce', 'customer*', 'leads', 'lead generation', 'sales', 'retail', 'booking*', 'travel',
+    'hotel*', 'flight*', 'real estate', 'coupon*', 'pricing', 'marketplace*',
+  ],
+};
+
+/**
+ * Boilerplate removed before matching: nearly every description says it is an MCP server for AI
+ * assistants, which says nothing about what the server is for.
+ */
+const STOP_PHRASES = new RegExp(
+  [
+    'model context protocol', 'mcp', 'ai[\\s-]+(?:assistant|agent|model|tool|application|app|client|coding assistant)s?',
+    'ai[\\s-]+powered', 'large language models?', 'language models?', 'llms?', 'claude(?:[\\s-]+(?:desktop|code))?',
+    'cursor', 'windsurf', 'agents?', 'assistants?', 'server',
+  ]
+    .map((p) => `(?<![\\p{L}\\p{N}])${p}(?![\\p{L}\\p{N}])`)
+    .join('|'),
+  'giu',
+);
+
+/** Field weights (see the rules above). */
+export const FIELD_WEIGHTS = { name: 3, title: 3, description: 3, tools: 2, readme: 1 } as const;
+const PER_FIELD_CAP = 3;
+const MIN_SCORE = 3;
+const RELATIVE_MIN = 0.4;
+const MAX_LABELS = 3;
+const README_CHARS = 3000;
+
+function keywordPattern(keyword: string): RegExp {
+  const wildcard = keyword.endsWith('*');
+  const words = (wildcard ? keyword.slice(0, -1) : keyword)
+    .split(' ')
+    .map((w) => w.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'));
+  const body = words.join('[\\s_-]+');
+  return new RegExp(`(?<![\\p{L}\\p{N}])${body}${wildcard ? '[\\p{L}\\p{N}]*' : ''}(?![\\p{L}\\p{N}])`, 'iu');
+}
+
+const COMPILED: ReadonlyArray<readonly [Labelled, RegExp[]]> = (Object.keys(CATEGORY_KEYWORDS) as Labelled[]).map(
+  (c) => [c, CATEGORY_KEYWORDS[c].map(keywordPattern)] as const,
+);
+
+/** Splits identifiers into words: `mcp-server_fearGreed` → `mcp server fear Greed`. */
+function identifierWords(s: string): string {
+  return s.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/[._/-]+/g, ' ');
+}
+
+function readmeProse(readme: string): string {
+  return readme
+    .replace(/```[\s\S]*?(```|$)/g, ' ')
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/!\[[^\]]*\]\([^)]*\)/g, ' ')
+    .replace(/\]\([^)]*\)/g, ']')
+    .slice(0, README_CHARS);
+}
+
+export interface CategoryScore {
+  category: Labelled;
+  score: number;
+}
+
+/** Scores of every category with a non-zero score, best first (exposed for tests and tuning). */
+export function scoreCategories(input: ClassifierInput): CategoryScore[] {
+  const tail = input.name.includes('/') ? input.name.slice(input.name.indexOf('/') + 1) : input.name;
+  const fields: Array<[string, number]> = [
+    [identifierWords(tail), FIELD_WEIGHTS.name],
+    [input.title ?? '', FIELD_WEIGHTS.title],
+    [input.description, FIELD_WEIGHTS.description],
+    [(input.tools ?? []).map((t) => `${identifierWords(t.name)} ${t.description ?? ''}`).join('\n'), FIELD_WEIGHTS.tools],
+    [readmeProse(input.readme ?? ''), FIELD_WEIGHTS.readme],
+  ];
+  const cleaned = fields.map(([t, w]) => [t.replace(STOP_PHRASES, ' ').trim(), w] as const);
+  const out: CategoryScore[] = [];
+  for (const [category, patterns] of COMPILED) {
+    let score = 0;
+    for (const [textValue, weight] of cleaned) {
+      if (textValue === '') continue;
+      let hits = 0;
+      for (const p of patterns) {
+        if (p.test(textValue)) hits++;
+        if (hits >= PER_FIELD_CAP) break;
+      }
+      score += weight * hits;
+    }
+    if (score > 0) out.push({ category, score });
+  }
+  const order = (c: Category) => CATEGORIES.indexOf(c);
+  return out.sort((a, b) => b.score - a.score || order(a.category) - order(b.category));
+}
+
+/** The deterministic rules (synchronous core). */
+export function classifyByRules(input: ClassifierInput): Category[] {
+  const scores = scoreCategories(input);
+  const best = scores[0]?.score ?? 0;
+  const kept = scores.filter((s) => s.score >= MIN_SCORE && s.score >= RELATIVE_MIN * best).slice(0, MAX_LABELS);
+  return kept.length === 0 ? ['Other'] : kept.map((s) => s.category);
+}
+
+export class RuleCategoryClassifier implements CategoryClassifier {
+  async classify(input: ClassifierInput): Promise<Category[]> {
+    return classifyByRules(input);
+  }
+}
+
+/** A text-completion function (any LLM client), injected so the crawler has no model dependency. */
+export type CompletionFn = (prompt: string) => Promise<string>;
+
+/**
+ * The LLM seam (off by default: enable with `CRAWLER_CLASSIFIER=llm` and an injected completion
+ * function). The model is asked for a JSON array of labels; anything that is not 1-3 known labels
+ * falls back to the rules, so a bad answer can never put an unknown label in the catalog.
+ */
+export class LlmCategoryClassifier implements CategoryClassifier {
+  constructor(
+    private readonly complete: CompletionFn,
+    private readonly fallback: CategoryClassifier = new RuleCategoryClassifier(),
+  ) {}
+
+  static prompt(input: ClassifierInput): string {
+    const tools = (input.tools ?? []).slice(0, 30).map((t) => `- ${t.name}: ${t.description ?? ''}`).join('\n');
+    return [
+      'Classify this MCP server into 1 to 3 of these categories, best first.',
+      `Categories: ${CATEGORIES.join('; ')}.`,
+      'Answer with a JSON array of category strings only.',
+      `Name: ${input.name}`,
+      input.title ? `Title: ${input.title}` : '',
+      `Description: ${input.description}`,
+      tools ? `Tools:\n${tools}` : '',
+      input.readme ? `README (start):\n${readmeProse(input.readme).slice(0, 1500)}` : '',
+    ]
+      .filter((l) => l !== '')
+      .join('\n');
+  }
+
+  async classify(input: ClassifierInput): Promise<Category[]> {
+    try {
+      const answer = await this.complete(LlmCategoryClassifier.prompt(input));
+      const parsed: unknown = JSON.parse(/\[[\s\S]*\]/.exec(answer)?.[0] ?? 'null');
+      if (Array.isArray(parsed)) {
+        const labels = [...new Set(parsed.filter((x): x is Category => typeof x === 'string' && (CATEGORIES as readonly string[]).includes(x)))];
+        const valid = labels.length > 1 ? labels.filter((l) => l !== 'Other') : labels;
+        if (valid.length >= 1 && valid.length <= MAX_LABELS && valid.length === parsed.length) return valid;
+      }
+    } catch {
+      // An unreachable or confused model must not cost the server its categories.
+    }
+    return this.fallback.classify(input);
+  }
+}

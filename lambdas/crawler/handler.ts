@@ -1,0 +1,110 @@
+/**
+ * AWS Lambda entries of the crawler, meant to be driven by a Step Functions state machine that an
+ * EventBridge schedule starts:
+ *
+ *   Plan ──(planned = false)──▶ Plan (loop: paging continues from the stored cursor)
+ *     │ planned = true
+ *     ▼
+ *   Map over `units` (MaxConcurrency N, retry with backoff) ──▶ Unit
+ *     ▼
+ *   Finalize
+ *
+ * Every task is idempotent: a retried Unit finds itself done or redoes the same work, a retried
+ * Plan continues the current run, a retried Finalize returns the stored report. A failed
+ * execution leaves the run current; the next scheduled execution resumes it (Plan returns the
+ * units still pending).
+ *
+ * Events and results:
+ * - `planHandler({ mode?: 'auto' | 'full' | 'incremental', maxSteps? })` →
+ *   `{ runId, planned, units: [{ runId, unitId }] }` (units only once planned)
+ * - `unitHandler({ runId, unitId })` → `{ runId, unitId, runComplete, counts }`
+ * - `finalizeHandler({ runId })` → the report's counts, failures by step, warnings, high-water mark
+ * - `handler({ action: 'plan' | 'unit' | 'finalize', … })` dispatches to the three.
+ */
+
+import { DynamoCatalogStore } from '../catalog/adapters/dynamo-catalog-store';
+import { S3IconStore } from '../catalog/adapters/s3-icon-store';
+import { createOpenSearchClient, OpenSearchIndex } from '../catalog/search/opensearch';
+import { documentClient, dynamoClient, s3Config } from '../shared/aws/clients';
+import { loadCatalogConfig } from '../shared/config';
+import { logger } from '../shared/logger';
+import { DynamoCrawlState } from './adapters/dynamo-crawl-state';
+import { loadCrawlerConfig } from './config';
+import type { Crawler, PlanMode } from './crawler';
+import type { UnitRef } from './domain/ports';
+import { createCrawler } from './wiring';
+
+let instance: Crawler | undefined;
+
+function crawler(): Crawler {
+  if (instance) return instance;
+  const catalog = loadCatalogConfig();
+  const config = loadCrawlerConfig();
+  if (!catalog.opensearchUrl) throw new Error('OPENSEARCH_URL is required in AWS');
+  const doc = documentClient(dynamoClient(catalog));
+  instance = createCrawler(config, {
+    store: new DynamoCatalogStore(doc, catalog.catalogTable),
+    index: new OpenSearchIndex({ client: createOpenSearchClient(catalog.opensearchUrl, catalog.region), index: catalog.opensearchIndex }),
+    icons: new S3IconStore((mod) => new mod.S3Client(s3Config(catalog)), catalog.iconsBucket),
+    state: new DynamoCrawlState(doc, config.stateTable),
+    region: catalog.region,
+  }).crawler;
+  return instance;
+}
+
+function isPlanMode(v: unknown): v is PlanMode {
+  return v === 'auto' || v === 'full' || v === 'incremental';
+}
+
+export async function planHandler(event: { mode?: unknown; maxSteps?: unknown } = {}): Promise<{ runId: string; planned: boolean; units: UnitRef[] }> {
+  const maxSteps = typeof event.maxSteps === 'number' && event.maxSteps > 0 ? event.maxSteps : Number(process.env.CRAWLER_PLAN_MAX_STEPS ?? 200);
+  const plan = await crawler().planCrawl({ ...(isPlanMode(event.mode) && { mode: event.mode }), maxSteps });
+  logger.info('crawl planned', { runId: plan.runId, mode: plan.mode, resumed: plan.resumed, planned: plan.planned, units: plan.units.length });
+  return { runId: plan.runId, planned: plan.planned, units: plan.planned ? plan.units : [] };
+}
+
+export async function unitHandler(event: { runId?: unknown; unitId?: unknown }) {
+  if (typeof event.runId !== 'string' || typeof event.unitId !== 'string') throw new Error('unit event needs runId and unitId');
+  const ref = { runId: event.runId, unitId: event.unitId };
+  const out = await crawler().runUnit(ref);
+  const r = out.result;
+  const counts = r && {
+    rows: r.rows,
+    added: r.added.length,
+    updated: r.updated.length,
+    unchanged: r.unchanged,
+    removed: r.removed.length,
+    rejected: r.rejected.length,
+    failures: r.failures.length,
+  };
+  logger.info('crawl unit done', { ...ref, alreadyDone: out.alreadyDone, ...counts });
+  return { ...ref, runComplete: out.runComplete, ...(counts && { counts }) };
+}
+
+export async function finalizeHandler(event: { runId?: unknown }) {
+  if (typeof event.runId !== 'string') throw new Error('finalize event needs runId');
+  const report = await crawler().finalizeRun(event.runId);
+  const summary = {
+    runId: report.runId,
+    mode: report.mode,
+    counts: report.counts,
+    failuresByStep: report.failuresByStep,
+    warnings: report.warnings,
+    ...(report.highWater !== undefined && { highWater: report.highWater }),
+  };
+  logger.info('crawl finished', summary);
+  return summary;
+}
+
+export async function handler(event: { action?: unknown; mode?: unknown; maxSteps?: unknown; runId?: unknown; unitId?: unknown }) {
+  switch (event.action) {
+    case 'plan':
+      return planHandler({ mode: event.mode, maxSteps: event.maxSteps });
+    case 'unit':
+      return unitHandler({ runId: event.runId, unitId: event.unitId });
+    case 'finalize':
+      return finalizeHandler({ runId: event.runId });
+    default:
+      throw new Error(`unknown crawler action ${String(event.action)}`);
+  }
+}

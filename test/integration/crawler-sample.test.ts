@@ -1,0 +1,76 @@
+/**
+ * The crawler on the full registry sample (1,289 rows, 675 names) served page by page by the
+ * fake upstream. Skipped, with a message, when ../shared is not checked out; the committed
+ * fixture (crawler-fixture.test.ts) always runs.
+ */
+
+import { isWebp128 } from '../../lambdas/catalog/icons';
+import { runCrawl } from '../../lambdas/crawler/crawler';
+import { isRejection, rowIdentity } from '../../lambdas/crawler/domain/normalise';
+import { loadSampleRows } from '../support/crawler-fakes';
+import { catalogByName, startCrawlerEnv, type CrawlerEnv } from '../support/crawler-env';
+
+const sample = loadSampleRows();
+if (!sample) console.log('crawler-sample: ../shared/reference/registry/samples not found; skipping the full-sample crawl');
+const describeSample = sample ? describe : describe.skip;
+
+// A full crawl of 675 servers against DynamoDB Local and in-process fakes takes a while on a shared machine.
+jest.setTimeout(300_000);
+
+describeSample('crawler on the full registry sample', () => {
+  let env: CrawlerEnv;
+  const rows = sample ?? [];
+  const names = new Set(rows.flatMap((r) => {
+    const id = rowIdentity(r);
+    return isRejection(id) ? [] : [id.name];
+  }));
+
+  beforeAll(async () => {
+    env = await startCrawlerEnv(rows);
+  });
+  afterAll(async () => {
+    await env?.close();
+  });
+
+  it('ends every one of the 675 names in the catalog or in the report with a reason', async () => {
+    expect(rows).toHaveLength(1289);
+    expect(names.size).toBe(675);
+    const report = await runCrawl(env.newCrawler().crawler, { unitConcurrency: 2 });
+    const catalog = await catalogByName(env.rawStore);
+    const rejected = new Map(report.rejected.map((r) => [r.name, r.reason]));
+    const missing = [...names].filter((n) => !catalog.has(n) && !rejected.has(n));
+    expect(missing).toEqual([]);
+    expect(report.counts.rows).toBe(1289);
+    expect(report.counts.superseded).toBe(1289 - 675);
+    expect(catalog.size + report.counts.rejected).toBe(675);
+    // Only the latest version of each name is kept.
+    for (const r of rows) {
+      const id = rowIdentity(r);
+      if (isRejection(id) || id.meta.isLatest !== true) continue;
+      expect(catalog.get(id.name)?.record.version ?? 'rejected').toBe(rejected.has(id.name) ? 'rejected' : id.version);
+    }
+    expect((await env.index.slugs()).length).toBe(catalog.size);
+    expect(report.counts.enrichmentFailures).toBeGreaterThan(0);
+  });
+
+  it('stores only 128x128 webp icons', async () => {
+    const catalog = await catalogByName(env.rawStore);
+    let icons = 0;
+    for (const d of catalog.values()) {
+      if (!d.record.hasIcon) continue;
+      const bytes = await env.iconStore.get(d.record.slug);
+      expect(bytes).toBeDefined();
+      expect(await isWebp128(bytes ?? new Uint8Array())).toBe(true);
+      icons++;
+    }
+    expect(icons).toBeGreaterThan(100);
+  });
+
+  it('re-crawls the unchanged sample without a single catalog write', async () => {
+    env.resetCounts();
+    env.clock.advance(60_000);
+    const report = await runCrawl(env.newCrawler().crawler, { mode: 'full', unitConcurrency: 2 });
+    expect(report.counts.unchanged).toBe(675 - report.counts.rejected);
+    expect(env.counts).toEqual({ storePut: 0, storeDelete: 0, indexUpsert: 0, indexRemove: 0, iconsStored: 0 });
+  });
+});

@@ -1,0 +1,219 @@
+import type { CatalogDetail, Category } from '../../lambdas/catalog/domain/types';
+import { CATEGORIES } from '../../lambdas/catalog/domain/types';
+import { parseSteps, loadCrawlerConfig } from '../../lambdas/crawler/config';
+import { mergeHealth } from '../../lambdas/crawler/crawler';
+import { classifyByRules, LlmCategoryClassifier } from '../../lambdas/crawler/domain/classify';
+import { normaliseRow } from '../../lambdas/crawler/domain/normalise';
+import { buildEntry, contentHash, stableStringify } from '../../lambdas/crawler/domain/record';
+import { buildReport, formatSummary } from '../../lambdas/crawler/domain/report';
+import { baseSlug, isValidSlug, slugCandidates } from '../../lambdas/crawler/domain/slug';
+import { starsGained, withStarSnapshot } from '../../lambdas/crawler/domain/trending';
+import type { NormalisedServer } from '../../lambdas/crawler/domain/types';
+import { emptyUnitResult } from '../../lambdas/crawler/domain/types';
+import { loadFixtureRows } from '../support/crawler-fakes';
+
+const fixture = new Map<string, NormalisedServer>();
+for (const row of loadFixtureRows()) {
+  const r = normaliseRow(row);
+  if (r.ok && r.server.isLatest) fixture.set(r.server.name, r.server);
+}
+function real(name: string): NormalisedServer {
+  const s = fixture.get(name);
+  if (!s) throw new Error(`fixture has no ${name}`);
+  return s;
+}
+const classify = (s: NormalisedServer, extra: { tools?: Array<{ name: string; description?: string }>; readme?: string } = {}) =>
+  classifyByRules({ name: s.name, description: s.description, ...(s.title !== undefined && { title: s.title }), ...extra });
+
+describe('slugs', () => {
+  it('are lowercase, URL-safe, 1-200 chars, with hashed variants for collisions', () => {
+    expect(baseSlug('io.github.Some_User/My..Server')).toBe('io-github-some-user-my-server');
+    expect(baseSlug('--./..')).toBe('server');
+    const long = `com.example/${'a'.repeat(250)}`;
+    for (const c of slugCandidates(long)) expect(isValidSlug(c)).toBe(true);
+    const [base, ...hashed] = slugCandidates('io.github.bob/b.c');
+    expect(base).toBe('io-github-bob-b-c');
+    expect(hashed[0]).toMatch(/^io-github-bob-b-c-[0-9a-f]{8}$/);
+    expect(new Set(hashed).size).toBe(hashed.length);
+    // Deterministic: the same name always gives the same candidates.
+    expect(slugCandidates('io.github.bob/b.c')).toEqual(slugCandidates('io.github.bob/b.c'));
+    expect(slugCandidates('io.github.bob/b-c')[1]).not.toBe(hashed[0]);
+  });
+});
+
+describe('category classifier on real registry rows', () => {
+  const expectations: Array<[string, Category]> = [
+    ['io.github.spences10/mcp-sqlite-tools', 'Data & Databases'],
+    ['io.github.domdomegg/airtable-mcp-server', 'Data & Databases'],
+    ['io.github.abhishekbhakat/airflow-mcp-server', 'Data & Databases'],
+    ['io.github.stefanoamorelli/sec-edgar-mcp', 'Finance & Crypto'],
+    ['io.github.ycjcl868/mcp-server-fear-greed', 'Finance & Crypto'],
+    ['ai.waystation/jira', 'Productivity & Docs'],
+    ['io.github.jztan/redmine-mcp-server', 'Productivity & Docs'],
+    ['io.github.huoshuiai42/huoshui-pdf-converter', 'Productivity & Docs'],
+    ['io.github.yuna0x0/hackmd-mcp', 'Productivity & Docs'],
+    ['io.github.ruvnet/claude-flow', 'AI & Machine Learning'],
+    ['io.github.containers/kubernetes-mcp-server', 'Cloud & DevOps'],
+    ['com.devcycle/mcp', 'Cloud & DevOps'],
+    ['io.github.Decodo/mcp-web-scraper', 'Search & Web'],
+    ['ai.smithery/shoumikdc-arxiv-mcp', 'Search & Web'],
+    ['travel.kismet/mcp-server', 'Commerce & Marketing'],
+    ['io.testiny/testiny-mcp', 'Development & Coding'],
+    ['com.jumpcloud/jumpcloud-genai', 'Security'],
+  ];
+  it.each(expectations)('%s → %s', (name, category) => {
+    expect(classify(real(name))).toContain(category);
+  });
+
+  it('answers Other, alone, when nothing matches', () => {
+    expect(classify(real('com.joelverhagen.mcp/Knapcode.SampleMcpServer'))).toEqual(['Other']);
+  });
+
+  it('gives 1-3 known labels for every row, never Other with another, deterministically', () => {
+    for (const s of fixture.values()) {
+      const c = classify(s);
+      expect(c.length).toBeGreaterThanOrEqual(1);
+      expect(c.length).toBeLessThanOrEqual(3);
+      for (const label of c) expect(CATEGORIES).toContain(label);
+      if (c.includes('Other')) expect(c).toEqual(['Other']);
+      expect(classify(s)).toEqual(c);
+    }
+  });
+
+  it('uses captured tools and the README', () => {
+    const mux = real('com.mux/mcp');
+    expect(classify(mux)).toEqual(['Other']);
+    expect(classify(mux, { tools: [{ name: 'upload_video', description: 'Upload a video or audio asset and create a playback ID' }] })).toContain('Media & Design');
+    expect(classify(mux, { readme: '# Mux\nStream video and audio, cut podcasts and edit images.\n```sh\nnpm install docker kubernetes\n```' })).toContain('Media & Design');
+    // Code blocks in the README do not count.
+    expect(classify(mux, { readme: '```sh\nkubectl apply -f deploy.yaml\ndocker run terraform\n```' })).toEqual(['Other']);
+  });
+
+  it('LLM seam: uses a valid answer, falls back to the rules on anything else', async () => {
+    const s = real('io.github.spences10/mcp-sqlite-tools');
+    const input = { name: s.name, description: s.description };
+    const ok = new LlmCategoryClassifier(async () => 'Sure: ["Knowledge & Memory", "Data & Databases"]');
+    expect(await ok.classify(input)).toEqual(['Knowledge & Memory', 'Data & Databases']);
+    const invented = new LlmCategoryClassifier(async () => '["Databases"]');
+    expect(await invented.classify(input)).toEqual(classifyByRules(input));
+    const down = new LlmCategoryClassifier(async () => {
+      throw new Error('model unavailable');
+    });
+    expect(await down.classify(input)).toEqual(classifyByRules(input));
+    expect(LlmCategoryClassifier.prompt(input)).toContain('Development & Coding');
+  });
+});
+
+describe('trending', () => {
+  it('is the gain over 7 days of daily snapshots, 0 without history, never negative', () => {
+    let h = withStarSnapshot(undefined, '2025-10-01', 100);
+    expect(starsGained(h, '2025-10-01')).toBe(0);
+    for (let d = 2; d <= 9; d++) h = withStarSnapshot(h, `2025-10-0${d}`, 100 + d * 10);
+    expect(starsGained(h, '2025-10-09')).toBe(190 - 120);
+    expect(starsGained({ '2025-10-07': 50, '2025-10-09': 80 }, '2025-10-09')).toBe(30);
+    expect(starsGained({ '2025-10-01': 50, '2025-10-09': 80 }, '2025-10-09')).toBe(0);
+    expect(starsGained({ '2025-10-05': 90, '2025-10-09': 80 }, '2025-10-09')).toBe(0);
+    const pruned = withStarSnapshot(Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`2025-09-${String(i + 1).padStart(2, '0')}`, i])), '2025-10-01', 99);
+    expect(Object.keys(pruned)).toHaveLength(15);
+  });
+});
+
+describe('records and change detection', () => {
+  const server = real('io.github.spences10/mcp-sqlite-tools');
+  const now = new Date('2025-10-22T12:00:00Z');
+  const later = new Date('2025-10-22T18:00:00Z');
+  const repo = { exists: true, stars: 42, language: 'TypeScript', license: 'MIT License', licenseSpdx: 'MIT', pushedAt: '2025-10-20T00:00:00Z' };
+  const readme = { content: '# sqlite tools', path: 'README.md', size: 14, sha: 'abc' };
+  const first = buildEntry({ server, slug: 'x', enrichment: { repo, readme, downloads: 10 }, categories: ['Data & Databases'], trending: 0, now });
+  const existing: CatalogDetail = { record: first.record, readme };
+
+  it('builds a complete record with grades, popularity and timestamps', () => {
+    expect(first.change).toBe('added');
+    expect(first.record).toMatchObject({
+      slug: 'x',
+      isOfficial: false,
+      github: { stars: 42, licenseSpdx: 'MIT' },
+      grades: { license: 'A', maintenance: 'A', quality: 'untested' },
+      crawledAt: now.toISOString(),
+      updatedAt: now.toISOString(),
+      downloads: 10,
+    });
+    expect(first.record.popularity).toBeGreaterThan(0);
+  });
+
+  it('is unchanged when only volatile timestamps differ', () => {
+    const again = buildEntry({ server, slug: 'x', existing, enrichment: { repo, readme: 'unchanged', downloads: 10 }, categories: ['Data & Databases'], trending: 0, now: later });
+    expect(again.change).toBe('unchanged');
+    expect(again.record).toBe(existing.record);
+  });
+
+  it('writes star changes without moving updatedAt, and moves it for README or upstream changes', () => {
+    const stars = buildEntry({ server, slug: 'x', existing, enrichment: { repo: { ...repo, stars: 50 } }, categories: ['Data & Databases'], trending: 8, now: later });
+    expect(stars.change).toBe('updated');
+    expect(stars.record.updatedAt).toBe(now.toISOString());
+    expect(stars.record.crawledAt).toBe(later.toISOString());
+    expect(stars.readme).toBeUndefined(); // the README item is not rewritten
+    const newReadme = buildEntry({ server, slug: 'x', existing, enrichment: { repo, readme: { ...readme, sha: 'def' }, downloads: 10 }, categories: ['Data & Databases'], trending: 0, now: later });
+    expect(newReadme.record.updatedAt).toBe(later.toISOString());
+    const newVersion = buildEntry({ server: { ...server, version: '9.9.9' }, slug: 'x', existing, enrichment: { repo, downloads: 10 }, categories: ['Data & Databases'], trending: 0, now: later });
+    expect(newVersion.record.updatedAt).toBe(later.toISOString());
+  });
+
+  it('keeps previous enrichment when a step failed, grades null without a repository', () => {
+    const failed = buildEntry({ server, slug: 'x', existing, enrichment: {}, categories: ['Data & Databases'], trending: 0, now: later });
+    expect(failed.change).toBe('unchanged');
+    const noRepo = buildEntry({ server: { ...server, repository: undefined }, slug: 'x', enrichment: {}, categories: ['Other'], trending: 0, now });
+    expect(noRepo.record.grades).toEqual({ license: null, maintenance: null, quality: 'untested' });
+    const unlicensed = buildEntry({ server, slug: 'x', enrichment: { repo: { exists: true, stars: 1 } }, categories: ['Other'], trending: 0, now });
+    expect(unlicensed.record.grades.license).toBe('F');
+  });
+
+  it('hashes independently of key order and ignores crawledAt and health.checkedAt', () => {
+    expect(stableStringify({ b: 1, a: { d: 2, c: undefined } })).toBe('{"a":{"d":2},"b":1}');
+    const r = { ...first.record, health: { live: true, checkedAt: 'a' } };
+    expect(contentHash({ record: r })).toBe(contentHash({ record: { ...r, crawledAt: 'z', health: { live: true, checkedAt: 'b' } } }));
+    expect(contentHash({ record: r })).not.toBe(contentHash({ record: { ...r, health: { live: false, checkedAt: 'a' } } }));
+  });
+});
+
+describe('health merging', () => {
+  it('is live if any remote is live, with the latest check time and the best tool list', () => {
+    const m = mergeHealth([
+      { url: 'a', live: false, checkedAt: '2025-01-01T00:00:01Z', error: 'timeout' },
+      { url: 'b', live: true, authRequired: true, checkedAt: '2025-01-01T00:00:03Z' },
+      { url: 'c', live: true, toolCount: 2, tools: [{ name: 'x' }, { name: 'y' }], checkedAt: '2025-01-01T00:00:02Z' },
+    ]);
+    expect(m.health).toEqual({ live: true, checkedAt: '2025-01-01T00:00:03Z', toolCount: 2 });
+    expect(m.tools).toHaveLength(2);
+    expect(mergeHealth([{ url: 'b', live: true, authRequired: true, checkedAt: 't' }]).health).toEqual({ live: true, authRequired: true, checkedAt: 't' });
+    expect(mergeHealth([])).toEqual({});
+  });
+});
+
+describe('report and config', () => {
+  it('summarises counts, rejections by reason and failures by step', () => {
+    const result = { ...emptyUnitResult(), rows: 3, added: ['a'], unchanged: 1, rejected: [{ name: 'b', code: 'schema' as const, reason: 'bad' }], failures: [{ name: 'a', step: 'github' as const, reason: 'down' }] };
+    const report = buildReport(
+      { runId: 'r1', mode: 'full', startedAt: 't', status: 'running', steps: 1, unitsCreated: 1, unitsDone: 1, rowsSeen: 3 },
+      [{ runId: 'r1', unitId: 'p1', kind: 'page', status: 'done', result }],
+      { swept: ['c'] },
+    );
+    expect(report.counts).toMatchObject({ rows: 3, added: 1, unchanged: 1, removed: 1, rejected: 1, enrichmentFailures: 1 });
+    expect(report.failuresByStep).toEqual({ github: 1 });
+    const text = formatSummary(report);
+    expect(text).toContain('added 1, updated 0, unchanged 1, removed 1, rejected 1');
+    expect(text).toContain('b: bad');
+    expect(text).toContain('github 1');
+  });
+
+  it('reads the environment with documented defaults and validates it', () => {
+    const c = loadCrawlerConfig({});
+    expect(c).toMatchObject({ registryUrl: 'https://registry.modelcontextprotocol.io', githubApiUrl: 'https://api.github.com', pageSize: 100, readmeMaxBytes: 262144, classifier: 'rules' });
+    expect(Object.values(c.steps).every(Boolean)).toBe(true);
+    expect(parseSteps('github,icon')).toMatchObject({ github: true, icon: true, readme: false, health: false });
+    expect(Object.values(parseSteps('none')).some(Boolean)).toBe(false);
+    expect(() => parseSteps('stars')).toThrow(/unknown enrichment step/);
+    expect(() => loadCrawlerConfig({ REGISTRY_URL: 'ftp://x' })).toThrow(/http\(s\) URL/);
+    expect(loadCrawlerConfig({ REGISTRY_URL: 'http://127.0.0.1:9/' }).registryUrl).toBe('http://127.0.0.1:9');
+  });
+});
