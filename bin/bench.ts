@@ -3,11 +3,15 @@ import { writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { runCatalogBench } from './bench/catalog';
+import { runCrawlerBench } from './bench/crawler';
 import type { BenchSection } from './bench/stats';
 
 /** `npm run bench`: every benchmark in one run; the figures go to BENCHMARKS.md. */
 
-const SECTIONS: Array<{ name: string; run: (log: (m: string) => void) => Promise<BenchSection> }> = [{ name: 'catalog', run: runCatalogBench }];
+const SECTIONS: Array<{ name: string; run: (log: (m: string) => void) => Promise<BenchSection> }> = [
+  { name: 'catalog', run: runCatalogBench },
+  { name: 'crawler', run: runCrawlerBench },
+];
 
 function render(sections: BenchSection[], started: Date): string {
   const cpu = cpus();

@@ -8,14 +8,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BenchSection } from '../../bin/bench/stats';
-import { verdict } from '../../bin/bench/stats';
-import { startDynamoLocal, startS3Server } from '../../bin/local-stack/backends';
+import type { BenchSection } from './stats';
+import { verdict } from './stats';
+import { startDynamoLocal, startS3Server } from '../local-stack/backends';
 import { toServerJson } from '../../lambdas/catalog/domain/registry-record';
 import { generateCatalog } from '../../lambdas/catalog/synthetic';
 import { runCrawl } from '../../lambdas/crawler/crawler';
 import type { CrawlReport } from '../../lambdas/crawler/domain/types';
-import { startCrawlerEnv } from './crawler-env';
+import { startCrawlerEnv } from '../../test/support/crawler-env';
 
 /** Upstream ServerResponse rows for the synthetic catalog (latest versions, one per name). */
 export function syntheticUpstreamRows(count: number): unknown[] {
