@@ -1,0 +1,579 @@
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { Annotations, CfnDeletionPolicy, Duration, Names, RemovalPolicy, type CfnResource } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as scheduler from 'aws-cdk-lib/aws-scheduler';
+import * as schedulerTargets from 'aws-cdk-lib/aws-scheduler-targets';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
+import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
+import { Construct } from 'constructs';
+import { ENRICH_STEPS, type EnrichStep } from '../lambdas/crawler/domain/types';
+import type { CatalogData } from './catalog-data';
+import { acknowledge, nagRef } from './nag';
+
+export interface CatalogCrawlerProps {
+  /** The catalog table, icons bucket and search domain the crawler fills. */
+  readonly data: CatalogData;
+  /**
+   * How often the schedule starts a crawl (EventBridge Scheduler `rate(...)`, whole minutes).
+   * Runs are incremental (`updated_since` the last high-water mark), so a short rate is cheap.
+   * @default Duration.hours(6)
+   */
+  readonly schedule?: Duration;
+  /**
+   * Whether the schedule is enabled. A disabled schedule still lets the state machine be started by
+   * hand (input `{"mode": "full"}` forces a full crawl).
+   * @default true
+   */
+  readonly scheduleEnabled?: boolean;
+  /**
+   * Upstream registry (REGISTRY_URL).
+   * @default 'https://registry.modelcontextprotocol.io'
+   */
+  readonly registryUrl?: string;
+  /**
+   * Secrets Manager secret holding a GitHub token (a plain string or JSON `{"token": "…"}`);
+   * the function may read it (GITHUB_TOKEN_SECRET_ARN). Without a token GitHub allows 60 requests
+   * an hour, far too few for a first crawl; ETag revalidation keeps later runs cheap either way.
+   * @default - no token: unauthenticated GitHub requests
+   */
+  readonly githubTokenSecret?: secretsmanager.ISecret;
+  /**
+   * The sharp layer (`/opt/nodejs/node_modules/sharp` for linux-arm64 glibc), e.g. one shared
+   * between stacks or published elsewhere.
+   * @default - built from `layers/sharp` when `layers/sharp/nodejs/node_modules/sharp` (with its
+   *   linux-arm64 binary) exists (see layers/sharp/README.md); otherwise an empty placeholder
+   *   layer, a synth warning, and the `icon` enrichment step turned off (unless `steps` is given).
+   */
+  readonly sharpLayer?: lambda.ILayerVersion;
+  /**
+   * Where the sharp layer is built (`nodejs/node_modules/sharp` inside), when `sharpLayer` is not
+   * given.
+   * @default layers/sharp of this repository
+   */
+  readonly sharpLayerDir?: string;
+  /**
+   * Enrichment steps to run (CRAWLER_STEPS); an empty list runs none.
+   * @default - all steps (all but `icon` while the sharp layer is the placeholder)
+   */
+  readonly steps?: EnrichStep[];
+  /**
+   * Units (pages of upstream rows) crawled in parallel by the state machine's Map state. Each
+   * unit runs its own per-host limits, so this also bounds the load on GitHub, npm and PyPI.
+   * @default 4
+   */
+  readonly maxConcurrency?: number;
+  /**
+   * Memory of the crawler function, in MB (sharp and the per-unit enrichment concurrency want
+   * some; arm64 CPU share grows with it).
+   * @default 1024
+   */
+  readonly memorySize?: number;
+  /**
+   * Attempts after the first when a task's function fails or times out (Plan, each Unit, Finalize;
+   * every task is idempotent). Lambda service errors and throttling are retried separately.
+   * @default 3
+   */
+  readonly taskRetries?: number;
+  /**
+   * Name of the OpenSearch index (or alias) the crawler writes (OPENSEARCH_INDEX); must be the one
+   * the catalog API reads.
+   * @default 'catalog'
+   */
+  readonly searchIndex?: string;
+  /**
+   * Removal policy of the crawl-state table (slug ownership lives there: losing it would let slugs
+   * move between names). With RETAIN the table also gets deletion protection.
+   * @default - the same as the catalog table of `data`
+   */
+  readonly removalPolicy?: RemovalPolicy;
+  /**
+   * Limit on one execution. A timed-out execution is reported by an extra alarm on
+   * ExecutionsTimedOut; the next run resumes its crawl.
+   * @default - none: every task has its own timeout and bounded retries
+   */
+  readonly executionTimeout?: Duration;
+  /**
+   * Retention of the function's and the state machine's logs (operational data: they go with the
+   * stack).
+   * @default RetentionDays.ONE_MONTH
+   */
+  readonly logRetention?: logs.RetentionDays;
+  /**
+   * Level of the function's structured logs (LOG_LEVEL).
+   * @default 'INFO'
+   */
+  readonly logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+  /**
+   * Actions of the two alarms (failed run, dead-lettered message), e.g. an SNS topic action.
+   * @default - none: the alarms are visible in CloudWatch only
+   */
+  readonly alarmActions?: cloudwatch.IAlarmAction[];
+  /**
+   * More environment variables of the function (CRAWLER_* limits, GITHUB_API_URL, …; see
+   * lambdas/crawler/config.ts). They override the ones this construct sets.
+   * @default - none
+   */
+  readonly environment?: Record<string, string>;
+  /**
+   * The crawler Lambda's entry file; it must export `handler` (`{ action: 'plan' | 'unit' | 'finalize' }`).
+   * @default lambdas/crawler/handler.ts
+   */
+  readonly entry?: string;
+}
+
+const DEFAULT_ENTRY = path.join(__dirname, '..', 'lambdas', 'crawler', 'handler.ts');
+/** The layer's source: `nodejs/node_modules/sharp` inside becomes `/opt/nodejs/node_modules/sharp`. */
+export const SHARP_LAYER_DIR = path.join(__dirname, '..', 'layers', 'sharp');
+const DEFAULT_REGISTRY_URL = 'https://registry.modelcontextprotocol.io';
+
+/** Lambda service errors and throttling, retried on every task before anything else. */
+const LAMBDA_SERVICE_ERRORS = [
+  'Lambda.ServiceException',
+  'Lambda.AWSLambdaException',
+  'Lambda.SdkClientException',
+  'Lambda.ClientExecutionTimeoutException',
+  'Lambda.TooManyRequestsException',
+];
+
+/**
+ * The crawler in AWS: an EventBridge Scheduler schedule starts a Step Functions state machine that
+ * drives one Lambda function (`lambdas/crawler/handler.ts`) through its three actions:
+ *
+ *   Mode given? ─▶ Plan ◀─(planned = false)─┐        (execution input `{"mode": "full"}` forces
+ *                   └──▶ Planned? ──────────┘         a full crawl; the schedule sends `auto`)
+ *                           │ planned = true
+ *                           ▼
+ *                   Map over units (maxConcurrency, retries with backoff + jitter) ─▶ Unit
+ *                           ▼
+ *                        Finalize
+ *
+ * Any failure (after retries) is caught around the whole flow: the execution's input and the error
+ * go to an SQS dead-letter queue, then the execution fails. The crawl itself is never lost: the run
+ * stays current in the crawl-state table and the next execution resumes it (Plan returns the units
+ * still pending). Schedule deliveries that fail land in the same queue. Alarms watch failed
+ * executions and the queue.
+ *
+ * Overlapping executions (a run outlasting the schedule rate, a manual start) are safe rather than
+ * prevented: only one crawl run is current at a time (a conditional write in the crawl state), so
+ * a second execution's Plan resumes the same run id, units already done are no-ops, a unit run
+ * twice writes nothing the second time (unchanged content is not written), and Finalize of a
+ * finished run returns the stored report. Keep the rate well above a typical run's duration
+ * (minutes for an incremental run) to avoid doing the same work twice.
+ *
+ * Limits: the inline Map keeps the units of one run in the execution state (256 KB, about 3,000
+ * units) and history (25,000 events); a 10,000-server crawl is about 100-200 units.
+ */
+export class CatalogCrawler extends Construct {
+  /** The crawl state (`pk`, `sk`; TTL `expiresAt`), as `crawlerTableDefinitions` declares it. */
+  readonly stateTable: dynamodb.Table;
+  readonly fn: NodejsFunction;
+  readonly role: iam.Role;
+  readonly sharpLayer: lambda.ILayerVersion;
+  /** False when the function got the empty placeholder layer (icons cannot be re-encoded). */
+  readonly sharpAvailable: boolean;
+  readonly stateMachine: sfn.StateMachine;
+  /** Failed executions (input + error) and failed schedule deliveries. */
+  readonly deadLetterQueue: sqs.Queue;
+  readonly schedule: scheduler.Schedule;
+  /** At least one execution failed in the period. */
+  readonly failedRunsAlarm: cloudwatch.Alarm;
+  /** The dead-letter queue holds a message. */
+  readonly deadLetterAlarm: cloudwatch.Alarm;
+  /** Only with `executionTimeout`. */
+  readonly timedOutRunsAlarm?: cloudwatch.Alarm;
+
+  constructor(scope: Construct, id: string, props: CatalogCrawlerProps) {
+    super(scope, id);
+    const { data } = props;
+    const retention = props.logRetention ?? logs.RetentionDays.ONE_MONTH;
+    const maxConcurrency = props.maxConcurrency ?? 4;
+    if (!Number.isInteger(maxConcurrency) || maxConcurrency < 1) throw new Error(`maxConcurrency must be a whole number >= 1, got ${maxConcurrency}`);
+    const taskRetries = props.taskRetries ?? 3;
+    if (!Number.isInteger(taskRetries) || taskRetries < 0) throw new Error(`taskRetries must be a whole number >= 0, got ${taskRetries}`);
+    const rate = props.schedule ?? Duration.hours(6);
+    if (rate.toSeconds() < 60 || rate.toSeconds() % 60 !== 0) throw new Error(`schedule must be a whole number of minutes >= 1, got ${rate.toHumanString()}`);
+
+    // --- Crawl state -------------------------------------------------------------------------
+    const removalPolicy = props.removalPolicy ?? removalPolicyOf(data.catalogTable);
+    const key = data.catalogTable.encryptionKey;
+    this.stateTable = new dynamodb.Table(this, 'StateTable', {
+      partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING },
+      sortKey: { name: 'sk', type: dynamodb.AttributeType.STRING },
+      timeToLiveAttribute: 'expiresAt',
+      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      ...(key
+        ? { encryption: dynamodb.TableEncryption.CUSTOMER_MANAGED, encryptionKey: key }
+        : { encryption: dynamodb.TableEncryption.AWS_MANAGED }),
+      deletionProtection: removalPolicy === RemovalPolicy.RETAIN,
+      removalPolicy,
+    });
+
+    // --- Function ----------------------------------------------------------------------------
+    if (props.sharpLayer) {
+      this.sharpLayer = props.sharpLayer;
+      this.sharpAvailable = true;
+    } else {
+      const layerDir = props.sharpLayerDir ?? SHARP_LAYER_DIR;
+      const built = sharpLayerState(layerDir);
+      this.sharpAvailable = built === 'ok';
+      this.sharpLayer = new lambda.LayerVersion(this, 'SharpLayer', {
+        description: this.sharpAvailable
+          ? 'sharp for linux-arm64 (glibc), built by layers/sharp/build.sh'
+          : 'EMPTY placeholder for sharp: build layers/sharp (see layers/sharp/README.md) and deploy again',
+        code: this.sharpAvailable
+          ? lambda.Code.fromAsset(layerDir, { exclude: ['README.md', 'build.sh'] })
+          : lambda.Code.fromAsset(placeholderLayerDir()),
+        compatibleRuntimes: [lambda.Runtime.NODEJS_24_X],
+        compatibleArchitectures: [lambda.Architecture.ARM_64],
+      });
+      if (!this.sharpAvailable) {
+        Annotations.of(this).addWarningV2(
+          'mcp-catalog:crawler-sharp-layer-missing',
+          `The crawler's sharp layer is an empty placeholder (${built === 'missing' ? `${path.join(layerDir, 'nodejs', 'node_modules', 'sharp')} does not exist` : `${path.join(layerDir, 'nodejs')} has no linux-arm64 sharp binary`}): ` +
+            'icons need the layer, so the icon enrichment step is off. Build it with layers/sharp/build.sh (see layers/sharp/README.md) or pass `sharpLayer`, then deploy again.',
+        );
+      }
+    }
+
+    const logGroup = new logs.LogGroup(this, 'FunctionLogs', { retention, removalPolicy: RemovalPolicy.DESTROY });
+    // Our own role with an inline policy for its one log group, in place of AWSLambdaBasicExecutionRole.
+    this.role = new iam.Role(this, 'FunctionRole', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: 'Catalog crawler: writes the catalog, crawl state, icons and search index',
+    });
+    logGroup.grantWrite(this.role);
+
+    const steps = props.steps ?? (this.sharpAvailable ? undefined : ENRICH_STEPS.filter((s) => s !== 'icon'));
+    const environment: Record<string, string> = {
+      REGISTRY_URL: props.registryUrl ?? DEFAULT_REGISTRY_URL,
+      CRAWL_STATE_TABLE: this.stateTable.tableName,
+      CATALOG_TABLE: data.catalogTable.tableName,
+      ICONS_BUCKET: data.iconsBucket.bucketName,
+      SEARCH_BACKEND: 'opensearch',
+      OPENSEARCH_URL: `https://${data.searchDomain.domainEndpoint}`,
+      OPENSEARCH_INDEX: props.searchIndex ?? 'catalog',
+      ...(props.githubTokenSecret && { GITHUB_TOKEN_SECRET_ARN: props.githubTokenSecret.secretArn }),
+      ...(steps && { CRAWLER_STEPS: steps.length === 0 ? 'none' : steps.join(',') }),
+      LOG_LEVEL: props.logLevel ?? 'INFO',
+      POWERTOOLS_SERVICE_NAME: 'crawler',
+      NODE_OPTIONS: '--enable-source-maps',
+      ...props.environment,
+    };
+
+    this.fn = new NodejsFunction(this, 'Function', {
+      description: 'MCP catalog crawler: plan, unit and finalize actions of the crawl state machine',
+      entry: props.entry ?? DEFAULT_ENTRY,
+      handler: 'handler',
+      runtime: lambda.Runtime.NODEJS_24_X,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: props.memorySize ?? 1024,
+      timeout: Duration.minutes(15),
+      role: this.role,
+      logGroup,
+      environment,
+      layers: [this.sharpLayer],
+      bundling: {
+        minify: true,
+        sourceMap: true,
+        sourcesContent: false,
+        target: 'node24',
+        format: OutputFormat.CJS,
+        logLevel: LogLevel.WARNING,
+        // Local esbuild only: synth must work on machines without Docker.
+        forceDockerBundling: false,
+        // The SDK is in the runtime; sharp is a native module and comes from the layer.
+        externalModules: ['@aws-sdk/*', '@smithy/*', 'sharp'],
+        // `import('sharp')` (and the lazily loaded S3 client) as require(): CommonJS resolution
+        // searches NODE_PATH, which is how /opt/nodejs/node_modules (the layer) is found.
+        esbuildArgs: { '--supported:dynamic-import': 'false' },
+      },
+    });
+
+    // Least privilege: exactly the DynamoDB operations of the adapters the crawler uses (keep in
+    // step with them). Catalog (DynamoCatalogStore get/put/delete): Query, GetItem, BatchWriteItem.
+    // Crawl state (DynamoCrawlState): Get/Put/BatchGet/BatchWrite, Query, Scan, and the Put and
+    // Update items of its transactions.
+    grantTable(data.catalogTable, this.role, ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchWriteItem']);
+    grantTable(this.stateTable, this.role, [
+      'dynamodb:GetItem',
+      'dynamodb:BatchGetItem',
+      'dynamodb:Query',
+      'dynamodb:Scan',
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+      'dynamodb:BatchWriteItem',
+    ]);
+    // Icons live under api/icons/ (write-once: HEAD then PUT); HEAD needs GetObject, and
+    // ListBucket makes a missing key a 404 rather than a 403.
+    this.role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: ['s3:GetObject', 's3:PutObject'],
+        resources: [data.iconsBucket.arnForObjects('api/icons/*')],
+      }),
+    );
+    this.role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: ['s3:ListBucket'],
+        resources: [data.iconsBucket.bucketArn],
+      }),
+    );
+    acknowledge(
+      this.role,
+      `AwsSolutions-IAM5[Resource::${nagRef(data.iconsBucket, 'Arn')}/api/icons/*]`,
+      'The crawler stores one icon per slug under the api/icons/ prefix of the icons bucket (checks for it, then writes it once), so it reads and writes objects under that one prefix of one bucket.',
+    );
+    data.grantSearch(this.role, 'readwrite');
+    props.githubTokenSecret?.grantRead(this.role);
+
+    // --- State machine -----------------------------------------------------------------------
+    this.deadLetterQueue = new sqs.Queue(this, 'DeadLetterQueue', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    acknowledge(
+      this.deadLetterQueue,
+      'AwsSolutions-SQS3',
+      'This queue is the dead-letter queue of the crawl: failed executions (input and error) and failed schedule deliveries land here for inspection and an alarm; nothing consumes it automatically, so it needs no dead-letter queue of its own.',
+    );
+
+    const retryTask = (task: tasks.LambdaInvoke): tasks.LambdaInvoke => {
+      task.addRetry({
+        errors: LAMBDA_SERVICE_ERRORS,
+        interval: Duration.seconds(2),
+        backoffRate: 2,
+        maxAttempts: 6,
+        maxDelay: Duration.minutes(1),
+        jitterStrategy: sfn.JitterType.FULL,
+      });
+      if (taskRetries > 0) {
+        // Function errors and timeouts: every action is idempotent, so a retry resumes the work.
+        task.addRetry({
+          errors: [sfn.Errors.TASKS_FAILED],
+          interval: Duration.seconds(10),
+          backoffRate: 2,
+          maxAttempts: taskRetries,
+          maxDelay: Duration.minutes(5),
+          jitterStrategy: sfn.JitterType.FULL,
+        });
+      }
+      return task;
+    };
+    const invoke = (name: string, payload: Record<string, unknown>, options: Partial<tasks.LambdaInvokeProps> = {}) =>
+      retryTask(
+        new tasks.LambdaInvoke(this, name, {
+          lambdaFunction: this.fn,
+          payload: sfn.TaskInput.fromObject(payload),
+          retryOnServiceExceptions: false,
+          ...options,
+        }),
+      );
+
+    const plan = invoke(
+      'Plan',
+      { action: 'plan', mode: sfn.JsonPath.stringAt('$.mode') },
+      {
+        comment: 'Pages through the upstream registry (up to CRAWLER_PLAN_MAX_STEPS pages per call), creating the units',
+        resultSelector: {
+          runId: sfn.JsonPath.stringAt('$.Payload.runId'),
+          planned: sfn.JsonPath.stringAt('$.Payload.planned'),
+          units: sfn.JsonPath.listAt('$.Payload.units'),
+        },
+        resultPath: '$.plan',
+      },
+    );
+    const modeGiven = new sfn.Choice(this, 'Mode given?')
+      .when(sfn.Condition.isPresent('$.mode'), plan)
+      .otherwise(new sfn.Pass(this, 'Default mode', { result: sfn.Result.fromString('auto'), resultPath: '$.mode' }).next(plan));
+
+    const unit = invoke(
+      'Unit',
+      { action: 'unit', runId: sfn.JsonPath.stringAt('$.runId'), unitId: sfn.JsonPath.stringAt('$.unitId') },
+      { comment: 'Normalises, enriches and writes one unit (idempotent)', outputPath: '$.Payload' },
+    );
+    const units = new sfn.Map(this, 'Units', {
+      comment: 'Runs the units of the run, a few at a time',
+      itemsPath: '$.plan.units',
+      itemSelector: {
+        runId: sfn.JsonPath.stringAt('$$.Map.Item.Value.runId'),
+        unitId: sfn.JsonPath.stringAt('$$.Map.Item.Value.unitId'),
+      },
+      maxConcurrency,
+      resultPath: sfn.JsonPath.DISCARD,
+    });
+    units.itemProcessor(unit);
+
+    const finalize = invoke(
+      'Finalize',
+      { action: 'finalize', runId: sfn.JsonPath.stringAt('$.plan.runId') },
+      { comment: 'Sweeps, moves the high-water mark and returns the crawl report', outputPath: '$.Payload' },
+    );
+
+    plan.next(
+      new sfn.Choice(this, 'Planned?')
+        .when(sfn.Condition.booleanEquals('$.plan.planned', false), plan)
+        .otherwise(units.next(finalize)),
+    );
+
+    const failed = new sfn.Fail(this, 'Crawl failed', { errorPath: '$.error.Error', causePath: '$.error.Cause' });
+    const deadLetter = new tasks.SqsSendMessage(this, 'Send to dead-letter queue', {
+      queue: this.deadLetterQueue,
+      messageBody: sfn.TaskInput.fromObject({
+        execution: sfn.JsonPath.executionId,
+        startTime: sfn.JsonPath.stringAt('$$.Execution.StartTime'),
+        input: sfn.JsonPath.objectAt('$$.Execution.Input'),
+        error: sfn.JsonPath.objectAt('$.error'),
+      }),
+      resultPath: sfn.JsonPath.DISCARD,
+    });
+    deadLetter.addRetry({ interval: Duration.seconds(2), backoffRate: 2, maxAttempts: 3, jitterStrategy: sfn.JitterType.FULL });
+    deadLetter.addCatch(failed, { resultPath: '$.deadLetterError' });
+    deadLetter.next(failed);
+
+    // One Catch around the whole flow: a Parallel state with a single branch.
+    const crawl = new sfn.Parallel(this, 'Crawl', { comment: 'Plan, units, finalize', outputPath: '$[0]' })
+      .branch(modeGiven)
+      .addCatch(deadLetter, { errors: [sfn.Errors.ALL], resultPath: '$.error' });
+
+    const smLogs = new logs.LogGroup(this, 'StateMachineLogs', {
+      // The vended-logs prefix keeps CloudWatch Logs' resource policy small (AWS's recommendation).
+      logGroupName: `/aws/vendedlogs/states/${Names.uniqueResourceName(this, { maxLength: 200, separator: '-' })}`,
+      retention,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    this.stateMachine = new sfn.StateMachine(this, 'StateMachine', {
+      comment: 'MCP catalog crawl: plan, units (Map), finalize; failures to the dead-letter queue',
+      stateMachineType: sfn.StateMachineType.STANDARD,
+      definitionBody: sfn.DefinitionBody.fromChainable(crawl.next(new sfn.Succeed(this, 'Done'))),
+      timeout: props.executionTimeout,
+      tracingEnabled: true,
+      logs: { destination: smLogs, level: sfn.LogLevel.ALL, includeExecutionData: true },
+    });
+    acknowledge(
+      this.stateMachine.role,
+      `AwsSolutions-IAM5[Resource::${nagRef(this.fn, 'Arn')}:*]`,
+      'Step Functions invokes this one crawler function; CDK grants lambda:InvokeFunction on the function and its qualified ARNs (versions, aliases), which is still this function only.',
+    );
+    acknowledge(
+      this.stateMachine.role,
+      'AwsSolutions-IAM5[Resource::*]',
+      'X-Ray tracing (xray:PutTraceSegments, PutTelemetryRecords, GetSampling*) and the vended-log delivery of the state machine (logs:*LogDelivery*, PutResourcePolicy, DescribeResourcePolicies, DescribeLogGroups) support no resource-level permissions; these are the statements CDK adds for tracing and logging only.',
+    );
+
+    // --- Schedule ----------------------------------------------------------------------------
+    this.schedule = new scheduler.Schedule(this, 'Schedule', {
+      description: `Starts the MCP catalog crawl every ${rate.toHumanString()}`,
+      schedule: scheduler.ScheduleExpression.rate(rate),
+      enabled: props.scheduleEnabled ?? true,
+      target: new schedulerTargets.StepFunctionsStartExecution(this.stateMachine, {
+        input: scheduler.ScheduleTargetInput.fromObject({ mode: 'auto' }),
+        deadLetterQueue: this.deadLetterQueue,
+        retryAttempts: 3,
+        maxEventAge: Duration.hours(1),
+      }),
+    });
+
+    // --- Alarms ------------------------------------------------------------------------------
+    this.failedRunsAlarm = new cloudwatch.Alarm(this, 'FailedRunsAlarm', {
+      alarmDescription: 'A crawl execution failed (its input and error are in the crawler dead-letter queue; the next run resumes the crawl)',
+      metric: this.stateMachine.metricFailed({ period: Duration.minutes(5), statistic: cloudwatch.Stats.SUM }),
+      threshold: 1,
+      evaluationPeriods: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    this.deadLetterAlarm = new cloudwatch.Alarm(this, 'DeadLetterAlarm', {
+      alarmDescription: 'The crawler dead-letter queue holds failed executions or undelivered schedule events',
+      metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: cloudwatch.Stats.MAXIMUM }),
+      threshold: 1,
+      evaluationPeriods: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    if (props.executionTimeout) {
+      this.timedOutRunsAlarm = new cloudwatch.Alarm(this, 'TimedOutRunsAlarm', {
+        alarmDescription: 'A crawl execution timed out (the next run resumes the crawl)',
+        metric: this.stateMachine.metricTimedOut({ period: Duration.minutes(5), statistic: cloudwatch.Stats.SUM }),
+        threshold: 1,
+        evaluationPeriods: 1,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      });
+    }
+    for (const action of props.alarmActions ?? []) {
+      for (const alarm of [this.failedRunsAlarm, this.deadLetterAlarm, this.timedOutRunsAlarm]) alarm?.addAlarmAction(action);
+    }
+  }
+}
+
+/** Table permissions plus, for a customer-managed key, the key operations they need. */
+function grantTable(table: dynamodb.ITable, grantee: iam.IGrantable, actions: string[]): void {
+  table.grant(grantee, ...actions);
+  const writes = actions.some((a) => /:(Put|Update|Delete|BatchWrite)Item$/.test(a));
+  table.encryptionKey?.grant(grantee, 'kms:Decrypt', 'kms:DescribeKey', ...(writes ? ['kms:Encrypt', 'kms:GenerateDataKey'] : []));
+}
+
+/** The removal policy a table was given, read back from its CloudFormation deletion policy. */
+function removalPolicyOf(table: dynamodb.Table): RemovalPolicy {
+  const policy = (table.node.defaultChild as CfnResource).cfnOptions.deletionPolicy;
+  switch (policy) {
+    case CfnDeletionPolicy.DELETE:
+      return RemovalPolicy.DESTROY;
+    case CfnDeletionPolicy.SNAPSHOT:
+      return RemovalPolicy.SNAPSHOT;
+    case CfnDeletionPolicy.RETAIN_EXCEPT_ON_CREATE:
+      return RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE;
+    default:
+      return RemovalPolicy.RETAIN;
+  }
+}
+
+/**
+ * Whether `layers/sharp` holds a usable build: sharp itself and its linux-arm64 (glibc) binary
+ * package, which `npm install --os=linux --cpu=arm64 --libc=glibc sharp` installs.
+ */
+export function sharpLayerState(dir: string): 'ok' | 'missing' | 'wrong-platform' {
+  const modules = path.join(dir, 'nodejs', 'node_modules');
+  if (!existsSync(path.join(modules, 'sharp', 'package.json'))) return 'missing';
+  return existsSync(path.join(modules, '@img', 'sharp-linux-arm64', 'package.json')) ? 'ok' : 'wrong-platform';
+}
+
+const PLACEHOLDER_TEXT = 'Placeholder for the sharp layer: build layers/sharp (see layers/sharp/README.md) and deploy again.\n';
+
+/**
+ * An empty layer (one text file) in the temporary directory, so synth works on a fresh clone. The
+ * directory is named after its content and written by rename, so concurrent synths share it and
+ * never see it half-written.
+ */
+function placeholderLayerDir(): string {
+  const hash = createHash('sha256').update(PLACEHOLDER_TEXT).digest('hex').slice(0, 16);
+  const dir = path.join(tmpdir(), `crawler-sharp-placeholder-${hash}`);
+  const ready = () => {
+    const file = path.join(dir, 'nodejs', 'PLACEHOLDER.txt');
+    return existsSync(file) && readFileSync(file, 'utf8') === PLACEHOLDER_TEXT;
+  };
+  if (ready()) return dir;
+  const staging = mkdtempSync(`${dir}-staging-`);
+  mkdirSync(path.join(staging, 'nodejs'));
+  writeFileSync(path.join(staging, 'nodejs', 'PLACEHOLDER.txt'), PLACEHOLDER_TEXT);
+  try {
+    renameSync(staging, dir);
+    return dir;
+  } catch {
+    // Another synth got there first (use its copy), or something else is in the way (use ours).
+    if (!ready()) return staging;
+    rmSync(staging, { recursive: true, force: true });
+    return dir;
+  }
+}
