@@ -8,6 +8,10 @@
  *   CATALOG_BRAND                            `io.<brand>.catalog/v0` in the registry feed (default example)
  *   SITE_URL_TEMPLATE                        CatalogMeta.url template (default: none, url omitted)
  *   EDGE_CACHE_SECONDS                       short edge cache of catalog JSON (default 0: none)
+ *   PUBLIC_URL                               public base URL, e.g. https://mcp.example.com (default: the
+ *                                            CloudFront domain); the token audience is <PUBLIC_URL>/mcp
+ *   COGNITO_SELF_SIGN_UP                     `true` lets anyone create an account (default false)
+ *   COGNITO_DOMAIN_PREFIX                    hosted sign-in domain prefix (default mcp-<stack uuid>)
  *
  * Lambda@Edge must be created in us-east-1; CDK's EdgeFunction needs the stack's region to be known
  * at synth time, which is why the region always has a value here. In another region, CDK adds a small
@@ -30,6 +34,13 @@ function wholeSeconds(name: string): number | undefined {
   return n;
 }
 
+function flag(name: string): boolean | undefined {
+  const v = optionalEnv(name);
+  if (v === undefined) return undefined;
+  if (v !== 'true' && v !== 'false') throw new Error(`${name} must be true or false, got "${v}"`);
+  return v === 'true';
+}
+
 const app = new App();
 
 new CatalogStack(app, 'McpCatalog', {
@@ -40,6 +51,9 @@ new CatalogStack(app, 'McpCatalog', {
   brand: optionalEnv('CATALOG_BRAND'),
   siteUrlTemplate: optionalEnv('SITE_URL_TEMPLATE'),
   edgeCacheSeconds: wholeSeconds('EDGE_CACHE_SECONDS'),
+  publicUrl: optionalEnv('PUBLIC_URL'),
+  selfSignUp: flag('COGNITO_SELF_SIGN_UP'),
+  signInDomainPrefix: optionalEnv('COGNITO_DOMAIN_PREFIX'),
 });
 
 // cdk-nag 3.x is a policy-validation plugin (not an Aspect): findings that are not acknowledged

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { authMode, localIssuerIdentity } from '../lambdas/auth/config';
-import { issuerKeyPath, LocalIssuer } from '../lambdas/auth/local-issuer';
+import { LocalIssuer } from '../lambdas/auth/local-issuer';
 import { MEMORY_NAME, MEMORY_SCOPES } from '../lambdas/auth/principal';
 import { dataDir } from './local-stack/data-dir';
 
@@ -41,7 +41,7 @@ export function mintLocalToken(argv: string[], env: Record<string, string | unde
   if (!/^\d+$/.test(ttl) || Number(ttl) < 1 || Number(ttl) > MAX_TTL) throw new Error(`--ttl must be 1-${MAX_TTL} seconds`);
 
   const identity = localIssuerIdentity(env);
-  const issuer = LocalIssuer.loadOrCreate(issuerKeyPath(dataDir(env.DATA_DIR || '.data').root), identity.issuer);
+  const issuer = LocalIssuer.loadOrCreate(dataDir(env.DATA_DIR || '.data').issuerKey, identity.issuer);
   return issuer.signAccessToken({
     sub,
     scope: scopes.join(' '),

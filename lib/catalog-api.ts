@@ -9,6 +9,8 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { CATALOG_API } from '../lambdas/catalog/routes';
 import type { RateTier } from '../lambdas/shared/config';
+import { routeKey } from '../lambdas/shared/http/route-table';
+import { grantTable, type CatalogAuth } from './catalog-auth';
 import type { CatalogData } from './catalog-data';
 import { addRoutesFromTable, type TableRoutes } from './http-routes';
 import { acknowledge, nagRef } from './nag';
@@ -19,11 +21,23 @@ export type CatalogLogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
 export interface CatalogApiProps {
   /** Tables, bucket, search domain and secrets the catalog function reads. */
   readonly data: CatalogData;
+  /** The user pool and the auth tables: token verification (both functions) and favorites. */
+  readonly auth: CatalogAuth;
   /**
    * The catalog Lambda's entry file; it must export `handler`.
    * @default lambdas/catalog/handler.ts
    */
   readonly entry?: string;
+  /**
+   * The favorites Lambda's entry file; it must export `handler`.
+   * @default lambdas/auth/favorites/handler.ts
+   */
+  readonly favoritesEntry?: string;
+  /**
+   * Memory of the favorites function, in MB.
+   * @default 512
+   */
+  readonly favoritesMemorySize?: number;
   /**
    * Memory of the catalog function, in MB (arm64 CPU share grows with it).
    * @default 1024
@@ -85,14 +99,31 @@ export interface CatalogApiProps {
 }
 
 const DEFAULT_ENTRY = path.join(__dirname, '..', 'lambdas', 'catalog', 'handler.ts');
+const DEFAULT_FAVORITES_ENTRY = path.join(__dirname, '..', 'lambdas', 'auth', 'favorites', 'handler.ts');
+
+/** Both functions: Node.js 24 on arm64, bundled with the local esbuild. */
+const BUNDLING = {
+  minify: true,
+  sourceMap: true,
+  sourcesContent: false,
+  target: 'node24',
+  format: OutputFormat.CJS,
+  logLevel: LogLevel.WARNING,
+  // Local esbuild only: synth must work on machines without Docker.
+  forceDockerBundling: false,
+};
 
 /**
- * The catalog Lambda (Node.js 24, arm64, bundled locally with esbuild) and the HTTP API whose routes
- * come from the route table `CATALOG_API`, plus the `$default` catch-all, all integrated with it.
+ * The catalog Lambda and the favorites Lambda (Node.js 24, arm64, bundled locally with esbuild) and
+ * the HTTP API whose routes come from the route table `CATALOG_API`: each route is integrated with
+ * the function its `fn` names, and the `$default` catch-all with the catalog function.
  */
 export class CatalogApi extends Construct {
   readonly fn: NodejsFunction;
   readonly role: iam.Role;
+  /** `GET|POST /api/favorites`, `DELETE /api/favorites/{slug}` (fn `favorites`). */
+  readonly favoritesFn: NodejsFunction;
+  readonly favoritesRole: iam.Role;
   readonly httpApi: apigwv2.HttpApi;
   readonly stage: apigwv2.HttpStage;
   readonly routes: TableRoutes;
@@ -101,7 +132,7 @@ export class CatalogApi extends Construct {
 
   constructor(scope: Construct, id: string, props: CatalogApiProps) {
     super(scope, id);
-    const { data } = props;
+    const { data, auth } = props;
     const retention = props.logRetention ?? logs.RetentionDays.ONE_MONTH;
     const anonymous = props.anonymousRate ?? { rate: 30, burst: 60 };
     const authenticated = props.authenticatedRate ?? { rate: 100, burst: 200 };
@@ -114,23 +145,28 @@ export class CatalogApi extends Construct {
     });
     logGroup.grantWrite(this.role);
 
-    const environment: Record<string, string> = {
+    // What both functions read: the catalog's rate tiers (one shared limiter), the origin secret, auth.
+    const shared: Record<string, string> = {
       CATALOG_TABLE: data.catalogTable.tableName,
       RATE_LIMIT_TABLE: data.rateLimitTable.tableName,
+      RATE_ANON_RPS: String(anonymous.rate),
+      RATE_ANON_BURST: String(anonymous.burst),
+      RATE_USER_RPS: String(authenticated.rate),
+      RATE_USER_BURST: String(authenticated.burst),
+      ORIGIN_VERIFY_SECRET_ARN: data.originVerifySecret.secretArn,
+      ...auth.verifierEnvironment(),
+      LOG_LEVEL: props.logLevel ?? 'INFO',
+      NODE_OPTIONS: '--enable-source-maps',
+    };
+    const environment: Record<string, string> = {
+      ...shared,
       ICONS_BUCKET: data.iconsBucket.bucketName,
       SEARCH_BACKEND: 'opensearch',
       OPENSEARCH_URL: `https://${data.searchDomain.domainEndpoint}`,
       OPENSEARCH_INDEX: props.searchIndex ?? 'catalog',
       CATALOG_BRAND: props.brand ?? 'example',
-      RATE_ANON_RPS: String(anonymous.rate),
-      RATE_ANON_BURST: String(anonymous.burst),
-      RATE_USER_RPS: String(authenticated.rate),
-      RATE_USER_BURST: String(authenticated.burst),
       CURSOR_SECRET_ARN: data.cursorKeysSecret.secretArn,
-      ORIGIN_VERIFY_SECRET_ARN: data.originVerifySecret.secretArn,
       POWERTOOLS_SERVICE_NAME: 'catalog',
-      LOG_LEVEL: props.logLevel ?? 'INFO',
-      NODE_OPTIONS: '--enable-source-maps',
     };
     if (props.siteUrlTemplate !== undefined) environment.SITE_URL_TEMPLATE = props.siteUrlTemplate;
 
@@ -146,21 +182,14 @@ export class CatalogApi extends Construct {
       role: this.role,
       logGroup,
       environment,
-      bundling: {
-        minify: true,
-        sourceMap: true,
-        sourcesContent: false,
-        target: 'node24',
-        format: OutputFormat.CJS,
-        logLevel: LogLevel.WARNING,
-        // Local esbuild only: synth must work on machines without Docker.
-        forceDockerBundling: false,
-      },
+      bundling: BUNDLING,
     });
 
-    // Least privilege: read the catalog, one conditional update per request on the rate limiter.
+    // Least privilege: read the catalog, one conditional update per request on the rate limiter,
+    // and read the opaque-token table for the bearer tier.
     data.catalogTable.grantReadData(this.role);
-    data.rateLimitTable.grant(this.role, 'dynamodb:GetItem', 'dynamodb:UpdateItem');
+    grantTable(data.rateLimitTable, this.role, ['dynamodb:GetItem', 'dynamodb:UpdateItem']);
+    auth.grantTokenVerification(this.role);
     // Icons live under api/icons/; ListBucket makes a missing key a 404 (NoSuchKey) rather than a 403.
     this.role.addToPrincipalPolicy(
       new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: [data.iconsBucket.arnForObjects('api/icons/*')] }),
@@ -176,6 +205,33 @@ export class CatalogApi extends Construct {
     data.grantSearch(this.role, 'read');
     data.cursorKeysSecret.grantRead(this.role);
     data.originVerifySecret.grantRead(this.role);
+
+    // The favorites function: its own role and log group, only what the favorites handlers touch.
+    const favoritesLogs = new logs.LogGroup(this, 'FavoritesFunctionLogs', { retention, removalPolicy: RemovalPolicy.DESTROY });
+    this.favoritesRole = new iam.Role(this, 'FavoritesFunctionRole', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: 'Favorites function: verifies bearer tokens, reads catalog servers, writes the user\'s favorites and rate-limit buckets',
+    });
+    favoritesLogs.grantWrite(this.favoritesRole);
+    this.favoritesFn = new NodejsFunction(this, 'FavoritesFunction', {
+      description: 'MCP catalog favorites (the fn "favorites" routes of CATALOG_API)',
+      entry: props.favoritesEntry ?? DEFAULT_FAVORITES_ENTRY,
+      handler: 'handler',
+      runtime: lambda.Runtime.NODEJS_24_X,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: props.favoritesMemorySize ?? 512,
+      timeout: props.timeout ?? Duration.seconds(10),
+      role: this.favoritesRole,
+      logGroup: favoritesLogs,
+      environment: { ...shared, FAVORITES_TABLE: auth.favoritesTable.tableName, POWERTOOLS_SERVICE_NAME: 'favorites' },
+      bundling: BUNDLING,
+    });
+    auth.grantFavorites(this.favoritesRole);
+    // Whether a slug is (still) in the catalog: one item read per server.
+    grantTable(data.catalogTable, this.favoritesRole, ['dynamodb:GetItem']);
+    grantTable(data.rateLimitTable, this.favoritesRole, ['dynamodb:UpdateItem']);
+    auth.grantTokenVerification(this.favoritesRole);
+    data.originVerifySecret.grantRead(this.favoritesRole);
 
     // HTTP API: routes from the route table, a $default stage with throttling and access logs.
     this.httpApi = new apigwv2.HttpApi(this, 'HttpApi', {
@@ -211,14 +267,16 @@ export class CatalogApi extends Construct {
       },
     });
 
-    this.routes = addRoutesFromTable(this.httpApi, CATALOG_API, { catalog: this.fn });
-    for (const route of [...this.routes.routes.values(), ...(this.routes.catchAll ? [this.routes.catchAll] : [])]) {
-      acknowledge(
-        route,
-        'AwsSolutions-APIG4',
-        'The catalog is public (spec 1). A bearer token only raises the rate limit and is verified in the function, where a bad or expired token falls back to the anonymous tier; an API Gateway authorizer would answer 401 instead.',
-      );
+    this.routes = addRoutesFromTable(this.httpApi, CATALOG_API, { catalog: this.fn, favorites: this.favoritesFn });
+    const catalogReason =
+      'The catalog is public (spec 1). A bearer token only raises the rate limit and is verified in the function, where a bad or expired token falls back to the anonymous tier; an API Gateway authorizer would answer 401 instead.';
+    const favoritesReason =
+      'The favorites function verifies the bearer itself: Cognito JWTs with aws-jwt-verify and the OAuth front\'s opaque tokens against DynamoDB, which an API Gateway JWT authorizer cannot check; it answers 401 UNAUTHORIZED or 503 AUTH_UNAVAILABLE in the catalog envelope (spec 1).';
+    for (const def of CATALOG_API.routes) {
+      const route = this.routes.routes.get(routeKey(def));
+      if (route) acknowledge(route, 'AwsSolutions-APIG4', def.fn === 'favorites' ? favoritesReason : catalogReason);
     }
+    if (this.routes.catchAll) acknowledge(this.routes.catchAll, 'AwsSolutions-APIG4', catalogReason);
 
     this.originDomainName = `${this.httpApi.apiId}.execute-api.${this.httpApi.stack.region}.${this.httpApi.stack.urlSuffix}`;
   }

@@ -1,12 +1,14 @@
-import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Lazy, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import type * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import type { ICertificate } from 'aws-cdk-lib/aws-certificatemanager';
 import type * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
+import type * as cognito from 'aws-cdk-lib/aws-cognito';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import type { RateTier } from '../lambdas/shared/config';
 import { CatalogApi, type CatalogLogLevel } from './catalog-api';
+import { CatalogAuth } from './catalog-auth';
 import { CatalogData, type CatalogSearchDomainOptions } from './catalog-data';
 import { CatalogEdge } from './catalog-edge';
 
@@ -54,6 +56,26 @@ export interface CatalogStackProps extends StackProps {
    * @default lambdas/catalog/handler.ts
    */
   readonly catalogEntry?: string;
+  /**
+   * The deployment's public base URL (PUBLIC_URL), e.g. `https://mcp.example.com`, without a
+   * trailing slash. Token audience (`<publicUrl>/mcp`), Cognito resource server and the web
+   * client's callback URLs derive from it.
+   * @default - `https://<first of domainNames>` when custom domains are set, else
+   *   `https://<the distribution's *.cloudfront.net domain>`
+   */
+  readonly publicUrl?: string;
+  /** Let anyone create an account on the hosted sign-in page. @default false */
+  readonly selfSignUp?: boolean;
+  /** Hosted sign-in domain prefix (`<prefix>.auth.<region>.amazoncognito.com`). @default - `mcp-<stack uuid>` */
+  readonly signInDomainPrefix?: string;
+  /** Cognito feature plan. @default FeaturePlan.PLUS (threat protection enforced) */
+  readonly cognitoFeaturePlan?: cognito.FeaturePlan;
+  /** Cognito MFA (TOTP). @default Mfa.OPTIONAL */
+  readonly mfa?: cognito.Mfa;
+  /** Web front's sign-in callback URLs. @default - [`<publicUrl>/auth/callback`] */
+  readonly webCallbackUrls?: string[];
+  /** Web front's sign-out URLs. @default - [`<publicUrl>/`] */
+  readonly webLogoutUrls?: string[];
 }
 
 /**
@@ -66,12 +88,13 @@ export interface CatalogStackProps extends StackProps {
  */
 export class CatalogStack extends Stack {
   readonly data: CatalogData;
+  readonly auth: CatalogAuth;
   readonly api: CatalogApi;
   readonly edge: CatalogEdge;
 
   constructor(scope: Construct, id: string, props: CatalogStackProps = {}) {
     super(scope, id, {
-      description: 'MCP catalog: DynamoDB, OpenSearch, S3 icons, HTTP API + Lambda, CloudFront',
+      description: 'MCP catalog: DynamoDB, OpenSearch, S3 icons, Cognito, HTTP API + Lambdas, CloudFront',
       ...props,
     });
 
@@ -81,8 +104,33 @@ export class CatalogStack extends Stack {
       search: props.search,
     });
 
+    // PUBLIC_URL (and the audience `<PUBLIC_URL>/mcp`): given, or the first custom domain, or the
+    // distribution's own domain. The last is a deploy-time reference to the distribution, which the
+    // distribution is created after: it depends on the HTTP API's id only (never on the functions,
+    // routes or user pool), so the functions and the resource server wait for the distribution and
+    // no cycle forms. The reference is Lazy because the distribution is declared below the API.
+    // Replacing the distribution (not an update) changes that domain, and with it the audience.
+    const publicUrl =
+      props.publicUrl?.replace(/\/+$/, '') ??
+      (props.domainNames?.length
+        ? `https://${props.domainNames[0]}`
+        : Lazy.string({ produce: () => `https://${this.edge.distribution.distributionDomainName}` }));
+
+    this.auth = new CatalogAuth(this, 'Auth', {
+      publicUrl,
+      removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
+      encryptionKey: props.encryptionKey,
+      selfSignUp: props.selfSignUp,
+      signInDomainPrefix: props.signInDomainPrefix,
+      featurePlan: props.cognitoFeaturePlan,
+      mfa: props.mfa,
+      webCallbackUrls: props.webCallbackUrls,
+      webLogoutUrls: props.webLogoutUrls,
+    });
+
     this.api = new CatalogApi(this, 'Api', {
       data: this.data,
+      auth: this.auth,
       entry: props.catalogEntry,
       brand: props.brand,
       siteUrlTemplate: props.siteUrlTemplate,
@@ -110,6 +158,10 @@ export class CatalogStack extends Stack {
       description: 'CloudFront domain serving /api/* and the icons',
       value: this.edge.distribution.distributionDomainName,
     });
+    new CfnOutput(this, 'PublicUrl', { description: 'PUBLIC_URL of this deployment (token audience: <PublicUrl>/mcp)', value: publicUrl });
+    new CfnOutput(this, 'UserPoolId', { description: 'Cognito user pool (COGNITO_USER_POOL_ID)', value: this.auth.userPool.userPoolId });
+    new CfnOutput(this, 'WebClientId', { description: 'App client of the web front (authorization code + PKCE, no secret)', value: this.auth.webClient.userPoolClientId });
+    new CfnOutput(this, 'SignInUrl', { description: 'Hosted sign-in base URL (/oauth2/authorize, /oauth2/token, /login)', value: this.auth.signInDomain.baseUrl() });
     new CfnOutput(this, 'ApiUrl', {
       description: 'HTTP API endpoint (origin of CloudFront; direct calls are not trusted for client IPs)',
       value: this.api.httpApi.apiEndpoint,

@@ -1,3 +1,6 @@
+import { loadAuthConfig } from '../../lambdas/auth/config';
+import { loadFavoritesConfig } from '../../lambdas/auth/favorites/deps';
+import { authTableDefinitions, type AuthTableNames } from '../../lambdas/auth/tables';
 import { dynamoClient, s3Client } from '../../lambdas/shared/aws/clients';
 import { loadCatalogConfig, type CatalogConfig } from '../../lambdas/shared/config';
 import { startDynamoLocal, startS3Server, type Backend } from './backends';
@@ -58,12 +61,26 @@ export async function openBackends(root?: string, opts: { attach?: boolean } = {
   };
 }
 
-export async function provision(config: CatalogConfig): Promise<void> {
-  const opts = { region: config.region, dynamoEndpoint: config.dynamoEndpoint, s3Endpoint: config.s3Endpoint };
-  const ddb = dynamoClient(opts);
-  const s3 = s3Client(opts);
+/** The auth context's table names as the handlers read them (AUTH_TOKEN_TABLE, AUTH_CLIENT_TABLE, FAVORITES_TABLE). */
+export function authTableNames(env: Record<string, string | undefined> = process.env): AuthTableNames {
+  const auth = loadAuthConfig(env);
+  return { tokens: auth.tokenTable ?? 'auth-tokens', clients: auth.clientTable, favorites: loadFavoritesConfig(env).favoritesTable };
+}
+
+/**
+ * Creates what is missing of the catalog's tables and bucket and of the auth tables (tokens,
+ * clients, favorites). Tests pass table names of their own, or `auth: false` to skip the latter.
+ */
+export async function provision(config: CatalogConfig, opts: { auth?: AuthTableNames | false } = {}): Promise<void> {
+  const clientOpts = { region: config.region, dynamoEndpoint: config.dynamoEndpoint, s3Endpoint: config.s3Endpoint };
+  const ddb = dynamoClient(clientOpts);
+  const s3 = s3Client(clientOpts);
+  const auth = opts.auth ?? authTableNames();
   try {
-    await ensureTables(ddb, tableDefinitions({ catalog: config.catalogTable, rateLimits: config.rateLimitTable }));
+    await ensureTables(ddb, [
+      ...tableDefinitions({ catalog: config.catalogTable, rateLimits: config.rateLimitTable }),
+      ...(auth ? authTableDefinitions(auth) : []),
+    ]);
     await ensureBuckets(s3, [config.iconsBucket]);
   } finally {
     ddb.destroy();

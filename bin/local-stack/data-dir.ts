@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { issuerKeyPath } from '../../lambdas/auth/local-issuer';
 
 /** Where everything persistent of the local stack lives (`DATA_DIR`, default `.data/`). */
 export interface DataDir {
@@ -9,6 +10,8 @@ export interface DataDir {
   s3: string;
   searchSnapshot: string;
   cursorKeys: string;
+  /** The local issuer's signing key (`keys/issuer.json`), shared by `npm start` and `npm run token`. */
+  issuerKey: string;
   runDir: string;
   stackFile: string;
 }
@@ -21,6 +24,7 @@ export function dataDir(root = process.env.DATA_DIR || '.data'): DataDir {
     s3: join(abs, 's3'),
     searchSnapshot: join(abs, 'search', 'catalog.json'),
     cursorKeys: join(abs, 'keys', 'cursor-keys.json'),
+    issuerKey: issuerKeyPath(abs),
     runDir: join(abs, 'run'),
     stackFile: join(abs, 'run', 'stack.json'),
   };

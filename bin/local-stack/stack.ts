@@ -1,13 +1,20 @@
+import { loadAuthConfig, localIssuerIdentity, type AuthConfig } from '../../lambdas/auth/config';
+import { createFavoritesHandler } from '../../lambdas/auth/favorites/api';
+import { loadFavoritesConfig, type FavoritesDeps } from '../../lambdas/auth/favorites/deps';
+import { createFavoritesDeps } from '../../lambdas/auth/favorites/wiring';
+import { createJwksHandler, LocalIssuer, LOCAL_ISSUER_API } from '../../lambdas/auth/local-issuer';
+import { createAuthDeps } from '../../lambdas/auth/wiring';
 import { createCatalogHandler } from '../../lambdas/catalog/api';
 import { CATALOG_API } from '../../lambdas/catalog/routes';
 import { EmbeddedSearchIndex } from '../../lambdas/catalog/search/embedded';
 import { createCatalogDeps } from '../../lambdas/catalog/wiring';
 import type { CatalogDeps } from '../../lambdas/catalog/deps';
+import type { HttpResult } from '../../lambdas/shared/http/types';
 import { startDynamoLocal, startS3Server, type Backend } from './backends';
-import { localCatalogConfig, provision } from './catalog-env';
+import { authTableNames, localCatalogConfig, provision } from './catalog-env';
 import { clearStackInfo, dataDir, ensureCursorKeys, writeStackInfo } from './data-dir';
 import { seedCatalog } from './seed';
-import { createLocalServer, listen, type RunningServer } from './server';
+import { createLocalServer, listen, type LambdaLike, type RunningServer } from './server';
 
 export interface LocalStackOptions {
   /** Data directory (default `DATA_DIR` or `.data/`). */
@@ -23,11 +30,28 @@ export interface LocalStack {
   url: string;
   port: number;
   catalog: CatalogDeps;
+  favorites: FavoritesDeps;
+  /** The local stand-in for Cognito: signs tokens (as `npm run token` does) and serves its JWKS. */
+  issuer: LocalIssuer;
+  auth: AuthConfig;
   backends: Backend[];
   close(): Promise<void>;
 }
 
-/** `npm start`: the backends, the provisioned resources, demo data when empty, and the HTTP server. */
+const NOT_READY: HttpResult = {
+  statusCode: 503,
+  headers: { 'content-type': 'application/json', 'retry-after': '1' },
+  body: JSON.stringify({ error: 'starting' }),
+};
+
+/**
+ * `npm start`: the backends, the provisioned resources, demo data when empty, and the HTTP server
+ * with the catalog API (catalog and favorites functions) and the local issuer's JWKS.
+ *
+ * Auth is the AWS code path with local endpoints: the verifier takes JWTs of the local issuer
+ * (key in `DATA_DIR/keys/issuer.json`, the one `npm run token` signs with) through aws-jwt-verify,
+ * fetching the JWKS from this very server, and opaque tokens from the token table.
+ */
 export async function startLocalStack(opts: LocalStackOptions = {}): Promise<LocalStack> {
   const log = opts.log ?? (() => undefined);
   const dir = dataDir(opts.dataDir);
@@ -43,25 +67,58 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
   try {
     // The port is taken first so /healthz answers 503 while the backends start.
     let deps: CatalogDeps | undefined;
-    const handler = createCatalogHandler(async () => {
+    let favoritesDeps: FavoritesDeps | undefined;
+    let jwks: LambdaLike | undefined;
+    const catalog = createCatalogHandler(async () => {
       if (!deps) throw new Error('catalog not ready');
       return deps;
     });
+    const favorites = createFavoritesHandler(async () => {
+      if (!favoritesDeps) throw new Error('favorites not ready');
+      return favoritesDeps;
+    });
+    const auth: LambdaLike = async (event, context) => (jwks ? jwks(event, context) : NOT_READY);
+    const port = opts.port ?? Number(process.env.PORT ?? 3000);
     running = await listen(
-      createLocalServer({ apis: [{ table: CATALOG_API, functions: { catalog: handler } }], ready: () => ready }),
-      opts.port ?? Number(process.env.PORT ?? 3000),
+      createLocalServer({
+        apis: [
+          { table: CATALOG_API, functions: { catalog, favorites } },
+          { table: LOCAL_ISSUER_API, functions: { auth } },
+        ],
+        ready: () => ready,
+      }),
+      port,
       opts.host,
     );
     log(`listening on ${running.url} (starting backends…)`);
+
+    // The issuer and audience `npm run token` derives from the same env (PORT or PUBLIC_URL, AUTH_*):
+    // the port actually bound, so a stack started on an ephemeral port still agrees with itself.
+    const authEnv = { ...process.env, PORT: String(running.port) };
+    const issuer = LocalIssuer.loadOrCreate(dir.issuerKey, localIssuerIdentity(authEnv).issuer);
+    jwks = createJwksHandler(issuer);
+
     const [ddb, s3] = await Promise.all([
       startDynamoLocal({ dbPath: dir.dynamo, pidFile: `${dir.runDir}/dynamodb.pid` }),
       startS3Server({ dir: dir.s3, pidFile: `${dir.runDir}/s3.pid`, buckets: [] }),
     ]);
     backends.push(ddb, s3);
     const config = localCatalogConfig(dir, ddb.endpoint, s3.endpoint);
-    await provision(config);
+    await provision(config, { auth: authTableNames(authEnv) });
+
+    const loaded = loadAuthConfig(authEnv);
+    const authConfig: AuthConfig = {
+      ...loaded,
+      region: config.region,
+      dynamoEndpoint: ddb.endpoint,
+      // The verifier reads the JWKS from this server, wherever the issuer URL says it lives.
+      jwt: loaded.jwt.kind === 'local' ? { ...loaded.jwt, jwksUri: `${running.url}/.well-known/jwks.json` } : loaded.jwt,
+    };
+    // One verifier (one JWKS cache, one opaque-token cache) for both functions, as each Lambda has its own.
+    const { verifier } = createAuthDeps(authConfig);
     const index = new EmbeddedSearchIndex({ snapshotPath: dir.searchSnapshot });
-    deps = await createCatalogDeps(config, index);
+    deps = await createCatalogDeps(config, index, verifier);
+    favoritesDeps = await createFavoritesDeps(config, loadFavoritesConfig(authEnv), verifier);
     writeStackInfo(dir, { pid: process.pid, url: running.url, dynamoEndpoint: ddb.endpoint, s3Endpoint: s3.endpoint });
 
     const demo = opts.demoCount ?? 300;
@@ -70,7 +127,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       await seedCatalog(config, index, demo);
     }
     ready = true;
-    return { url: running.url, port: running.port, catalog: deps, backends, close };
+    return { url: running.url, port: running.port, catalog: deps, favorites: favoritesDeps, issuer, auth: authConfig, backends, close };
   } catch (err) {
     await close();
     throw err;

@@ -4,8 +4,9 @@ import { AppError } from '../shared/errors';
 import { errorResult, internalError } from '../shared/http/catalog-envelope';
 import { corsHeaders, preflightHeaders } from '../shared/http/cors';
 import { parseRawQuery } from '../shared/http/query';
+import { definedOnly, rateHeaders, toResult } from '../shared/http/respond';
 import { RouteMatcher, routeKey, type RouteDef } from '../shared/http/route-table';
-import { header, type HandlerResponse, type HttpEvent, type HttpResult, type LambdaContext } from '../shared/http/types';
+import { header, type HttpEvent, type HttpResult, type LambdaContext } from '../shared/http/types';
 import { logger } from '../shared/logger';
 import type { RateDecision } from '../shared/rate-limit/rate-limiter';
 import type { CatalogDeps } from './deps';
@@ -13,8 +14,10 @@ import { CATALOG_HANDLERS } from './handlers';
 import { ResponseCache } from './response-cache';
 import { CATALOG_API } from './routes';
 
+/** Every route of the table (favorites too): the catch-all's 405 `Allow` and preflights name each path's verbs. */
 const matcher = new RouteMatcher(CATALOG_API.routes);
-const byKey = new Map<string, RouteDef>(CATALOG_API.routes.map((r) => [routeKey(r), r]));
+/** Only the routes this function serves; another function's route is never dispatched here. */
+const byKey = new Map<string, RouteDef>(CATALOG_API.routes.filter((r) => r.fn === 'catalog').map((r) => [routeKey(r), r]));
 /** Icons are immutable and exempt from rate limits (spec 1). */
 const UNLIMITED = new Set(['getIcon']);
 const LOG_REQUESTS = logger.getLevelName() !== 'SILENT';
@@ -46,7 +49,12 @@ function resolve(event: HttpEvent): Resolved {
   if (route) return { kind: 'route', route, params: definedOnly(event.pathParameters) };
   const method = event.requestContext.http.method.toUpperCase();
   const { match, allowed } = matcher.match(method, event.rawPath);
-  if (match) return { kind: 'route', route: match.route, params: match.pathParameters };
+  if (match && match.route.fn === 'catalog') return { kind: 'route', route: match.route, params: match.pathParameters };
+  if (match) {
+    // A route of another function (favorites) that reached this one: the routing is misconfigured.
+    logger.error('route of another function reached the catalog function', { route: match.route.operationId, fn: match.route.fn });
+    return { kind: 'error', error: internalError() };
+  }
   if (method === 'OPTIONS' && header(event, 'access-control-request-method')) {
     return { kind: 'preflight', allowed: allowed.length ? allowed : ['GET'] };
   }
@@ -57,41 +65,6 @@ function resolve(event: HttpEvent): Resolved {
     };
   }
   return { kind: 'error', error: new AppError('NOT_FOUND', 'No such endpoint') };
-}
-
-function definedOnly(p: Record<string, string | undefined> | undefined): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(p ?? {})) if (v !== undefined) out[k] = v;
-  return out;
-}
-
-function toResult(res: HandlerResponse): HttpResult {
-  const status = res.status ?? 200;
-  switch (res.kind) {
-    case 'json':
-      return {
-        statusCode: status,
-        headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...res.headers },
-        body: JSON.stringify(res.body),
-      };
-    case 'text':
-      return { statusCode: status, headers: { 'content-type': res.contentType, ...res.headers }, body: res.body };
-    case 'binary':
-      return {
-        statusCode: status,
-        headers: { 'content-type': res.contentType, ...res.headers },
-        body: Buffer.from(res.body).toString('base64'),
-        isBase64Encoded: true,
-      };
-  }
-}
-
-function rateHeaders(d: RateDecision): Record<string, string> {
-  return {
-    'x-ratelimit-limit': String(d.limit),
-    'x-ratelimit-remaining': String(d.remaining),
-    'x-ratelimit-reset': String(d.resetSeconds),
-  };
 }
 
 async function runRoute(resolved: Resolved, event: HttpEvent, deps: CatalogDeps, requestId: string): Promise<HttpResult> {

@@ -3,10 +3,11 @@ import type { CatalogConfig } from '../shared/config';
 import { header, type HttpEvent } from '../shared/http/types';
 
 /**
- * Who is calling, for rate limiting. Anonymous callers are keyed by client IP. The bearer tier
- * (keyed by user) plugs in here: a resolver that verifies the token and returns `user:<sub>` with
- * the authenticated policy, and falls back to the anonymous tier for any bad or unverifiable token
- * (never a 401 on catalog reads).
+ * Who is calling, for rate limiting. Anonymous callers are keyed by client IP (`AnonymousCallers`
+ * below). The bearer tier is `BearerCallers` (`lambdas/auth/callers.ts`), which `createCatalogDeps`
+ * uses when it is given a token verifier (the Lambda and the local stack always give one): it
+ * verifies the token and returns `user:<sub>` with the authenticated policy, and falls back to the
+ * anonymous tier for any missing, bad or unverifiable token (never a 401 on catalog reads).
  */
 export interface Caller {
   key: string;

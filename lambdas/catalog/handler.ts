@@ -1,3 +1,5 @@
+import { loadAuthConfig } from '../auth/config';
+import { createAuthDeps } from '../auth/wiring';
 import { loadCatalogConfig } from '../shared/config';
 import { createCatalogHandler } from './api';
 import type { CatalogDeps } from './deps';
@@ -11,7 +13,8 @@ function init(): Promise<CatalogDeps> {
   const config = loadCatalogConfig();
   if (!config.opensearchUrl) throw new Error('OPENSEARCH_URL is required in AWS');
   const index = new OpenSearchIndex({ client: createOpenSearchClient(config.opensearchUrl, config.region), index: config.opensearchIndex });
-  return createCatalogDeps(config, index);
+  // The bearer tier: a valid token raises the limit; a bad or unverifiable one is anonymous, never a 401.
+  return createCatalogDeps(config, index, createAuthDeps(loadAuthConfig()).verifier);
 }
 
 export const handler = createCatalogHandler(() => {

@@ -1,11 +1,14 @@
-import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
+import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
+import { BEARER_SECURITY_SCHEME, FAVORITES_ERROR_TEXT, FAVORITES_OPENAPI } from '../auth/favorites/schemas';
+import type { RouteDef } from '../shared/http/route-table';
 import { CATALOG_API } from './routes';
 import * as S from './schemas';
 
 /**
  * `/openapi.json`, generated from the zod schemas that validate requests and the route table
- * that declares the routes: there is no second, hand-kept copy of the contract.
+ * that declares the routes: there is no second, hand-kept copy of the contract. The favorites
+ * routes (fn `favorites`) are described by `FAVORITES_OPENAPI`, next to their own schemas.
  */
 type Op = {
   summary: string;
@@ -82,38 +85,91 @@ const rateHeaders = {
   'X-RateLimit-Reset': { description: 'Seconds until the bucket is full again.', schema: { type: 'integer' as const } },
 };
 
+const retryAfter = { description: 'Seconds to wait.', schema: { type: 'integer' as const } };
+
+type Responses = NonNullable<RouteConfig['responses']>;
+type Request = NonNullable<RouteConfig['request']>;
+
+interface Described {
+  summary: string;
+  description?: string;
+  request: Request;
+  security?: Array<Record<string, string[]>>;
+  responses: Responses;
+}
+
+function describeCatalog(route: RouteDef, error: z.ZodType): Described {
+  const op = OPS[route.operationId];
+  if (!op) throw new Error(`no OpenAPI description for ${route.operationId}`);
+  const exempt = route.operationId === 'getIcon';
+  const headers = exempt ? undefined : rateHeaders;
+  const responses: Responses = {
+    200: {
+      description: op.ok.description,
+      headers,
+      content: op.ok.content
+        ? { [op.ok.content]: { schema: { type: 'string', format: 'binary' } } }
+        : { 'application/json': { schema: op.ok.schema as z.ZodType } },
+    },
+  };
+  for (const code of [...op.errors, 405, ...(exempt ? [] : [429]), 500]) {
+    responses[code] = {
+      description: ERROR_TEXT[code],
+      headers: code === 429 ? { ...rateHeaders, 'Retry-After': retryAfter } : headers,
+      content: { 'application/json': { schema: error } },
+    };
+  }
+  return {
+    summary: op.summary,
+    description: op.description,
+    request: { ...(op.query && { query: op.query }), ...(op.params && { params: op.params }) },
+    responses,
+  };
+}
+
+/** A favorites operation: bearer security, a JSON body on POST, and the favorites error texts. */
+function describeFavorites(route: RouteDef, error: z.ZodType): Described {
+  const op = FAVORITES_OPENAPI[route.operationId];
+  if (!op) throw new Error(`no OpenAPI description for ${route.operationId}`);
+  const responses: Responses = {
+    200: { description: op.ok.description, headers: rateHeaders, content: { 'application/json': { schema: op.ok.schema } } },
+  };
+  for (const code of [...new Set([...op.errors, 405, 429, 500])].sort((a, b) => a - b)) {
+    const extra: Record<string, { description: string; schema: { type: 'string' | 'integer' } }> = {};
+    if (code === 401) {
+      extra['WWW-Authenticate'] = { description: '`Bearer`, or `Bearer error="invalid_token"` for a token that was refused.', schema: { type: 'string' } };
+    }
+    if (code === 429 || code === 503) extra['Retry-After'] = retryAfter;
+    responses[code] = {
+      description: FAVORITES_ERROR_TEXT[code] ?? ERROR_TEXT[code],
+      headers: { ...rateHeaders, ...extra },
+      content: { 'application/json': { schema: error } },
+    };
+  }
+  return {
+    summary: op.summary,
+    description: op.description,
+    request: {
+      ...(op.query && { query: op.query }),
+      ...(op.params && { params: op.params }),
+      ...(op.body && { body: { required: true, content: { 'application/json': { schema: op.body } } } }),
+    },
+    security: op.security,
+    responses,
+  };
+}
+
 export function buildOpenApiDocument(): Record<string, unknown> {
   const registry = new OpenAPIRegistry();
+  registry.registerComponent('securitySchemes', 'bearerAuth', BEARER_SECURITY_SCHEME);
   const error = registry.register('ErrorEnvelope', S.ErrorEnvelope);
   for (const route of CATALOG_API.routes) {
-    const op = OPS[route.operationId];
-    if (!op) throw new Error(`no OpenAPI description for ${route.operationId}`);
-    const exempt = route.operationId === 'getIcon';
-    const headers = exempt ? undefined : rateHeaders;
-    const responses: Record<string, { description: string; headers?: typeof rateHeaders | Record<string, unknown>; content?: Record<string, { schema: unknown }> }> = {
-      200: {
-        description: op.ok.description,
-        headers,
-        content: op.ok.content
-          ? { [op.ok.content]: { schema: { type: 'string', format: 'binary' } } }
-          : { 'application/json': { schema: op.ok.schema } },
-      },
-    };
-    for (const code of [...op.errors, 405, ...(exempt ? [] : [429]), 500]) {
-      responses[code] = {
-        description: ERROR_TEXT[code],
-        headers: code === 429 ? { ...rateHeaders, 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } } : headers,
-        content: { 'application/json': { schema: error } },
-      };
-    }
+    const described = route.fn === 'favorites' ? describeFavorites(route, error) : describeCatalog(route, error);
     registry.registerPath({
-      method: route.method.toLowerCase() as 'get',
+      method: route.method.toLowerCase() as RouteConfig['method'],
       path: route.path.replace(/\{(\w+)\+?\}/g, '{$1}'),
       operationId: route.operationId,
-      summary: op.summary,
-      description: op.description,
-      request: { ...(op.query && { query: op.query }), ...(op.params && { params: op.params }) },
-      responses: responses as never,
+      ...described,
     });
   }
   const doc = new OpenApiGeneratorV31(registry.definitions).generateDocument({
@@ -122,7 +178,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       title: 'MCP server catalog API',
       version: '1.0.0',
       description:
-        'Read-only catalog of MCP servers. Every JSON response uses `{ success, data, meta }` / `{ success: false, error }`, except `/v0.1/servers`, the icon and this document. Anonymous callers: 30 requests/s, burst 60, per IP. Unknown query parameters are ignored; a single-valued parameter given twice is 400.',
+        'Read-only catalog of MCP servers, plus each signed-in user\'s favorites. Every JSON response uses `{ success, data, meta }` / `{ success: false, error }`, except `/v0.1/servers`, the icon and this document. Anonymous callers: 30 requests/s, burst 60, per IP; a valid bearer token (optional outside /favorites, never a 401 there) raises the limit to 100 requests/s, burst 200, per user. Only /favorites requires the bearer. Unknown query parameters are ignored; a single-valued parameter given twice is 400.',
     },
     servers: [{ url: '/' }],
   });

@@ -1,6 +1,12 @@
+import { FAVORITES_ROUTES } from '../auth/favorites/routes';
 import type { ApiTable } from '../shared/http/route-table';
 
-/** The catalog API (spec document 1), served under `/api`. One hop from here to each handler: see `handlers/index.ts`. */
+/**
+ * The catalog API (spec document 1), served under `/api`. One hop from here to each handler: see
+ * `handlers/index.ts` (fn `catalog`) and `auth/favorites/handlers.ts` (fn `favorites`). The
+ * catalog function answers the `$default` catch-all for the whole table, so 404s, 405s (with the
+ * `Allow` of the path) and CORS preflights of the favorites paths come from it too.
+ */
 export const CATALOG_API: ApiTable = {
   catchAllFn: 'catalog',
   prefix: '/api',
@@ -17,5 +23,6 @@ export const CATALOG_API: ApiTable = {
     { method: 'GET', path: '/api/icons/{slug}', fn: 'catalog', operationId: 'getIcon' },
     { method: 'GET', path: '/api/v0.1/servers', fn: 'catalog', operationId: 'listRegistryServers' },
     { method: 'GET', path: '/api/openapi.json', fn: 'catalog', operationId: 'getOpenApi' },
+    ...FAVORITES_ROUTES,
   ],
 };

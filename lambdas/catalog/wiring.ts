@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { BearerCallers } from '../auth/callers';
+import type { TokenVerifier } from '../auth/verifier';
 import { dynamoClient, documentClient, s3Config } from '../shared/aws/clients';
 import type { CatalogConfig } from '../shared/config';
 import { CursorCodec, parseKeyRing } from '../shared/cursor';
@@ -14,9 +16,10 @@ import type { SearchIndex } from './domain/ports';
 /**
  * Builds the catalog's dependencies from configuration. The search index is passed in: the Lambda
  * entry gives the OpenSearch adapter, the local stack the embedded one (so neither bundle carries
- * the other engine).
+ * the other engine). With a token verifier, a valid bearer raises the caller to the per-user tier
+ * (`BearerCallers`); without one every caller is anonymous, keyed by IP.
  */
-export async function createCatalogDeps(config: CatalogConfig, index: SearchIndex): Promise<CatalogDeps> {
+export async function createCatalogDeps(config: CatalogConfig, index: SearchIndex, verifier?: TokenVerifier): Promise<CatalogDeps> {
   const clientOpts = { region: config.region, dynamoEndpoint: config.dynamoEndpoint, s3Endpoint: config.s3Endpoint };
   const ddb = dynamoClient(clientOpts);
   const secrets = config.cursorSecretArn || config.originVerifySecretArn ? await secretsClient(config.region) : undefined;
@@ -44,6 +47,6 @@ export async function createCatalogDeps(config: CatalogConfig, index: SearchInde
     icons: new S3IconStore((mod) => new mod.S3Client(s3Config(clientOpts)), config.iconsBucket),
     limiter: new LeasingRateLimiter(new DynamoTokenBuckets(ddb, config.rateLimitTable), { leaseFraction: config.rateLeaseFraction }),
     cursors: new CursorCodec(parseKeyRing(keyRingJson)),
-    callers: new AnonymousCallers(config, originSecret),
+    callers: verifier ? new BearerCallers(verifier, config, originSecret) : new AnonymousCallers(config, originSecret),
   };
 }

@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { App, Stack, Validations, type PolicyViolation } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
+import { FeaturePlan } from 'aws-cdk-lib/aws-cognito';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
@@ -16,7 +17,7 @@ import type { IConstruct } from 'constructs';
 import { CATALOG_API } from '../../lambdas/catalog/routes';
 import { routeKey, type ApiTable } from '../../lambdas/shared/http/route-table';
 import { CatalogEdge } from '../../lib/catalog-edge';
-import { CatalogStack } from '../../lib/catalog-stack';
+import { CatalogStack, type CatalogStackProps } from '../../lib/catalog-stack';
 import { addRoutesFromTable } from '../../lib/http-routes';
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -36,9 +37,9 @@ interface Synthesized {
   violations: PolicyViolation[];
 }
 
-function synthesize(region: string): Synthesized {
+function synthesize(region: string, props: Omit<CatalogStackProps, 'env'> = {}): Synthesized {
   const app = new App({ context: CONTEXT });
-  const stack = new CatalogStack(app, 'McpCatalog', { env: { account: '123456789012', region } });
+  const stack = new CatalogStack(app, 'McpCatalog', { env: { account: '123456789012', region }, ...props });
   const template = Template.fromStack(stack);
   const edgeStack = app.node.children.find((c): c is Stack => c instanceof Stack && c !== stack);
   // cdk-nag 3.x is a policy-validation plugin: it reports through the validation report rather than
@@ -76,18 +77,28 @@ describe('HTTP API routes come from the route table', () => {
     s.template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: '$default' });
   });
 
-  it('integrates every route, $default included, with the catalog Lambda (proxy, payload 2.0)', () => {
+  it('integrates each route with the Lambda its fn names (proxy, payload 2.0): favorites with the favorites Lambda, the rest and $default with the catalog Lambda', () => {
     const integrations = s.template.findResources('AWS::ApiGatewayV2::Integration');
-    expect(Object.keys(integrations)).toHaveLength(1);
-    const [integrationId, integration] = Object.entries(integrations)[0];
-    expect(integration.Properties).toMatchObject({
-      IntegrationType: 'AWS_PROXY',
-      PayloadFormatVersion: '2.0',
-      IntegrationUri: { 'Fn::GetAtt': [logicalId(s.stack.api.fn), 'Arn'] },
-    });
-    for (const route of Object.values(s.template.findResources('AWS::ApiGatewayV2::Route'))) {
-      expect(route.Properties.Target).toEqual({ 'Fn::Join': ['', ['integrations/', { Ref: integrationId }]] });
+    expect(Object.keys(integrations)).toHaveLength(2);
+    const integrationOf = (fn: IConstruct): string => {
+      const found = Object.entries(integrations).filter(([, i]) => JSON.stringify(i.Properties.IntegrationUri) === JSON.stringify({ 'Fn::GetAtt': [logicalId(fn), 'Arn'] }));
+      expect(found).toHaveLength(1);
+      expect(found[0][1].Properties).toMatchObject({ IntegrationType: 'AWS_PROXY', PayloadFormatVersion: '2.0' });
+      return found[0][0];
+    };
+    const target = (id: string) => ({ 'Fn::Join': ['', ['integrations/', { Ref: id }]] });
+    const byFn: Record<string, string> = { catalog: integrationOf(s.stack.api.fn), favorites: integrationOf(s.stack.api.favoritesFn) };
+    const routes = Object.values(s.template.findResources('AWS::ApiGatewayV2::Route'));
+    for (const def of CATALOG_API.routes) {
+      const route = routes.find((r) => r.Properties.RouteKey === routeKey(def));
+      expect(route?.Properties.Target).toEqual(target(byFn[def.fn]));
     }
+    expect(CATALOG_API.routes.filter((r) => r.fn === 'favorites').map(routeKey)).toEqual([
+      'GET /api/favorites',
+      'POST /api/favorites',
+      'DELETE /api/favorites/{slug}',
+    ]);
+    expect(routes.find((r) => r.Properties.RouteKey === '$default')?.Properties.Target).toEqual(target(byFn.catalog));
     // API Gateway may invoke the function for each route (permissions scoped per route path).
     const permissions = Object.values(s.template.findResources('AWS::Lambda::Permission')).filter(
       (p) => p.Properties.Principal === 'apigateway.amazonaws.com',
@@ -139,8 +150,10 @@ describe('catalog Lambda', () => {
       ORIGIN_VERIFY_SECRET_ARN: { Ref: logicalId(s.stack.data.originVerifySecret) },
       POWERTOOLS_SERVICE_NAME: 'catalog',
       NODE_OPTIONS: '--enable-source-maps',
+      ...authEnvironment(),
     });
     expect(env).not.toHaveProperty('SITE_URL_TEMPLATE');
+    expect(env).not.toHaveProperty('FAVORITES_TABLE');
   });
 
   it('has least-privilege grants and no managed policies', () => {
@@ -158,6 +171,228 @@ describe('catalog Lambda', () => {
     expect(actions.filter((a) => a.includes('*'))).toEqual([]);
     const rateLimitWrites = statements.find((st) => JSON.stringify(st.Action).includes('dynamodb:UpdateItem'));
     expect(rateLimitWrites?.Resource).toEqual({ 'Fn::GetAtt': [logicalId(s.stack.data.rateLimitTable), 'Arn'] });
+    // The bearer tier: reads of the opaque-token table only.
+    expect(onTable(statements, s.stack.auth.tokenTable)).toEqual(['dynamodb:BatchGetItem', 'dynamodb:GetItem']);
+    expect(onTable(statements, s.stack.auth.favoritesTable)).toEqual([]);
+  });
+});
+
+/** The environment `loadAuthConfig()` reads, as both functions get it (Cognito mode, one audience). */
+function authEnvironment(): Record<string, unknown> {
+  const distributionDomain = { 'Fn::GetAtt': [logicalId(s.stack.edge.distribution), 'DomainName'] };
+  const audience = { 'Fn::Join': ['', ['https://', distributionDomain, '/mcp']] };
+  return {
+    AUTH_MODE: 'cognito',
+    COGNITO_USER_POOL_ID: { Ref: logicalId(s.stack.auth.userPool) },
+    COGNITO_CLIENT_IDS: { Ref: logicalId(s.stack.auth.webClient) },
+    COGNITO_RESOURCE_SERVER: audience,
+    AUTH_AUDIENCE: audience,
+    PUBLIC_URL: { 'Fn::Join': ['', ['https://', distributionDomain]] },
+    AUTH_TOKEN_TABLE: { Ref: logicalId(s.stack.auth.tokenTable) },
+    AUTH_CLIENT_TABLE: { Ref: logicalId(s.stack.auth.clientTable) },
+  };
+}
+
+type Statement = { Action: string | string[]; Resource: unknown };
+
+function roleStatements(role: IConstruct): Statement[] {
+  const policies = Object.values(s.template.findResources('AWS::IAM::Policy')).filter((p) =>
+    (p.Properties.Roles as unknown[]).some((r) => JSON.stringify(r) === JSON.stringify({ Ref: logicalId(role) })),
+  );
+  return policies.flatMap((p) => p.Properties.PolicyDocument.Statement as Statement[]);
+}
+
+/** Sorted actions the statements grant on exactly this table's ARN. */
+function onTable(statements: Statement[], table: IConstruct): string[] {
+  const arn = JSON.stringify({ 'Fn::GetAtt': [logicalId(table), 'Arn'] });
+  return statements
+    .filter((st) => (Array.isArray(st.Resource) ? st.Resource : [st.Resource]).some((r) => JSON.stringify(r) === arn))
+    .flatMap((st) => (Array.isArray(st.Action) ? st.Action : [st.Action]))
+    .sort();
+}
+
+describe('favorites Lambda', () => {
+  it('runs Node.js 24 on arm64, bundled like the catalog Lambda', () => {
+    const fn = resources[logicalId(s.stack.api.favoritesFn)];
+    expect(fn.Type).toBe('AWS::Lambda::Function');
+    expect(fn.Properties).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], Handler: 'index.handler', MemorySize: 512, Timeout: 10 });
+    expect(fn.Properties?.Role).toEqual({ 'Fn::GetAtt': [logicalId(s.stack.api.favoritesRole), 'Arn'] });
+  });
+
+  it('gets the catalog, rate-limit, favorites and auth environment', () => {
+    const env = (resources[logicalId(s.stack.api.favoritesFn)].Properties?.Environment as { Variables: Record<string, unknown> }).Variables;
+    expect(env).toMatchObject({
+      CATALOG_TABLE: { Ref: logicalId(s.stack.data.catalogTable) },
+      RATE_LIMIT_TABLE: { Ref: logicalId(s.stack.data.rateLimitTable) },
+      FAVORITES_TABLE: { Ref: logicalId(s.stack.auth.favoritesTable) },
+      ORIGIN_VERIFY_SECRET_ARN: { Ref: logicalId(s.stack.data.originVerifySecret) },
+      RATE_ANON_RPS: '30',
+      RATE_ANON_BURST: '60',
+      RATE_USER_RPS: '100',
+      RATE_USER_BURST: '200',
+      POWERTOOLS_SERVICE_NAME: 'favorites',
+      ...authEnvironment(),
+    });
+    // Nothing of the catalog's read side: no search, icons or cursor keys.
+    for (const name of ['OPENSEARCH_URL', 'ICONS_BUCKET', 'CURSOR_SECRET_ARN']) expect(env).not.toHaveProperty(name);
+  });
+
+  it('has exactly the grants the favorites handlers need, and no managed policies', () => {
+    expect(resources[logicalId(s.stack.api.favoritesRole)].Properties?.ManagedPolicyArns).toBeUndefined();
+    const statements = roleStatements(s.stack.api.favoritesRole);
+    expect(onTable(statements, s.stack.auth.favoritesTable)).toEqual([
+      'dynamodb:ConditionCheckItem',
+      'dynamodb:DeleteItem',
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:Query',
+      'dynamodb:UpdateItem',
+    ]);
+    expect(onTable(statements, s.stack.data.catalogTable)).toEqual(['dynamodb:GetItem']);
+    expect(onTable(statements, s.stack.data.rateLimitTable)).toEqual(['dynamodb:UpdateItem']);
+    expect(onTable(statements, s.stack.auth.tokenTable)).toEqual(['dynamodb:BatchGetItem', 'dynamodb:GetItem']);
+    expect(onTable(statements, s.stack.auth.clientTable)).toEqual([]);
+    const actions = statements.flatMap((st) => (Array.isArray(st.Action) ? st.Action : [st.Action]));
+    expect(actions.filter((a) => a.includes('*'))).toEqual([]);
+    expect(actions.filter((a) => /^(s3|es|kms):/.test(a))).toEqual([]);
+    const secretReads = statements.filter((st) => JSON.stringify(st.Action).includes('secretsmanager:GetSecretValue'));
+    expect(secretReads.map((st) => st.Resource)).toEqual([{ Ref: logicalId(s.stack.data.originVerifySecret) }]);
+  });
+});
+
+describe('auth', () => {
+  const table = (construct: IConstruct) => resources[logicalId(construct)];
+  const common = {
+    BillingMode: 'PAY_PER_REQUEST',
+    PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+    SSESpecification: { SSEEnabled: true },
+    DeletionProtectionEnabled: true,
+  };
+
+  it('token and client tables: one key, TTL on expiresAt, on demand, PITR, SSE, retained', () => {
+    expect(table(s.stack.auth.tokenTable).DeletionPolicy).toBe('Retain');
+    expect(table(s.stack.auth.tokenTable).Properties).toMatchObject({
+      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+      AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
+      TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
+      ...common,
+    });
+    expect(table(s.stack.auth.clientTable).DeletionPolicy).toBe('Retain');
+    expect(table(s.stack.auth.clientTable).Properties).toMatchObject({
+      KeySchema: [{ AttributeName: 'clientId', KeyType: 'HASH' }],
+      AttributeDefinitions: [{ AttributeName: 'clientId', AttributeType: 'S' }],
+      TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
+      ...common,
+    });
+  });
+
+  it('favorites table: pk + sk, on demand, PITR, SSE, retained, no TTL', () => {
+    const favorites = table(s.stack.auth.favoritesTable);
+    expect(favorites.DeletionPolicy).toBe('Retain');
+    expect(favorites.Properties).toMatchObject({
+      KeySchema: [
+        { AttributeName: 'pk', KeyType: 'HASH' },
+        { AttributeName: 'sk', KeyType: 'RANGE' },
+      ],
+      ...common,
+    });
+    expect(favorites.Properties?.TimeToLiveSpecification).toBeUndefined();
+  });
+
+  it('user pool: admin-created accounts by default, strong passwords, TOTP MFA, Plus plan with threat protection enforced, retained', () => {
+    s.template.resourceCountIs('AWS::Cognito::UserPool', 1);
+    const pool = table(s.stack.auth.userPool);
+    expect(pool.DeletionPolicy).toBe('Retain');
+    expect(pool.Properties).toMatchObject({
+      AdminCreateUserConfig: { AllowAdminCreateUserOnly: true },
+      Policies: { PasswordPolicy: { MinimumLength: 12, RequireLowercase: true, RequireUppercase: true, RequireNumbers: true, RequireSymbols: true } },
+      MfaConfiguration: 'OPTIONAL',
+      EnabledMfas: ['SOFTWARE_TOKEN_MFA'],
+      UserPoolTier: 'PLUS',
+      UserPoolAddOns: { AdvancedSecurityMode: 'ENFORCED' },
+      DeletionProtection: 'ACTIVE',
+      UsernameAttributes: ['email'],
+    });
+  });
+
+  it('hosted sign-in on a Cognito domain unique to the stack', () => {
+    s.template.hasResourceProperties('AWS::Cognito::UserPoolDomain', {
+      UserPoolId: { Ref: logicalId(s.stack.auth.userPool) },
+      Domain: { 'Fn::Join': ['-', ['mcp', { 'Fn::Select': [2, { 'Fn::Split': ['/', { Ref: 'AWS::StackId' }] }] }]] },
+    });
+  });
+
+  it('resource server: the deployment audience as identifier, with the memory:read and memory:write scopes', () => {
+    s.template.hasResourceProperties('AWS::Cognito::UserPoolResourceServer', {
+      UserPoolId: { Ref: logicalId(s.stack.auth.userPool) },
+      Identifier: authEnvironment().AUTH_AUDIENCE,
+      Scopes: [Match.objectLike({ ScopeName: 'memory:read' }), Match.objectLike({ ScopeName: 'memory:write' })],
+    });
+  });
+
+  it('web client: public (no secret), authorization code only, Cognito sign-in, both scopes', () => {
+    s.template.resourceCountIs('AWS::Cognito::UserPoolClient', 1);
+    const client = table(s.stack.auth.webClient);
+    const resourceServer = logicalId(s.stack.auth.resourceServer);
+    expect(client.Properties).toMatchObject({
+      GenerateSecret: false,
+      AllowedOAuthFlows: ['code'],
+      AllowedOAuthFlowsUserPoolClient: true,
+      SupportedIdentityProviders: ['COGNITO'],
+      PreventUserExistenceErrors: 'ENABLED',
+      EnableTokenRevocation: true,
+      CallbackURLs: [{ 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [logicalId(s.stack.edge.distribution), 'DomainName'] }, '/auth/callback']] }],
+    });
+    expect(client.Properties?.AllowedOAuthScopes).toEqual(
+      expect.arrayContaining(['openid', ...['memory:read', 'memory:write'].map((sc) => ({ 'Fn::Join': ['', [{ Ref: resourceServer }, `/${sc}`]] }))]),
+    );
+  });
+
+  it('outputs the user pool, the web client, the sign-in URL and the public URL', () => {
+    s.template.hasOutput('UserPoolId', { Value: { Ref: logicalId(s.stack.auth.userPool) } });
+    s.template.hasOutput('WebClientId', { Value: { Ref: logicalId(s.stack.auth.webClient) } });
+    s.template.hasOutput('SignInUrl', Match.anyValue());
+    s.template.hasOutput('PublicUrl', { Value: authEnvironment().PUBLIC_URL });
+  });
+
+  it('has no dependency cycle (the functions and the resource server wait for the distribution, which waits for the API only)', () => {
+    const deps = new Map<string, Set<string>>();
+    const collect = (node: unknown, out: Set<string>): void => {
+      if (Array.isArray(node)) node.forEach((n) => collect(n, out));
+      else if (node && typeof node === 'object') {
+        for (const [k, v] of Object.entries(node)) {
+          if (k === 'Ref' && typeof v === 'string') out.add(v);
+          else if (k === 'Fn::GetAtt') out.add(Array.isArray(v) ? String(v[0]) : String(v).split('.')[0]);
+          else if (k === 'Fn::Sub') {
+            const text = typeof v === 'string' ? v : String((v as unknown[])[0]);
+            for (const m of text.matchAll(/\$\{([^}.!]+)/g)) out.add(m[1]);
+            collect(v, out);
+          } else collect(v, out);
+        }
+      }
+    };
+    const all = s.template.toJSON().Resources as Record<string, { Properties?: unknown; DependsOn?: string | string[] }>;
+    for (const [id, r] of Object.entries(all)) {
+      const out = new Set<string>([r.DependsOn ?? []].flat());
+      collect(r.Properties, out);
+      deps.set(id, new Set([...out].filter((d) => d in all)));
+    }
+    const state = new Map<string, 'visiting' | 'done'>();
+    const cycles: string[] = [];
+    const visit = (id: string, path: string[]): void => {
+      state.set(id, 'visiting');
+      for (const d of deps.get(id) ?? []) {
+        if (state.get(d) === 'visiting') cycles.push([...path, d].join(' -> '));
+        else if (!state.has(d)) visit(d, [...path, d]);
+      }
+      state.set(id, 'done');
+    };
+    for (const id of deps.keys()) if (!state.has(id)) visit(id, [id]);
+    expect(cycles).toEqual([]);
+    // The distribution does not wait for either function.
+    const distribution = deps.get(logicalId(s.stack.edge.distribution)) ?? new Set();
+    expect([...distribution]).not.toContain(logicalId(s.stack.api.fn));
+    expect([...distribution]).not.toContain(logicalId(s.stack.api.favoritesFn));
   });
 });
 
@@ -380,10 +615,15 @@ describe('cdk-nag (AwsSolutions)', () => {
     }
   });
 
-  it('is also clean in us-east-1, where the edge function needs no second stack', () => {
-    const inRegion = synthesize('us-east-1');
+  it('is also clean in us-east-1, where the edge function needs no second stack, with a given public URL and the Essentials plan', () => {
+    const inRegion = synthesize('us-east-1', { publicUrl: 'https://mcp.example.com/', cognitoFeaturePlan: FeaturePlan.ESSENTIALS, selfSignUp: true });
     expect(inRegion.edgeStack).toBeUndefined();
     expect(describeViolations(inRegion.violations)).toEqual([]);
+    // A given public URL is used as it is: no reference to the distribution.
+    const env = (inRegion.template.toJSON().Resources[logicalId(inRegion.stack.api.favoritesFn)].Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+    expect(env).toMatchObject({ PUBLIC_URL: 'https://mcp.example.com', AUTH_AUDIENCE: 'https://mcp.example.com/mcp', COGNITO_RESOURCE_SERVER: 'https://mcp.example.com/mcp' });
+    inRegion.template.hasResourceProperties('AWS::Cognito::UserPoolResourceServer', { Identifier: 'https://mcp.example.com/mcp' });
+    inRegion.template.hasResourceProperties('AWS::Cognito::UserPool', { UserPoolTier: 'ESSENTIALS', AdminCreateUserConfig: { AllowAdminCreateUserOnly: false } });
   }, 180_000);
 
   it('acknowledges every finding with a specific reason', () => {

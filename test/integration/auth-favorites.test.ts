@@ -1,4 +1,5 @@
 import { handleFavoritesRequest } from '../../lambdas/auth/favorites/api';
+import { handleCatalogRequest } from '../../lambdas/catalog/api';
 import type { FavoritesDeps } from '../../lambdas/auth/favorites/deps';
 import { addFavorite, listFavorites } from '../../lambdas/auth/favorites/handlers';
 import { DynamoTokenStore } from '../../lambdas/auth/token-store';
@@ -178,6 +179,47 @@ describe('the catalog bearer tier', () => {
     const bad = await s.fetch('/api/categories', { headers: { authorization: 'Bearer nope' } });
     expect(bad.status).toBe(200);
     expect(bad.headers.get('x-ratelimit-limit')).toBe('60');
+  });
+});
+
+describe('the catalog catch-all over the merged route table', () => {
+  it('answers wrong verbs on the favorites paths with 405 and the Allow of each path', async () => {
+    for (const [method, path, allow] of [
+      ['PUT', '/api/favorites', 'GET, POST'],
+      ['DELETE', '/api/favorites', 'GET, POST'],
+      ['GET', '/api/favorites/alpha', 'DELETE'],
+      ['POST', '/api/favorites/alpha', 'DELETE'],
+    ]) {
+      const res = await s.fetch(path, { method, headers: { authorization: s.bearer('verbs') }, ...(method !== 'GET' && { body: '{}' }) });
+      expect(res.status).toBe(405);
+      expect(res.headers.get('allow')).toBe(allow);
+      expect(res.headers.get('access-control-allow-origin')).toBe('*');
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe('METHOD_NOT_ALLOWED');
+    }
+    // Catalog reads keep `Allow: GET`.
+    expect((await s.fetch('/api/mcps', { method: 'POST', body: '{}' })).headers.get('allow')).toBe('GET');
+  });
+
+  it('answers CORS preflights of the favorites paths with their verbs and the Authorization header', async () => {
+    const list = await s.fetch('/api/favorites', { method: 'OPTIONS', headers: { origin: 'https://site.example', 'access-control-request-method': 'POST' } });
+    expect(list.status).toBe(204);
+    expect(list.headers.get('access-control-allow-methods')).toBe('GET, POST, OPTIONS');
+    expect(list.headers.get('access-control-allow-headers')).toMatch(/Authorization/);
+    expect(list.headers.get('access-control-allow-origin')).toBe('*');
+    const one = await s.fetch('/api/favorites/alpha', { method: 'OPTIONS', headers: { 'access-control-request-method': 'DELETE' } });
+    expect(one.status).toBe(204);
+    expect(one.headers.get('access-control-allow-methods')).toBe('DELETE, OPTIONS');
+  });
+
+  it('never dispatches a favorites route to a catalog handler', async () => {
+    for (const event of [
+      apiEvent('POST', '/api/favorites', { routeKey: 'POST /api/favorites', body: '{"slug":"alpha"}', headers: { authorization: s.bearer('misrouted') } }),
+      apiEvent('GET', '/api/favorites', { headers: { authorization: s.bearer('misrouted') } }),
+    ]) {
+      const res = await handleCatalogRequest(event, s.catalogDeps, 'misrouted');
+      expect(res.statusCode).toBe(500);
+      expect(JSON.parse(res.body ?? '')).toMatchObject({ success: false, error: { code: 'INTERNAL_ERROR' } });
+    }
   });
 });
 

@@ -1,13 +1,14 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../bin/local-stack/backends';
 
 /**
- * `npm start`, `npm run seed` and crash clean-up, as processes: the stack on a fresh DATA_DIR comes
- * up with demo data, a seed run while it serves is visible at once, and killing the server with
- * SIGKILL takes its Java and S3 children down with it.
+ * `npm start`, `npm run seed`, `npm run token` and crash clean-up, as processes: the stack on a
+ * fresh DATA_DIR comes up with demo data, a token minted for the same DATA_DIR and PORT pins a
+ * favorite, a seed run while it serves is visible at once, and killing the server with SIGKILL
+ * takes its Java and S3 children down with it.
  */
 const ROOT = join(__dirname, '..', '..');
 const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
@@ -47,6 +48,22 @@ function start(port: number): ChildProcess {
   return child;
 }
 
+/**
+ * A CLI run to completion without blocking the event loop: a blocked loop would miss the server
+ * closing an idle keep-alive connection, and the next fetch would go out on the dead socket.
+ */
+function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(TSX, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
 async function total(base: string): Promise<number> {
   const res = await fetch(`${base}/api/mcps?limit=1`);
   const body = (await res.json()) as { meta: { pagination: { total: number } } };
@@ -72,7 +89,23 @@ it('runs, seeds while running, and leaves no child behind after a crash', async 
   await until('healthz 200', async () => ((await fetch(`${base}/healthz`)).status === 200 ? true : undefined));
   expect(await total(base)).toBe(300);
 
-  const seeded = spawnSync(TSX, ['bin/seed.ts', '--count', '40'], { cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir }, encoding: 'utf8' });
+  // `npm run token` with the stack's DATA_DIR and PORT: the local issuer's key, the stack's audience.
+  const minted = await run(['bin/token.ts', '--sub', 'alice', '--scope', 'memory:read memory:write'], { ...process.env, DATA_DIR: dataDir, PORT: String(port) });
+  if (minted.status !== 0) console.error(`token CLI:\n${minted.stderr}`);
+  expect(minted.status).toBe(0);
+  const auth = { authorization: `Bearer ${minted.stdout.trim()}` };
+  const first = ((await (await fetch(`${base}/api/mcps?limit=1&sort=name`)).json()) as { data: Array<{ slug: string }> }).data[0].slug;
+  const pinned = await fetch(`${base}/api/favorites`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ slug: first }) });
+  if (pinned.status !== 200) console.error(`server log:\n${serverLog}`);
+  expect(pinned.status).toBe(200);
+  const favorites = await fetch(`${base}/api/favorites`, { headers: auth });
+  expect(((await favorites.json()) as { data: Array<{ slug: string }> }).data.map((d) => d.slug)).toEqual([first]);
+  // The same token puts catalog reads on the per-user tier; without it they are anonymous.
+  expect((await fetch(`${base}/api/facets`, { headers: auth })).headers.get('x-ratelimit-limit')).toBe('200');
+  expect((await fetch(`${base}/api/facets`)).headers.get('x-ratelimit-limit')).toBe('60');
+  expect((await fetch(`${base}/api/favorites`)).status).toBe(401);
+
+  const seeded = await run(['bin/seed.ts', '--count', '40'], { ...process.env, DATA_DIR: dataDir });
   expect(seeded.status).toBe(0);
   expect(seeded.stdout).toMatch(/seeded 40 servers/);
   expect(seeded.stderr).toMatch(/using the running local stack/);
@@ -88,7 +121,7 @@ it('runs, seeds while running, and leaves no child behind after a crash', async 
   await until('children to die', async () => (!alive(javaPid) && !alive(s3Pid) ? true : undefined), 15000);
 
   // With no server running, the seed starts backends of its own on the same data dir.
-  const alone = spawnSync(TSX, ['bin/seed.ts', '--count', '7'], { cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir }, encoding: 'utf8' });
+  const alone = await run(['bin/seed.ts', '--count', '7'], { ...process.env, DATA_DIR: dataDir });
   expect(alone.status).toBe(0);
   expect(alone.stderr).toMatch(/started local backends/);
 

@@ -3,17 +3,13 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { localCatalogConfig, provision } from '../../bin/local-stack/catalog-env';
 import { dataDir } from '../../bin/local-stack/data-dir';
-import { ensureTables } from '../../bin/local-stack/provision';
 import { createLocalServer, listen, type RunningServer } from '../../bin/local-stack/server';
-import { BearerCallers } from '../../lambdas/auth/callers';
 import type { AuthConfig } from '../../lambdas/auth/config';
 import { createFavoritesHandler } from '../../lambdas/auth/favorites/api';
 import type { FavoritesDeps } from '../../lambdas/auth/favorites/deps';
-import { FAVORITES_ROUTES } from '../../lambdas/auth/favorites/routes';
 import { DynamoFavoritesStore } from '../../lambdas/auth/favorites/store';
 import { createFavoritesDeps } from '../../lambdas/auth/favorites/wiring';
 import { createJwksHandler, LOCAL_ISSUER_API } from '../../lambdas/auth/local-issuer';
-import { authTableDefinitions } from '../../lambdas/auth/tables';
 import { DynamoTokenStore } from '../../lambdas/auth/token-store';
 import { createTokenVerifier, type TokenVerifier } from '../../lambdas/auth/verifier';
 import { DynamoCatalogStore } from '../../lambdas/catalog/adapters/dynamo-catalog-store';
@@ -29,9 +25,8 @@ import { makeRecord } from './records';
 import { testIssuer, type TestIssuer } from './auth-jwks';
 
 /**
- * The catalog and favorites functions behind the real local HTTP server, with the favorites routes
- * merged into the catalog's table (as the integrated route table will have them), the catalog's
- * bearer tier switched on, and the local issuer's JWKS served by the same server; all on this test
+ * The catalog and favorites functions behind the real local HTTP server (the catalog's route table
+ * holds the favorites routes), the catalog's bearer tier switched on, and the local issuer's JWKS served by the same server; all on this test
  * file's own tables in the run's DynamoDB Local.
  */
 export const ISSUER = 'http://localhost:3000';
@@ -45,6 +40,8 @@ export interface FavoritesStack {
   tokens: DynamoTokenStore;
   catalogStore: DynamoCatalogStore;
   deps: FavoritesDeps;
+  /** The catalog function's dependencies (bearer tier on). */
+  catalogDeps: CatalogDeps;
   verifier: TokenVerifier;
   /** A valid local-issuer bearer header for `sub`. */
   bearer(sub: string): string;
@@ -75,10 +72,9 @@ export async function startFavoritesStack(opts: { slugs: string[] }): Promise<Fa
     authenticated: { rate: 100, burst: 200 },
   };
   const tables = { tokens: `tokens-${id}`, clients: `clients-${id}`, favorites: `favorites-${id}` };
-  await provision(config);
+  await provision(config, { auth: tables });
   const ddb = dynamoClient({ region: config.region, dynamoEndpoint: ddbEndpoint });
   const doc = documentClient(ddb);
-  await ensureTables(ddb, authTableDefinitions(tables));
   const catalogStore = new DynamoCatalogStore(doc, config.catalogTable);
   await catalogStore.put(opts.slugs.map((slug) => ({ record: makeRecord(slug) })));
   const tokens = new DynamoTokenStore(doc, tables.tokens);
@@ -97,7 +93,7 @@ export async function startFavoritesStack(opts: { slugs: string[] }): Promise<Fa
   const running: RunningServer = await listen(
     createLocalServer({
       apis: [
-        { table: { ...CATALOG_API, routes: [...CATALOG_API.routes, ...FAVORITES_ROUTES] }, functions: { catalog, favorites } },
+        { table: CATALOG_API, functions: { catalog, favorites } },
         { table: LOCAL_ISSUER_API, functions: { auth: createJwksHandler(issuer.issuer) } },
       ],
       ready: () => true,
@@ -116,7 +112,7 @@ export async function startFavoritesStack(opts: { slugs: string[] }): Promise<Fa
     dynamoEndpoint: ddbEndpoint,
   };
   const verifier = createTokenVerifier(authConfig, { tokens });
-  catalogDeps = { ...(await createCatalogDeps(config, new EmbeddedSearchIndex({}))), callers: new BearerCallers(verifier, config, () => undefined) };
+  catalogDeps = await createCatalogDeps(config, new EmbeddedSearchIndex({}), verifier);
   // Pins one simulated second apart, so "newest first" does not hang on the wall clock's resolution.
   let tick = Date.parse('2026-11-01T00:00:00Z');
   const built = await createFavoritesDeps(config, { favoritesTable: tables.favorites, maxFavorites: 1000 }, verifier);
@@ -130,6 +126,7 @@ export async function startFavoritesStack(opts: { slugs: string[] }): Promise<Fa
     tokens,
     catalogStore,
     deps: favoritesDeps,
+    catalogDeps,
     verifier,
     bearer: (sub) => `Bearer ${issuer.issuer.signAccessToken({ sub, scope: 'memory:read', ttlSeconds: 600, audience: AUDIENCE })}`,
     fetch: (path, init) => fetch(`${running.url}${path}`, init),

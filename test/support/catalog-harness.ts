@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { localCatalogConfig, provision } from '../../bin/local-stack/catalog-env';
 import { dataDir } from '../../bin/local-stack/data-dir';
 import { seedCatalog } from '../../bin/local-stack/seed';
-import { createLocalServer, listen, type RunningServer } from '../../bin/local-stack/server';
+import { createLocalServer, listen, type LambdaLike, type RunningServer } from '../../bin/local-stack/server';
 import { createCatalogHandler } from '../../lambdas/catalog/api';
 import type { CatalogDeps } from '../../lambdas/catalog/deps';
 import { CATALOG_API } from '../../lambdas/catalog/routes';
@@ -26,6 +26,11 @@ export interface TestCatalog {
 
 let counter = 0;
 
+/** The favorites routes of the table: not what these tests are about (`auth-harness.ts` serves them). */
+const notServed: LambdaLike = async () => {
+  throw new Error('favorites are not served by the catalog harness; use test/support/auth-harness.ts');
+};
+
 export async function startTestCatalog(opts: { seed?: number; config?: Partial<CatalogConfig> } = {}): Promise<TestCatalog> {
   const ddb = process.env.TEST_DYNAMODB_ENDPOINT;
   const s3 = process.env.TEST_S3_ENDPOINT;
@@ -46,12 +51,15 @@ export async function startTestCatalog(opts: { seed?: number; config?: Partial<C
     anonymous: { rate: 100000, burst: 100000 },
     ...opts.config,
   };
-  await provision(config);
+  await provision(config, { auth: false });
   const index = new EmbeddedSearchIndex({});
   const deps = await createCatalogDeps(config, index);
   if (opts.seed) await seedCatalog(config, index, opts.seed);
   const handler = createCatalogHandler(async () => deps);
-  const running: RunningServer = await listen(createLocalServer({ apis: [{ table: CATALOG_API, functions: { catalog: handler } }], ready: () => true }), 0);
+  const running: RunningServer = await listen(
+    createLocalServer({ apis: [{ table: CATALOG_API, functions: { catalog: handler, favorites: notServed } }], ready: () => true }),
+    0,
+  );
   return {
     url: running.url,
     deps,

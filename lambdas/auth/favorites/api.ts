@@ -4,8 +4,9 @@ import { AppError } from '../../shared/errors';
 import { errorResult, internalError } from '../../shared/http/catalog-envelope';
 import { corsHeaders, preflightHeaders } from '../../shared/http/cors';
 import { parseRawQuery } from '../../shared/http/query';
+import { definedOnly, rateHeaders, toResult } from '../../shared/http/respond';
 import { RouteMatcher, routeKey, type RouteDef } from '../../shared/http/route-table';
-import { header, type HandlerResponse, type HttpEvent, type HttpResult, type LambdaContext } from '../../shared/http/types';
+import { header, type HttpEvent, type HttpResult, type LambdaContext } from '../../shared/http/types';
 import { logger } from '../../shared/logger';
 import type { RateDecision } from '../../shared/rate-limit/rate-limiter';
 import { callerFor } from '../callers';
@@ -40,36 +41,6 @@ function resolve(event: HttpEvent): Resolved {
     return { kind: 'error', error: new AppError('METHOD_NOT_ALLOWED', `${method} is not allowed here`, undefined, { allow: allowed.join(', ') }) };
   }
   return { kind: 'error', error: new AppError('NOT_FOUND', 'No such endpoint') };
-}
-
-function definedOnly(p: Record<string, string | undefined> | undefined): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(p ?? {})) if (v !== undefined) out[k] = v;
-  return out;
-}
-
-// The two helpers below mirror private ones of `catalog/api.ts`; see the integration note on
-// moving them to `shared/http` so both APIs import one copy.
-function toResult(res: HandlerResponse): HttpResult {
-  const statusCode = res.status ?? 200;
-  if (res.kind === 'json') {
-    return {
-      statusCode,
-      headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...res.headers },
-      body: JSON.stringify(res.body),
-    };
-  }
-  if (res.kind === 'text') return { statusCode, headers: { 'content-type': res.contentType, ...res.headers }, body: res.body };
-  return {
-    statusCode,
-    headers: { 'content-type': res.contentType, ...res.headers },
-    body: Buffer.from(res.body).toString('base64'),
-    isBase64Encoded: true,
-  };
-}
-
-function rateHeaders(d: RateDecision): Record<string, string> {
-  return { 'x-ratelimit-limit': String(d.limit), 'x-ratelimit-remaining': String(d.remaining), 'x-ratelimit-reset': String(d.resetSeconds) };
 }
 
 /**

@@ -1,0 +1,253 @@
+import { Aws, Duration, Fn, RemovalPolicy } from 'aws-cdk-lib';
+import * as cognito from 'aws-cdk-lib/aws-cognito';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as iam from 'aws-cdk-lib/aws-iam';
+import type * as kms from 'aws-cdk-lib/aws-kms';
+import { Construct } from 'constructs';
+import { MEMORY_SCOPES } from '../lambdas/auth/principal';
+import { acknowledge } from './nag';
+
+export interface CatalogAuthProps {
+  /**
+   * The deployment's public base URL, without a trailing slash (PUBLIC_URL), e.g.
+   * `https://mcp.example.com`. The audience of every token this deployment accepts is
+   * `<publicUrl>/mcp` (one audience per deployment, DECISIONS), which is also the identifier of the
+   * Cognito resource server. May be a deploy-time token (the CloudFront domain name).
+   */
+  readonly publicUrl: string;
+  /**
+   * What happens to the tables and the user pool when they leave the stack. With RETAIN they also
+   * get deletion protection.
+   * @default RemovalPolicy.RETAIN
+   */
+  readonly removalPolicy?: RemovalPolicy;
+  /**
+   * Customer-managed KMS key for the tables.
+   * @default - AWS-managed encryption (DynamoDB `AWS_MANAGED`)
+   */
+  readonly encryptionKey?: kms.IKey;
+  /**
+   * Whether anyone may create an account from the hosted sign-in page. Off: accounts are created
+   * by an administrator (console, `aws cognito-idp admin-create-user`) or an identity provider.
+   * @default false
+   */
+  readonly selfSignUp?: boolean;
+  /**
+   * Prefix of the hosted sign-in domain, `https://<prefix>.auth.<region>.amazoncognito.com`
+   * (lower-case letters, digits, hyphens; unique in the region; may not contain `aws`, `amazon`
+   * or `cognito`).
+   * @default - `mcp-` followed by the stack's id (a UUID), unique without configuration
+   */
+  readonly signInDomainPrefix?: string;
+  /**
+   * Cognito feature plan. PLUS turns on threat protection (compromised-credential and adaptive
+   * sign-in checks) in enforcing mode; ESSENTIALS costs less per monthly active user.
+   * @default cognito.FeaturePlan.PLUS
+   */
+  readonly featurePlan?: cognito.FeaturePlan;
+  /**
+   * Multi-factor authentication (TOTP authenticator apps; no SMS).
+   * @default cognito.Mfa.OPTIONAL
+   */
+  readonly mfa?: cognito.Mfa;
+  /**
+   * Where the hosted sign-in may send the web front back after sign-in (authorization code).
+   * @default - [`<publicUrl>/auth/callback`]
+   */
+  readonly webCallbackUrls?: string[];
+  /**
+   * Where the hosted sign-in may send the web front after sign-out.
+   * @default - [`<publicUrl>/`]
+   */
+  readonly webLogoutUrls?: string[];
+}
+
+/** DynamoDB actions a token verifier needs on the token table (one token read, its family in a batch). */
+const TOKEN_READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem'];
+/** What `DynamoFavoritesStore` does: a query per list, transactions of put/update/delete with conditions. */
+const FAVORITES_ACTIONS = [
+  'dynamodb:Query',
+  'dynamodb:GetItem',
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:ConditionCheckItem',
+];
+
+/**
+ * Grants exactly `actions` on a table, and the use of its customer-managed key when it has one
+ * (`Table.grant` leaves the key out): decrypt to read, encrypt too when any action writes.
+ */
+export function grantTable(table: dynamodb.ITable, grantee: iam.IGrantable, actions: string[]): void {
+  table.grant(grantee, ...actions);
+  const writes = actions.some((a) => /:(Put|Update|Delete|BatchWrite)Item$/.test(a));
+  table.encryptionKey?.grant(grantee, 'kms:Decrypt', 'kms:DescribeKey', ...(writes ? ['kms:Encrypt', 'kms:GenerateDataKey'] : []));
+}
+
+/**
+ * Sign-in and the auth context's data: the Cognito user pool (hosted sign-in, the resource server
+ * with the `memory:read` / `memory:write` scopes, the web front's app client), and the tables of
+ * opaque tokens, OAuth clients and favorites (keys as in `lambdas/auth/tables.ts`).
+ *
+ * Cognito is the identity provider; its access tokens are verified in the functions with
+ * aws-jwt-verify (issuer, `token_use`, client id, expiry, signature). The OAuth front that issues
+ * opaque tokens to MCP clients keeps its own clients in the client table, not as app clients.
+ */
+export class CatalogAuth extends Construct {
+  /** `<publicUrl>/mcp`: the one audience of this deployment (AUTH_AUDIENCE). */
+  readonly audience: string;
+  readonly publicUrl: string;
+  /** Opaque access and refresh tokens, codes, grant families: partition key `pk`, TTL `expiresAt`. */
+  readonly tokenTable: dynamodb.Table;
+  /** OAuth clients of the front: partition key `clientId`, TTL `expiresAt`. */
+  readonly clientTable: dynamodb.Table;
+  /** Favorites: partition key `pk` (the user), sort key `sk`. */
+  readonly favoritesTable: dynamodb.Table;
+  readonly userPool: cognito.UserPool;
+  readonly signInDomain: cognito.UserPoolDomain;
+  /** Identifier = `audience`; scopes arrive in access tokens as `<audience>/memory:read`. */
+  readonly resourceServer: cognito.UserPoolResourceServer;
+  /** The web front: public client, authorization code with PKCE, no secret. */
+  readonly webClient: cognito.UserPoolClient;
+
+  constructor(scope: Construct, id: string, props: CatalogAuthProps) {
+    super(scope, id);
+    const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
+    const retained = removalPolicy === RemovalPolicy.RETAIN;
+    this.publicUrl = props.publicUrl;
+    this.audience = `${props.publicUrl}/mcp`;
+
+    const tableEncryption = props.encryptionKey
+      ? { encryption: dynamodb.TableEncryption.CUSTOMER_MANAGED, encryptionKey: props.encryptionKey }
+      : { encryption: dynamodb.TableEncryption.AWS_MANAGED };
+    const common = {
+      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      ...tableEncryption,
+      deletionProtection: retained,
+      removalPolicy,
+    };
+    this.tokenTable = new dynamodb.Table(this, 'TokenTable', {
+      partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING },
+      timeToLiveAttribute: 'expiresAt',
+      ...common,
+    });
+    this.clientTable = new dynamodb.Table(this, 'ClientTable', {
+      partitionKey: { name: 'clientId', type: dynamodb.AttributeType.STRING },
+      timeToLiveAttribute: 'expiresAt',
+      ...common,
+    });
+    this.favoritesTable = new dynamodb.Table(this, 'FavoritesTable', {
+      partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING },
+      sortKey: { name: 'sk', type: dynamodb.AttributeType.STRING },
+      ...common,
+    });
+
+    const featurePlan = props.featurePlan ?? cognito.FeaturePlan.PLUS;
+    const mfa = props.mfa ?? cognito.Mfa.OPTIONAL;
+    this.userPool = new cognito.UserPool(this, 'UserPool', {
+      selfSignUpEnabled: props.selfSignUp ?? false,
+      signInAliases: { email: true },
+      autoVerify: { email: true },
+      standardAttributes: { email: { required: true, mutable: true } },
+      signInCaseSensitive: false,
+      accountRecovery: cognito.AccountRecovery.EMAIL_ONLY,
+      passwordPolicy: {
+        minLength: 12,
+        requireLowercase: true,
+        requireUppercase: true,
+        requireDigits: true,
+        requireSymbols: true,
+        tempPasswordValidity: Duration.days(3),
+        ...(featurePlan !== cognito.FeaturePlan.LITE && { passwordHistorySize: 5 }),
+      },
+      mfa,
+      ...(mfa !== cognito.Mfa.OFF && { mfaSecondFactor: { otp: true, sms: false } }),
+      featurePlan,
+      ...(featurePlan === cognito.FeaturePlan.PLUS && { standardThreatProtectionMode: cognito.StandardThreatProtectionMode.FULL_FUNCTION }),
+      deletionProtection: retained,
+      removalPolicy,
+    });
+    if (featurePlan !== cognito.FeaturePlan.PLUS) {
+      acknowledge(
+        this.userPool,
+        'AwsSolutions-COG8',
+        `The deployer chose the ${featurePlan} feature plan explicitly (featurePlan prop) to pay less per monthly active user, giving up Cognito threat protection; the default is PLUS with threat protection enforced.`,
+      );
+    }
+    if (mfa !== cognito.Mfa.REQUIRED) {
+      acknowledge(
+        this.userPool,
+        'AwsSolutions-COG2',
+        'Accounts only pin catalog favorites and hold the user\'s own memories; MFA (TOTP) is offered to every user rather than forced at sign-up, the PLUS plan\'s threat protection blocks risky and compromised-credential sign-ins, and mfa: REQUIRED enforces it.',
+      );
+    }
+
+    this.signInDomain = this.userPool.addDomain('SignInDomain', {
+      cognitoDomain: {
+        // The stack id's UUID: unique per stack without configuration (the prefix is global per region).
+        domainPrefix: props.signInDomainPrefix ?? Fn.join('-', ['mcp', Fn.select(2, Fn.split('/', Aws.STACK_ID))]),
+      },
+    });
+
+    const scopes = MEMORY_SCOPES.map(
+      (scopeName) => new cognito.ResourceServerScope({ scopeName, scopeDescription: scopeName === 'memory:read' ? 'Read your memories' : 'Write your memories' }),
+    );
+    this.resourceServer = this.userPool.addResourceServer('ResourceServer', {
+      identifier: this.audience,
+      userPoolResourceServerName: 'mcp-memory',
+      scopes,
+    });
+
+    this.webClient = this.userPool.addClient('WebClient', {
+      userPoolClientName: 'web',
+      // A browser app holds no secret; it uses the authorization code flow with PKCE (S256).
+      generateSecret: false,
+      authFlows: { userSrp: true },
+      oAuth: {
+        flows: { authorizationCodeGrant: true, implicitCodeGrant: false, clientCredentials: false },
+        scopes: [
+          cognito.OAuthScope.OPENID,
+          cognito.OAuthScope.EMAIL,
+          cognito.OAuthScope.PROFILE,
+          ...scopes.map((s) => cognito.OAuthScope.resourceServer(this.resourceServer, s)),
+        ],
+        callbackUrls: props.webCallbackUrls ?? [`${props.publicUrl}/auth/callback`],
+        logoutUrls: props.webLogoutUrls ?? [`${props.publicUrl}/`],
+      },
+      supportedIdentityProviders: [cognito.UserPoolClientIdentityProvider.COGNITO],
+      preventUserExistenceErrors: true,
+      enableTokenRevocation: true,
+      accessTokenValidity: Duration.hours(1),
+      idTokenValidity: Duration.hours(1),
+      refreshTokenValidity: Duration.days(30),
+    });
+  }
+
+  /**
+   * What `loadAuthConfig()` reads (lambdas/auth/config.ts): Cognito JWTs of the web client, the
+   * deployment's audience, and the opaque-token and client tables.
+   */
+  verifierEnvironment(): Record<string, string> {
+    return {
+      AUTH_MODE: 'cognito',
+      COGNITO_USER_POOL_ID: this.userPool.userPoolId,
+      COGNITO_CLIENT_IDS: this.webClient.userPoolClientId,
+      COGNITO_RESOURCE_SERVER: this.audience,
+      AUTH_AUDIENCE: this.audience,
+      PUBLIC_URL: this.publicUrl,
+      AUTH_TOKEN_TABLE: this.tokenTable.tableName,
+      AUTH_CLIENT_TABLE: this.clientTable.tableName,
+    };
+  }
+
+  /** Token verification: reads of the opaque-token table (the token and its grant family). */
+  grantTokenVerification(grantee: iam.IGrantable): void {
+    grantTable(this.tokenTable, grantee, TOKEN_READ_ACTIONS);
+  }
+
+  /** The favorites store: list, pin and unpin (conditional transactions on the user's items). */
+  grantFavorites(grantee: iam.IGrantable): void {
+    grantTable(this.favoritesTable, grantee, FAVORITES_ACTIONS);
+  }
+}
