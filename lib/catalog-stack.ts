@@ -1,4 +1,5 @@
-import { CfnOutput, Lazy, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, type Duration, Lazy, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import type { ICertificate } from 'aws-cdk-lib/aws-certificatemanager';
 import type * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
@@ -9,6 +10,7 @@ import type { Construct } from 'constructs';
 import type { RateTier } from '../lambdas/shared/config';
 import { CatalogApi, type CatalogLogLevel } from './catalog-api';
 import { CatalogAuth } from './catalog-auth';
+import { CatalogCrawler } from './catalog-crawler';
 import { CatalogData, type CatalogSearchDomainOptions } from './catalog-data';
 import { CatalogEdge } from './catalog-edge';
 
@@ -18,6 +20,12 @@ export interface CatalogStackProps extends StackProps {
    * @default RemovalPolicy.RETAIN
    */
   readonly removalPolicy?: RemovalPolicy;
+  /** How often the crawler runs. @default Duration.hours(6) */
+  readonly crawlSchedule?: Duration;
+  /** Upstream registry. @default 'https://registry.modelcontextprotocol.io' */
+  readonly registryUrl?: string;
+  /** Secret holding a GitHub token for the crawler (raises its API quota). @default - unauthenticated */
+  readonly githubTokenSecret?: secretsmanager.ISecret;
   /**
    * Customer-managed KMS key for tables, secrets and the search domain.
    * @default - AWS-managed encryption
@@ -88,6 +96,8 @@ export interface CatalogStackProps extends StackProps {
  */
 export class CatalogStack extends Stack {
   readonly data: CatalogData;
+  /** The scheduled crawler that fills the catalog. */
+  readonly crawler: CatalogCrawler;
   readonly auth: CatalogAuth;
   readonly api: CatalogApi;
   readonly edge: CatalogEdge;
@@ -102,6 +112,13 @@ export class CatalogStack extends Stack {
       removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
       encryptionKey: props.encryptionKey,
       search: props.search,
+    });
+
+    this.crawler = new CatalogCrawler(this, 'Crawler', {
+      data: this.data,
+      schedule: props.crawlSchedule,
+      registryUrl: props.registryUrl,
+      githubTokenSecret: props.githubTokenSecret,
     });
 
     // PUBLIC_URL (and the audience `<PUBLIC_URL>/mcp`): given, or the first custom domain, or the

@@ -464,9 +464,12 @@ describe('stateful resources', () => {
     expect(domain.Properties?.VPCOptions).toBeUndefined();
     expect(domain.Properties?.AdvancedSecurityOptions).toBeUndefined();
     const statements = (domain.Properties?.AccessPolicies as { Statement: { Principal: unknown; Action: string[] }[] }).Statement;
-    expect(statements).toHaveLength(1);
-    expect(statements[0].Principal).toEqual({ AWS: { 'Fn::GetAtt': [logicalId(s.stack.api.role), 'Arn'] } });
-    expect(statements[0].Action.sort()).toEqual(['es:ESHttpGet', 'es:ESHttpHead', 'es:ESHttpPost']);
+    // Only two roles reach the domain: the API reads, the crawler also writes.
+    expect(statements).toHaveLength(2);
+    const byRole = (role: Parameters<typeof logicalId>[0]) =>
+      statements.find((st) => JSON.stringify(st.Principal) === JSON.stringify({ AWS: { 'Fn::GetAtt': [logicalId(role), 'Arn'] } }));
+    expect(byRole(s.stack.api.role)?.Action.sort()).toEqual(['es:ESHttpGet', 'es:ESHttpHead', 'es:ESHttpPost']);
+    expect(byRole(s.stack.crawler.role)?.Action).toEqual(expect.arrayContaining(['es:ESHttpPut', 'es:ESHttpDelete']));
   });
 
   it('secrets are generated, never written into the template', () => {
