@@ -1,5 +1,5 @@
 import './bench/env';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { runCatalogBench } from './bench/catalog';
@@ -18,7 +18,7 @@ function render(sections: BenchSection[], started: Date): string {
   const lines = [
     '# Benchmarks',
     '',
-    `Produced by \`npm run bench\` on ${started.toISOString().slice(0, 10)}: Node ${process.version}, ${cpu.length} × ${cpu[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB. All figures of one run; medians (p50) and p99 over the samples stated. Benchmarks are scripts, never test assertions.`,
+    `Produced by \`npm run bench\` on ${started.toISOString().slice(0, 10)}: Node ${process.version}, ${cpu.length} × ${cpu[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB. The figures of each section come from one run; medians (p50) and p99 over the samples stated. Benchmarks are scripts, never test assertions.`,
     '',
   ];
   for (const s of sections) {
@@ -27,6 +27,17 @@ function render(sections: BenchSection[], started: Date): string {
     lines.push('', '**How it was measured**', '', s.method, '');
   }
   return lines.join('\n');
+}
+
+/** A section of an earlier BENCHMARKS.md, kept verbatim by a partial run. */
+function parseSection(text: string): BenchSection {
+  const title = text.slice(3, text.indexOf('\n'));
+  const rows = text
+    .split('\n')
+    .filter((l) => l.startsWith('| ') && !l.startsWith('| metric') && !l.startsWith('|---'))
+    .map((l) => l.slice(2, -2).split(' | ') as [string, string, string, string]);
+  const method = text.split('**How it was measured**')[1]?.trim() ?? '';
+  return { title, rows, method };
 }
 
 async function main(): Promise<void> {
@@ -38,8 +49,17 @@ async function main(): Promise<void> {
     console.error(`[bench] ${s.name}`);
     results.push(await s.run((m) => console.error(`[bench:${s.name}] ${m}`)));
   }
+  // A partial run (`npm run bench -- catalog`) replaces its own sections and keeps the others.
+  const file = join(__dirname, '..', 'BENCHMARKS.md');
+  if (only.length && existsSync(file)) {
+    const kept = readFileSync(file, 'utf8').split(/\n(?=## )/).slice(1);
+    for (const old of kept) {
+      const title = old.slice(3, old.indexOf('\n'));
+      if (!results.some((r) => r.title === title)) results.push(parseSection(old));
+    }
+  }
   const md = render(results, started);
-  writeFileSync(join(__dirname, '..', 'BENCHMARKS.md'), md);
+  writeFileSync(file, md);
   console.log(md);
 }
 
