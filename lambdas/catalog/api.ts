@@ -1,12 +1,11 @@
-import middy from '@middy/core';
-import { randomUUID } from 'node:crypto';
 import { AppError } from '../shared/errors';
 import { errorResult, internalError } from '../shared/http/catalog-envelope';
+import { catalogEnvelopeEntry } from '../shared/http/lambda-entry';
 import { corsHeaders, preflightHeaders } from '../shared/http/cors';
 import { parseRawQuery } from '../shared/http/query';
 import { definedOnly, rateHeaders, toResult } from '../shared/http/respond';
 import { RouteMatcher, routeKey, type RouteDef } from '../shared/http/route-table';
-import { header, type HttpEvent, type HttpResult, type LambdaContext } from '../shared/http/types';
+import { header, type HttpEvent, type HttpResult } from '../shared/http/types';
 import { logger } from '../shared/logger';
 import type { RateDecision } from '../shared/rate-limit/rate-limiter';
 import type { CatalogDeps } from './deps';
@@ -129,20 +128,7 @@ export async function handleCatalogRequest(event: HttpEvent, deps: CatalogDeps, 
   return out;
 }
 
-/**
- * The Lambda entry's shape: middy around the dispatcher. Every log line of a request carries its
- * `requestId` explicitly (API Gateway's id, else Lambda's), so no per-request logger state is kept.
- */
+/** The Lambda entry (see `catalogEnvelopeEntry`). */
 export function createCatalogHandler(getDeps: () => Promise<CatalogDeps>) {
-  return middy<HttpEvent, HttpResult, Error, LambdaContext>().handler(async (event, context) => {
-    const requestId = event.requestContext?.requestId ?? context.awsRequestId ?? randomUUID();
-    try {
-      return await handleCatalogRequest(event, await getDeps(), requestId);
-    } catch (err) {
-      // Only dependency initialisation can land here (handleCatalogRequest answers every error itself).
-      logger.error('catalog handler failed', { requestId, err: err instanceof Error ? err.message : String(err) });
-      const failed = errorResult(internalError());
-      return { ...failed, headers: { ...failed.headers, ...corsHeaders() } };
-    }
-  });
+  return catalogEnvelopeEntry('catalog', getDeps, handleCatalogRequest);
 }

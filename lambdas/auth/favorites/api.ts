@@ -1,12 +1,11 @@
-import middy from '@middy/core';
-import { randomUUID } from 'node:crypto';
 import { AppError } from '../../shared/errors';
 import { errorResult, internalError } from '../../shared/http/catalog-envelope';
+import { catalogEnvelopeEntry } from '../../shared/http/lambda-entry';
 import { corsHeaders, preflightHeaders } from '../../shared/http/cors';
 import { parseRawQuery } from '../../shared/http/query';
 import { definedOnly, rateHeaders, toResult } from '../../shared/http/respond';
 import { RouteMatcher, routeKey, type RouteDef } from '../../shared/http/route-table';
-import { header, type HttpEvent, type HttpResult, type LambdaContext } from '../../shared/http/types';
+import { header, type HttpEvent, type HttpResult } from '../../shared/http/types';
 import { logger } from '../../shared/logger';
 import type { RateDecision } from '../../shared/rate-limit/rate-limiter';
 import { callerFor } from '../callers';
@@ -114,16 +113,7 @@ async function consume(event: HttpEvent, deps: FavoritesDeps, principal: Princip
   }
 }
 
-/** The favorites Lambda entry: middy around the dispatcher, like `createCatalogHandler`. */
+/** The Lambda entry (see `catalogEnvelopeEntry`). */
 export function createFavoritesHandler(getDeps: () => Promise<FavoritesDeps>) {
-  return middy<HttpEvent, HttpResult, Error, LambdaContext>().handler(async (event, context) => {
-    const requestId = event.requestContext?.requestId ?? context.awsRequestId ?? randomUUID();
-    try {
-      return await handleFavoritesRequest(event, await getDeps(), requestId);
-    } catch (err) {
-      logger.error('favorites handler failed', { requestId, err: err instanceof Error ? err.message : String(err) });
-      const failed = errorResult(internalError());
-      return { ...failed, headers: { ...failed.headers, ...corsHeaders() } };
-    }
-  });
+  return catalogEnvelopeEntry('favorites', getDeps, handleFavoritesRequest);
 }
