@@ -3,9 +3,9 @@ import { errorResult, internalError } from '../shared/http/catalog-envelope';
 import { catalogEnvelopeEntry } from '../shared/http/lambda-entry';
 import { corsHeaders, preflightHeaders } from '../shared/http/cors';
 import { parseRawQuery } from '../shared/http/query';
-import { definedOnly, rateHeaders, toResult } from '../shared/http/respond';
-import { RouteMatcher, routeKey, type RouteDef } from '../shared/http/route-table';
-import { header, type HttpEvent, type HttpResult } from '../shared/http/types';
+import { rateHeaders, toResult } from '../shared/http/respond';
+import { routeResolver, type Resolved } from '../shared/http/resolve';
+import type { HttpEvent, HttpResult } from '../shared/http/types';
 import { logger } from '../shared/logger';
 import type { RateDecision } from '../shared/rate-limit/rate-limiter';
 import type { CatalogDeps } from './deps';
@@ -13,10 +13,6 @@ import { CATALOG_HANDLERS } from './handlers';
 import { ResponseCache } from './response-cache';
 import { CATALOG_API } from './routes';
 
-/** Every route of the table (favorites too): the catch-all's 405 `Allow` and preflights name each path's verbs. */
-const matcher = new RouteMatcher(CATALOG_API.routes);
-/** Only the routes this function serves; another function's route is never dispatched here. */
-const byKey = new Map<string, RouteDef>(CATALOG_API.routes.filter((r) => r.fn === 'catalog').map((r) => [routeKey(r), r]));
 /** Icons are immutable and exempt from rate limits (spec 1). */
 const UNLIMITED = new Set(['getIcon']);
 const LOG_REQUESTS = logger.getLevelName() !== 'SILENT';
@@ -33,38 +29,8 @@ function responseCache(deps: CatalogDeps): ResponseCache | null {
   return cache;
 }
 
-type Resolved =
-  | { kind: 'route'; route: RouteDef; params: Record<string, string> }
-  | { kind: 'preflight'; allowed: string[] }
-  | { kind: 'error'; error: AppError };
-
-/**
- * Which route a request is for. API Gateway already resolved it into `routeKey`; requests that
- * fell through to `$default` are unknown paths (404), wrong verbs (405 with `Allow`) or CORS
- * preflights (204), answered here in the API's own envelope.
- */
-function resolve(event: HttpEvent): Resolved {
-  const route = byKey.get(event.routeKey);
-  if (route) return { kind: 'route', route, params: definedOnly(event.pathParameters) };
-  const method = event.requestContext.http.method.toUpperCase();
-  const { match, allowed } = matcher.match(method, event.rawPath);
-  if (match && match.route.fn === 'catalog') return { kind: 'route', route: match.route, params: match.pathParameters };
-  if (match) {
-    // A route of another function (favorites) that reached this one: the routing is misconfigured.
-    logger.error('route of another function reached the catalog function', { route: match.route.operationId, fn: match.route.fn });
-    return { kind: 'error', error: internalError() };
-  }
-  if (method === 'OPTIONS' && header(event, 'access-control-request-method')) {
-    return { kind: 'preflight', allowed: allowed.length ? allowed : ['GET'] };
-  }
-  if (allowed.length) {
-    return {
-      kind: 'error',
-      error: new AppError('METHOD_NOT_ALLOWED', `${method} is not allowed here`, undefined, { allow: allowed.join(', ') }),
-    };
-  }
-  return { kind: 'error', error: new AppError('NOT_FOUND', 'No such endpoint') };
-}
+/** Every route of the table (favorites too), so 405 `Allow` and preflights name each path's verbs; any /api preflight gets at least GET. */
+const resolve = routeResolver(CATALOG_API.routes, 'catalog', ['GET']);
 
 async function runRoute(resolved: Resolved, event: HttpEvent, deps: CatalogDeps, requestId: string): Promise<HttpResult> {
   if (resolved.kind === 'error') return errorResult(resolved.error);

@@ -3,8 +3,9 @@ import { errorResult, internalError } from '../../shared/http/catalog-envelope';
 import { catalogEnvelopeEntry } from '../../shared/http/lambda-entry';
 import { corsHeaders, preflightHeaders } from '../../shared/http/cors';
 import { parseRawQuery } from '../../shared/http/query';
-import { definedOnly, rateHeaders, toResult } from '../../shared/http/respond';
-import { RouteMatcher, routeKey, type RouteDef } from '../../shared/http/route-table';
+import { rateHeaders, toResult } from '../../shared/http/respond';
+import { routeResolver } from '../../shared/http/resolve';
+import type { RouteDef } from '../../shared/http/route-table';
 import { header, type HttpEvent, type HttpResult } from '../../shared/http/types';
 import { logger } from '../../shared/logger';
 import type { RateDecision } from '../../shared/rate-limit/rate-limiter';
@@ -15,32 +16,13 @@ import type { FavoritesDeps } from './deps';
 import { FAVORITES_HANDLERS } from './handlers';
 import { FAVORITES_ROUTES } from './routes';
 
-const matcher = new RouteMatcher(FAVORITES_ROUTES);
-const byKey = new Map<string, RouteDef>(FAVORITES_ROUTES.map((r) => [routeKey(r), r]));
 const LOG_REQUESTS = logger.getLevelName() !== 'SILENT';
-
-type Resolved =
-  | { kind: 'route'; route: RouteDef; params: Record<string, string> }
-  | { kind: 'preflight'; allowed: string[] }
-  | { kind: 'error'; error: AppError };
-
 /**
  * In AWS only the three favorites routes reach this function (their preflights and wrong verbs
- * fall to the catalog's catch-all); answering them here too keeps the function correct wherever
+ * fall to the catalog's catch-all); resolving them here too keeps the function correct wherever
  * it is mounted.
  */
-function resolve(event: HttpEvent): Resolved {
-  const route = byKey.get(event.routeKey);
-  const method = event.requestContext.http.method.toUpperCase();
-  if (route) return { kind: 'route', route, params: definedOnly(event.pathParameters) };
-  const { match, allowed } = matcher.match(method, event.rawPath);
-  if (match) return { kind: 'route', route: match.route, params: match.pathParameters };
-  if (method === 'OPTIONS' && header(event, 'access-control-request-method') && allowed.length) return { kind: 'preflight', allowed };
-  if (allowed.length) {
-    return { kind: 'error', error: new AppError('METHOD_NOT_ALLOWED', `${method} is not allowed here`, undefined, { allow: allowed.join(', ') }) };
-  }
-  return { kind: 'error', error: new AppError('NOT_FOUND', 'No such endpoint') };
-}
+const resolve = routeResolver(FAVORITES_ROUTES, 'favorites');
 
 /**
  * A verifier that answers this request's header from the verification already done for the rate
