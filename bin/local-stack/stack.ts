@@ -10,6 +10,14 @@ import { EmbeddedSearchIndex } from '../../lambdas/catalog/search/embedded';
 import { createCatalogDeps } from '../../lambdas/catalog/wiring';
 import type { CatalogDeps } from '../../lambdas/catalog/deps';
 import type { HttpResult } from '../../lambdas/shared/http/types';
+import type { TokenVerifier } from '../../lambdas/auth/verifier';
+import { loadMemoryConfig, type MemoryConfig } from '../../lambdas/memory/config';
+import { memoryTableDefinitions } from '../../lambdas/memory/tables';
+import { createMemoryRuntime, type MemoryRuntime } from '../../lambdas/memory/wiring';
+import { parseKeyRing } from '../../lambdas/shared/cursor';
+import { dynamoClient, s3Client } from '../../lambdas/shared/aws/clients';
+import { readFileSync } from 'node:fs';
+import { ensureBuckets, ensureTables } from './provision';
 import { startDynamoLocal, startS3Server, type Backend } from './backends';
 import { authTableNames, localCatalogConfig, provision } from './catalog-env';
 import { clearStackInfo, dataDir, ensureCursorKeys, writeStackInfo } from './data-dir';
@@ -34,6 +42,11 @@ export interface LocalStack {
   /** The local stand-in for Cognito: signs tokens (as `npm run token` does) and serves its JWKS. */
   issuer: LocalIssuer;
   auth: AuthConfig;
+  /** The one verifier every local function shares (JWKS cache, opaque-token cache). */
+  verifier: TokenVerifier;
+  /** The memory core (rev-lock table and object bucket on the local backends), shared by /v1 and /mcp. */
+  memory: MemoryRuntime;
+  memoryConfig: MemoryConfig;
   backends: Backend[];
   close(): Promise<void>;
 }
@@ -119,6 +132,9 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     const index = new EmbeddedSearchIndex({ snapshotPath: dir.searchSnapshot });
     deps = await createCatalogDeps(config, index, verifier);
     favoritesDeps = await createFavoritesDeps(config, loadFavoritesConfig(authEnv), verifier);
+    const memoryConfig: MemoryConfig = { ...loadMemoryConfig(authEnv), region: config.region, dynamoEndpoint: ddb.endpoint, s3Endpoint: s3.endpoint };
+    await provisionMemory(memoryConfig);
+    const memory = createMemoryRuntime(memoryConfig, parseKeyRing(readFileSync(dir.cursorKeys, 'utf8')));
     writeStackInfo(dir, { pid: process.pid, url: running.url, dynamoEndpoint: ddb.endpoint, s3Endpoint: s3.endpoint });
 
     const demo = opts.demoCount ?? 300;
@@ -127,9 +143,35 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       await seedCatalog(config, index, demo);
     }
     ready = true;
-    return { url: running.url, port: running.port, catalog: deps, favorites: favoritesDeps, issuer, auth: authConfig, backends, close };
+    return {
+      url: running.url,
+      port: running.port,
+      catalog: deps,
+      favorites: favoritesDeps,
+      issuer,
+      auth: authConfig,
+      verifier,
+      memory,
+      memoryConfig,
+      backends,
+      close,
+    };
   } catch (err) {
     await close();
     throw err;
+  }
+}
+
+/** The memory core's rev-lock table and object bucket (MEMORY_TABLE, MEMORY_BUCKET), created when missing. */
+async function provisionMemory(config: MemoryConfig): Promise<void> {
+  const clientOpts = { region: config.region, dynamoEndpoint: config.dynamoEndpoint, s3Endpoint: config.s3Endpoint };
+  const ddb = dynamoClient(clientOpts);
+  const s3 = s3Client(clientOpts);
+  try {
+    await ensureTables(ddb, memoryTableDefinitions({ memories: config.memoryTable }));
+    await ensureBuckets(s3, [config.memoryBucket]);
+  } finally {
+    ddb.destroy();
+    s3.destroy();
   }
 }
