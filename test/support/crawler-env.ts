@@ -188,7 +188,9 @@ export async function startCrawlerEnv(
     PYPI_STATS_URL: downloads.url,
     CRAWL_STATE_TABLE: names.state,
     CRAWLER_ALLOW_PRIVATE_HOSTS: 'true',
-    CRAWLER_HTTP_TIMEOUT_MS: '2000',
+    // The production default too: a fake answering late under a loaded machine would otherwise turn
+    // into an enrichment failure in one crawl and a success in the next (a spurious "change").
+    CRAWLER_HTTP_TIMEOUT_MS: '10000',
     // The production default: a loopback MCP server under a loaded test machine needs the margin.
     CRAWLER_HEALTH_TIMEOUT_MS: '5000',
     CRAWLER_RETRY_BASE_MS: '5',
