@@ -1,0 +1,99 @@
+import middy from '@middy/core';
+import { randomUUID } from 'node:crypto';
+import { routeResolver } from '../../shared/http/resolve';
+import type { RouteDef } from '../../shared/http/route-table';
+import type { HttpEvent, HttpResult, LambdaContext } from '../../shared/http/types';
+import { logger } from '../../shared/logger';
+import { authorize, consent, localLogin, upstreamCallback } from './authorize';
+import type { OAuthDeps } from './deps';
+import { CORS_HEADERS, htmlResult, jsonResult, oauthError, preflight } from './http';
+import { authorizationServerMetadata, protectedResourceMetadata } from './metadata';
+import { errorPage } from './pages';
+import { CORS_PATHS, OAUTH_ROUTES, OAUTH_WELL_KNOWN_ROUTES } from './routes';
+import { register, revoke, token } from './token';
+
+type Handler = (event: HttpEvent, deps: OAuthDeps) => Promise<HttpResult>;
+
+/** Discovery documents change only with a deployment. */
+const METADATA_CACHE = { 'cache-control': 'public, max-age=300' };
+
+const HANDLERS: Record<string, Handler> = {
+  oauthProtectedResource: async (_e, d) => jsonResult(200, protectedResourceMetadata(d.config), METADATA_CACHE),
+  oauthProtectedResourceMcp: async (_e, d) => jsonResult(200, protectedResourceMetadata(d.config), METADATA_CACHE),
+  oauthAuthorizationServer: async (_e, d) => jsonResult(200, authorizationServerMetadata(d.config), METADATA_CACHE),
+  oauthAuthorize: authorize,
+  oauthLogin: localLogin,
+  oauthCallback: upstreamCallback,
+  oauthConsent: consent,
+  oauthRegister: register,
+  oauthToken: token,
+  oauthRevoke: revoke,
+};
+
+/** Routes answered with pages (a browser is looking); the others answer JSON. */
+const PAGES: ReadonlySet<string> = new Set(['oauthAuthorize', 'oauthLogin', 'oauthCallback', 'oauthConsent']);
+
+const LOG_REQUESTS = logger.getLevelName() !== 'SILENT';
+
+/**
+ * The front's dispatcher. `extraRoutes` are other functions' routes mounted under the same
+ * prefixes (locally, the issuer's JWKS), so a wrong verb on them is still a 405 with `Allow`.
+ */
+export function createOAuthDispatcher(extraRoutes: readonly RouteDef[] = []) {
+  const resolve = routeResolver([...OAUTH_ROUTES, ...OAUTH_WELL_KNOWN_ROUTES, ...extraRoutes], 'oauth');
+  return async (event: HttpEvent, deps: OAuthDeps, requestId: string): Promise<HttpResult> => {
+    const started = performance.now();
+    const resolved = resolve(event);
+    const cors = CORS_PATHS.has(event.rawPath);
+    let out: HttpResult;
+    let route: string = resolved.kind;
+    if (resolved.kind === 'preflight') {
+      out = cors ? preflight(resolved.allowed) : { statusCode: 204, headers: {}, body: '' };
+    } else if (resolved.kind === 'error') {
+      const e = resolved.error;
+      out =
+        e.code === 'METHOD_NOT_ALLOWED'
+          ? oauthError(405, 'method_not_allowed', e.message, e.headers)
+          : e.code === 'NOT_FOUND'
+            ? oauthError(404, 'not_found', 'No such endpoint')
+            : oauthError(500, 'server_error', 'An internal error occurred');
+    } else {
+      route = resolved.route.operationId;
+      try {
+        out = await HANDLERS[route](event, deps);
+      } catch (err) {
+        // Names and messages only: a stack or an SDK error's input could carry a code or a token.
+        logger.error('oauth handler failed', { requestId, route, err: err instanceof Error ? `${err.name}: ${err.message}` : 'non-error thrown' });
+        out = PAGES.has(route)
+          ? htmlResult(500, errorPage('Something went wrong', 'The server could not complete this step. Try again in a moment.'))
+          : oauthError(500, 'server_error', 'An internal error occurred; please retry later');
+      }
+    }
+    if (cors) out.headers = { ...out.headers, ...CORS_HEADERS };
+    // Never the query string: it carries codes and state.
+    if (LOG_REQUESTS) logger.info('request', {
+      requestId,
+      method: event.requestContext.http.method,
+      path: event.rawPath,
+      route,
+      status: out.statusCode,
+      durationMs: Math.round((performance.now() - started) * 100) / 100,
+    });
+    return out;
+  };
+}
+
+/** The Lambda entry: middy around the dispatcher; a failed initialisation is a 500 in OAuth's JSON. */
+export function createOAuthHandler(getDeps: () => Promise<OAuthDeps>, extraRoutes: readonly RouteDef[] = []) {
+  const dispatch = createOAuthDispatcher(extraRoutes);
+  return middy<HttpEvent, HttpResult, Error, LambdaContext>().handler(async (event, context) => {
+    const requestId = event.requestContext?.requestId ?? context.awsRequestId ?? randomUUID();
+    try {
+      return await dispatch(event, await getDeps(), requestId);
+    } catch (err) {
+      logger.error('oauth front failed', { requestId, err: err instanceof Error ? err.message : String(err) });
+      const failed = oauthError(500, 'server_error', 'An internal error occurred; please retry later');
+      return { ...failed, headers: { ...failed.headers, ...CORS_HEADERS } };
+    }
+  });
+}

@@ -1,0 +1,21 @@
+import type { ClientStore } from '../client-store';
+import type { OpaqueTokenStore } from '../token-store';
+import type { ClientResolver } from './clients';
+import type { UpstreamIdentity } from './cognito';
+import type { OAuthFrontConfig } from './config';
+import type { FrontSigner } from './signed';
+
+/** Everything the front's handlers use, injected so tests and the local stack swap adapters only. */
+export interface OAuthDeps {
+  config: OAuthFrontConfig;
+  tokens: OpaqueTokenStore;
+  clients: ClientStore;
+  resolver: ClientResolver;
+  signer: FrontSigner;
+  /** Cognito mode: the hosted sign-in the front delegates to; absent in local mode. */
+  upstream?: UpstreamIdentity;
+  /** Milliseconds since the epoch. */
+  clock: () => number;
+}
+
+export const nowSeconds = (deps: Pick<OAuthDeps, 'clock'>): number => Math.floor(deps.clock() / 1000);

@@ -1,0 +1,24 @@
+import { loadAuthConfig } from '../config';
+import { createAuthDeps } from '../wiring';
+import { createOAuthHandler } from './api';
+import { loadOAuthFrontConfig } from './config';
+import type { OAuthDeps } from './deps';
+import { createOAuthDeps, loadKeyRing } from './wiring';
+
+/** The OAuth front Lambda (AWS): `/.well-known/oauth-*` and `/oauth/*`. */
+let deps: Promise<OAuthDeps> | undefined;
+
+async function init(): Promise<OAuthDeps> {
+  const auth = loadAuthConfig();
+  const { tokens, clients } = createAuthDeps(auth);
+  const keyRing = await loadKeyRing(process.env, auth.region);
+  return createOAuthDeps(loadOAuthFrontConfig(), { tokens, clients, keyRing });
+}
+
+export const handler = createOAuthHandler(() => {
+  deps ??= init().catch((err: unknown) => {
+    deps = undefined; // a failed init (e.g. Secrets Manager throttled) is retried by the next request
+    throw err;
+  });
+  return deps;
+});

@@ -1,0 +1,49 @@
+import { readFileSync } from 'node:fs';
+import { parseKeyRing, type KeyRing } from '../../shared/cursor';
+import { CachedSecret, secretsClient } from '../../shared/secrets';
+import type { ClientStore } from '../client-store';
+import type { OpaqueTokenStore } from '../token-store';
+import { ClientResolver, type HttpFetch } from './clients';
+import { CognitoUpstreamIdentity, type UpstreamIdentity } from './cognito';
+import type { OAuthFrontConfig } from './config';
+import type { OAuthDeps } from './deps';
+import { FrontSigner } from './signed';
+
+export interface OAuthWiring {
+  tokens: OpaqueTokenStore | undefined;
+  clients: ClientStore;
+  keyRing: KeyRing;
+  /** Replaces global fetch for metadata documents and Cognito (tests serve both on loopback). */
+  fetchImpl?: HttpFetch;
+  /** Replaces the Cognito upstream (tests of the AWS mode). */
+  upstream?: UpstreamIdentity;
+  clock?: () => number;
+}
+
+/** The front's dependencies from configuration and the stores `createAuthDeps` built. */
+export function createOAuthDeps(config: OAuthFrontConfig, w: OAuthWiring): OAuthDeps {
+  if (!w.tokens) throw new Error('the OAuth front needs the token table (AUTH_TOKEN_TABLE)');
+  const fetchImpl: HttpFetch = w.fetchImpl ?? ((input, init) => fetch(input, init));
+  const clock = w.clock ?? Date.now;
+  let upstream = w.upstream;
+  if (!upstream && config.mode === 'cognito') {
+    if (!config.cognito) throw new Error('AUTH_MODE=cognito needs the Cognito upstream settings');
+    upstream = new CognitoUpstreamIdentity(config.cognito, fetchImpl);
+  }
+  return {
+    config,
+    tokens: w.tokens,
+    clients: w.clients,
+    resolver: new ClientResolver(w.clients, config.cimd, fetchImpl, clock),
+    signer: new FrontSigner(w.keyRing),
+    ...(upstream && { upstream }),
+    clock,
+  };
+}
+
+/** The signing key ring: the cursor keys (CURSOR_KEYS_FILE locally, CURSOR_SECRET_ARN in AWS). */
+export async function loadKeyRing(env: Record<string, string | undefined>, region: string): Promise<KeyRing> {
+  if (env.CURSOR_KEYS_FILE) return parseKeyRing(readFileSync(env.CURSOR_KEYS_FILE, 'utf8'));
+  if (env.CURSOR_SECRET_ARN) return parseKeyRing(await new CachedSecret(await secretsClient(region), env.CURSOR_SECRET_ARN).get());
+  throw new Error('signing keys: set CURSOR_KEYS_FILE (local) or CURSOR_SECRET_ARN (AWS)');
+}
