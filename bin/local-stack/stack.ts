@@ -4,6 +4,11 @@ import { loadFavoritesConfig, type FavoritesDeps } from '../../lambdas/auth/favo
 import { createFavoritesDeps } from '../../lambdas/auth/favorites/wiring';
 import { createJwksHandler, LocalIssuer, LOCAL_ISSUER_API } from '../../lambdas/auth/local-issuer';
 import { createAuthDeps } from '../../lambdas/auth/wiring';
+import { createOAuthHandler } from '../../lambdas/auth/oauth/api';
+import { loadOAuthFrontConfig } from '../../lambdas/auth/oauth/config';
+import type { OAuthDeps } from '../../lambdas/auth/oauth/deps';
+import { OAUTH_API, wellKnownTable } from '../../lambdas/auth/oauth/routes';
+import { createOAuthDeps } from '../../lambdas/auth/oauth/wiring';
 import { createCatalogHandler } from '../../lambdas/catalog/api';
 import { CATALOG_API } from '../../lambdas/catalog/routes';
 import { EmbeddedSearchIndex } from '../../lambdas/catalog/search/embedded';
@@ -42,6 +47,8 @@ export interface LocalStack {
   /** The local stand-in for Cognito: signs tokens (as `npm run token` does) and serves its JWKS. */
   issuer: LocalIssuer;
   auth: AuthConfig;
+  /** The OAuth front (`/oauth/*`, `/.well-known/oauth-*`): its config, stores and signer. */
+  oauth: OAuthDeps;
   /** The one verifier every local function shares (JWKS cache, opaque-token cache). */
   verifier: TokenVerifier;
   /** The memory core (rev-lock table and object bucket on the local backends), shared by /v1 and /mcp. */
@@ -82,6 +89,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     let deps: CatalogDeps | undefined;
     let favoritesDeps: FavoritesDeps | undefined;
     let jwks: LambdaLike | undefined;
+    let oauthDeps: OAuthDeps | undefined;
     const catalog = createCatalogHandler(async () => {
       if (!deps) throw new Error('catalog not ready');
       return deps;
@@ -91,12 +99,18 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       return favoritesDeps;
     });
     const auth: LambdaLike = async (event, context) => (jwks ? jwks(event, context) : NOT_READY);
+    const oauth = createOAuthHandler(async () => {
+      if (!oauthDeps) throw new Error('oauth front not ready');
+      return oauthDeps;
+    }, LOCAL_ISSUER_API.routes);
     const port = opts.port ?? Number(process.env.PORT ?? 3000);
     running = await listen(
       createLocalServer({
         apis: [
           { table: CATALOG_API, functions: { catalog, favorites } },
-          { table: LOCAL_ISSUER_API, functions: { auth } },
+          // One /.well-known mount: the issuer's JWKS (fn auth) beside the front's metadata (fn oauth).
+          { table: wellKnownTable(LOCAL_ISSUER_API.routes), functions: { auth, oauth } },
+          { table: OAUTH_API, functions: { oauth } },
         ],
         ready: () => ready,
       }),
@@ -128,7 +142,13 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       jwt: loaded.jwt.kind === 'local' ? { ...loaded.jwt, jwksUri: `${running.url}/.well-known/jwks.json` } : loaded.jwt,
     };
     // One verifier (one JWKS cache, one opaque-token cache) for both functions, as each Lambda has its own.
-    const { verifier } = createAuthDeps(authConfig);
+    const authDeps = createAuthDeps(authConfig);
+    const { verifier } = authDeps;
+    oauthDeps = createOAuthDeps(loadOAuthFrontConfig(authEnv), {
+      tokens: authDeps.tokens,
+      clients: authDeps.clients,
+      keyRing: parseKeyRing(readFileSync(dir.cursorKeys, 'utf8')),
+    });
     const index = new EmbeddedSearchIndex({ snapshotPath: dir.searchSnapshot });
     deps = await createCatalogDeps(config, index, verifier);
     favoritesDeps = await createFavoritesDeps(config, loadFavoritesConfig(authEnv), verifier);
@@ -150,6 +170,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       favorites: favoritesDeps,
       issuer,
       auth: authConfig,
+      oauth: oauthDeps,
       verifier,
       memory,
       memoryConfig,
