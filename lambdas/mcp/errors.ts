@@ -1,0 +1,74 @@
+import { MemoryError } from '../memory/errors';
+
+/**
+ * The MCP error model (DECISIONS): a failed tool call is a tool result `{ isError: true }` whose
+ * structured content is `{ error: { code, message } }`, plus the same JSON as text for clients that
+ * read only `content`. Protocol errors (JSON-RPC) are kept for what is not a tool call at all.
+ */
+export const TOOL_ERROR_CODES = [
+  'not_found',
+  'conflict',
+  'invalid_argument',
+  'refused_content',
+  'forbidden',
+  'rate_limited',
+  'unavailable',
+] as const;
+export type ToolErrorCode = (typeof TOOL_ERROR_CODES)[number];
+
+export class ToolError extends Error {
+  constructor(
+    readonly code: ToolErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ToolError';
+  }
+}
+
+/** How the memory a call addressed reads in messages: the default memory or `@<vault>`. */
+export interface ErrorContext {
+  /** `the default memory` or `vault "@work"`. */
+  label: string;
+  /** `@work/` when addressed through a vault, `''` for the default memory. */
+  prefix?: string;
+  /** The note path as the caller wrote it (`@work/a.md` or `a.md`), when the call names one. */
+  display?: string;
+}
+
+/**
+ * The one mapping from the memory core's errors to tool errors. The core's `code` decides; its
+ * `reason` only separates refused content (spec 3 has its own code for it) and lets messages speak
+ * in the caller's addressing (`@work/a.md`, not the core's bare path in memory `work`).
+ */
+export function toToolError(err: unknown, ctx: ErrorContext): ToolError {
+  if (err instanceof ToolError) return err;
+  if (!(err instanceof MemoryError)) {
+    // A bug, not the caller's fault: say so without leaking internals; the handler logs it.
+    return new ToolError('unavailable', 'internal error; retry later');
+  }
+  switch (err.code) {
+    case 'BAD_REQUEST':
+      return new ToolError(err.reason === 'refused_content' ? 'refused_content' : 'invalid_argument', err.message);
+    case 'FORBIDDEN':
+      return new ToolError('forbidden', `${ctx.label} is not granted to this token`);
+    case 'NOT_FOUND':
+      if (err.reason === 'note_not_found' && ctx.display !== undefined) return new ToolError('not_found', `note "${ctx.display}" does not exist`);
+      if (err.reason === 'memory_not_found') {
+        // The default memory is created on first write: before it, a note in it simply does not exist.
+        if (ctx.display !== undefined) return new ToolError('not_found', `note "${ctx.display}" does not exist${ctx.prefix ? ` (${ctx.label} does not exist)` : ''}`);
+        return new ToolError('not_found', `${ctx.label} does not exist`);
+      }
+      return new ToolError('not_found', err.message);
+    case 'CONFLICT':
+      return new ToolError('conflict', err.message);
+    case 'UPSTREAM_UNAVAILABLE':
+      return new ToolError('unavailable', err.message);
+    case 'INTERNAL_ERROR':
+      return new ToolError('unavailable', 'internal error; retry later');
+  }
+}
+
+export function isUnexpected(err: unknown): boolean {
+  return !(err instanceof ToolError) && !(err instanceof MemoryError);
+}

@@ -1,0 +1,80 @@
+import type { MemoryService } from '../memory/service';
+import type { Caller } from '../memory/types';
+import type { ListEntry } from '../memory/listing';
+import type { ListEntryOut, ListFolderEntry } from './schemas';
+import { display, type Target } from './vault';
+
+/**
+ * memory__list nests what the core lists flat (DECISIONS: REST is flat with full paths, MCP nests).
+ * One flat listing of the folder to the requested depth, read page by page at one snapshot (the
+ * core's cursor pins the commit), becomes the tree: direct children, and for depth 2 the children
+ * of each subfolder. A folder with more direct entries than the per-folder limit is flagged
+ * `truncated` and not expanded; the listed folder itself shows its first entries and the flag.
+ */
+export interface FolderListing {
+  entries: ListEntryOut[];
+  truncated: boolean;
+  /** Notes inside the folder at any depth (matching the tags). */
+  files: number;
+}
+
+/** Flat entries read per listing at most; beyond it the listing is cut (and says so). */
+const MAX_FLAT_ENTRIES = 20000;
+
+export async function listFolder(
+  service: MemoryService,
+  caller: Caller,
+  target: Target,
+  folder: string,
+  depth: 1 | 2,
+  tags: readonly string[] | undefined,
+  maxEntries: number,
+): Promise<FolderListing> {
+  const flat: ListEntry[] = [];
+  let cursor: string | undefined;
+  let capped = false;
+  let base = '';
+  do {
+    const page = await service.listNotes(caller, target.memory, { folder, depth, tags, sort: 'name', limit: service.limits.listMaxLimit, cursor });
+    base = page.folder === '' ? '' : `${page.folder}/`;
+    flat.push(...page.entries);
+    cursor = page.nextCursor;
+    if (cursor !== undefined && flat.length >= MAX_FLAT_ENTRIES) capped = true;
+  } while (cursor !== undefined && !capped);
+
+  const top: ListEntry[] = [];
+  const children = new Map<string, ListEntry[]>();
+  for (const e of flat) {
+    const rel = e.path.slice(base.length);
+    const slash = rel.indexOf('/');
+    if (slash < 0) top.push(e);
+    else {
+      const parent = base + rel.slice(0, slash);
+      const list = children.get(parent);
+      if (list) list.push(e);
+      else children.set(parent, [e]);
+    }
+  }
+  // Entries sharing a prefix are contiguous in code-point order: when the listing was cut, only the
+  // folder holding the last entry read can be incomplete (later folders were not reached at all).
+  const last = flat[flat.length - 1]?.path ?? '';
+  const cut = capped ? base + last.slice(base.length).split('/')[0] : undefined;
+
+  let files = 0;
+  for (const e of top) files += e.type === 'file' ? 1 : e.files;
+  const shown = top.slice(0, maxEntries).map((e): ListEntryOut => {
+    if (e.type === 'file') return fileOut(target, e);
+    const folderOut: ListFolderEntry = { type: 'folder', path: display(target, e.path), files: e.files, entries: [] };
+    if (depth === 1) return folderOut;
+    const kids = children.get(e.path) ?? [];
+    if (kids.length > maxEntries || e.path === cut) return { ...folderOut, truncated: true };
+    folderOut.entries = kids.map((k) => (k.type === 'file' ? fileOut(target, k) : { type: 'folder', path: display(target, k.path), files: k.files, entries: [] }));
+    return folderOut;
+  });
+  return { entries: shown, truncated: capped || top.length > maxEntries, files };
+}
+
+function fileOut(target: Target, e: Extract<ListEntry, { type: 'file' }>): ListEntryOut {
+  const name = e.path.slice(e.path.lastIndexOf('/') + 1).replace(/\.md$/, '');
+  return { type: 'file', path: display(target, e.path), title: e.title ?? name, updated: e.updated ?? '' };
+}

@@ -1,0 +1,42 @@
+import { readFileSync } from 'node:fs';
+import { loadAuthConfig } from '../auth/config';
+import type { TokenVerifier } from '../auth/verifier';
+import { createAuthDeps } from '../auth/wiring';
+import { loadMemoryConfig } from '../memory/config';
+import { createMemoryRuntime, type MemoryRuntime } from '../memory/wiring';
+import { parseKeyRing } from '../shared/cursor';
+import { DynamoTokenBuckets } from '../shared/rate-limit/dynamo-rate-limiter';
+import { LeasingRateLimiter } from '../shared/rate-limit/rate-limiter';
+import { CachedSecret, secretsClient } from '../shared/secrets';
+import { loadMcpConfig } from './config';
+import type { McpDeps } from './http';
+
+type Env = Record<string, string | undefined>;
+
+/**
+ * The MCP function's dependencies from parts that already exist: the memory runtime and the
+ * verifier (the local stack shares its own with /v1 and favorites), and the shared rate-limit
+ * table on the runtime's DynamoDB client.
+ */
+export function mcpDepsFrom(parts: { env: Env; memory: MemoryRuntime; verifier: TokenVerifier; audience: string }): McpDeps {
+  const config = loadMcpConfig(parts.env);
+  return {
+    config,
+    audience: parts.audience,
+    verifier: parts.verifier,
+    memory: parts.memory.service,
+    limiter: new LeasingRateLimiter(new DynamoTokenBuckets(parts.memory.dynamodb, config.rateLimitTable), { leaseFraction: config.rateLeaseFraction }),
+  };
+}
+
+/** In AWS: configuration from the environment, the cursor keys from Secrets Manager. */
+export async function createMcpDeps(env: Env = process.env): Promise<McpDeps> {
+  const memoryConfig = loadMemoryConfig(env);
+  const authConfig = loadAuthConfig(env);
+  let keyRingJson: string;
+  if (env.CURSOR_KEYS_FILE) keyRingJson = readFileSync(env.CURSOR_KEYS_FILE, 'utf8');
+  else if (env.CURSOR_SECRET_ARN) keyRingJson = await new CachedSecret(await secretsClient(memoryConfig.region), env.CURSOR_SECRET_ARN).get();
+  else throw new Error('cursor keys: set CURSOR_KEYS_FILE (local) or CURSOR_SECRET_ARN (AWS)');
+  const memory = createMemoryRuntime(memoryConfig, parseKeyRing(keyRingJson));
+  return mcpDepsFrom({ env, memory, verifier: createAuthDeps(authConfig).verifier, audience: authConfig.audience });
+}
