@@ -1,0 +1,18 @@
+import type { TokenVerifier } from '../auth/verifier';
+import type { MemoryService } from '../memory/service';
+import type { RateLimiter } from '../shared/rate-limit/rate-limiter';
+import type { MemoryApiConfig } from './config';
+import type { ExportStore } from './exports';
+
+/** Everything a `/v1` handler may use, injected so the Lambda, the local stack and tests differ in adapters only. */
+export interface MemoryApiDeps {
+  config: MemoryApiConfig;
+  service: MemoryService;
+  verifier: TokenVerifier;
+  /** The shared DynamoDB limiter (per client IP, `RateLimit` headers). */
+  limiter: RateLimiter;
+  /** Large exports: S3 object + presigned URL. */
+  exports: ExportStore;
+  /** The origin-verify value CloudFront sends; with it `x-viewer-address` is trusted as the client IP. */
+  originSecret: () => string | undefined;
+}

@@ -1,0 +1,106 @@
+import { isAuthError } from '../auth/principal';
+import { MemoryError } from '../memory/errors';
+import { AppError } from '../shared/errors';
+import type { HttpResult } from '../shared/http/types';
+
+/**
+ * The `/v1` error model, in ONE place: every failure (the core's `MemoryError`, the verifier's
+ * `AuthError`, the shared HTTP layer's `AppError`, a body this transport refuses, anything
+ * unexpected) becomes `{ error: { code, message } }` with the status of its code here.
+ */
+export const V1_ERROR_STATUS = {
+  BAD_REQUEST: 400,
+  UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  CONFLICT: 409,
+  RATE_LIMITED: 429,
+  INTERNAL_ERROR: 500,
+  UPSTREAM_UNAVAILABLE: 503,
+} as const;
+
+export type V1ErrorCode = keyof typeof V1_ERROR_STATUS;
+export const V1_ERROR_CODES = Object.keys(V1_ERROR_STATUS) as V1ErrorCode[];
+
+/** Seconds a client waits before retrying when the token could not be checked. */
+const AUTH_RETRY_AFTER_SECONDS = 5;
+
+export class ApiError extends Error {
+  readonly status: number;
+
+  constructor(
+    readonly code: V1ErrorCode,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = V1_ERROR_STATUS[code];
+  }
+}
+
+export const badRequest = (message: string): ApiError => new ApiError('BAD_REQUEST', message);
+export const forbidden = (message: string): ApiError => new ApiError('FORBIDDEN', message);
+
+/** A 500 that leaks neither message nor stack. */
+export const internalError = (): ApiError => new ApiError('INTERNAL_ERROR', 'An internal error occurred; please retry later');
+
+/**
+ * Maps anything thrown while serving a `/v1` request. `unexpected` is called for what is not a
+ * known error (it is logged there, then answered 500).
+ */
+export function toApiError(err: unknown, unexpected: (err: unknown) => void = () => undefined): ApiError {
+  if (err instanceof ApiError) return err;
+  if (err instanceof MemoryError) {
+    if (err.code === 'INTERNAL_ERROR') {
+      unexpected(err);
+      return internalError();
+    }
+    const retry = err.extra.retryAfterSeconds;
+    return new ApiError(err.code, err.message, retry === undefined ? {} : { 'retry-after': String(retry) });
+  }
+  if (isAuthError(err)) {
+    if (err.kind === 'unavailable') {
+      return new ApiError('UPSTREAM_UNAVAILABLE', 'The sign-in service cannot be reached; retry shortly', {
+        'retry-after': String(AUTH_RETRY_AFTER_SECONDS),
+      });
+    }
+    const missing = err.reason === 'missing';
+    return new ApiError('UNAUTHENTICATED', missing ? 'A bearer token is required' : 'The bearer token is not valid', {
+      'www-authenticate': missing ? 'Bearer' : 'Bearer error="invalid_token"',
+    });
+  }
+  if (err instanceof AppError) {
+    switch (err.code) {
+      case 'INVALID_QUERY': {
+        const details = (err.details ?? []).map((d) => `${d.field}: ${d.message}`).join('; ');
+        return new ApiError('BAD_REQUEST', details ? `Invalid query: ${details}` : err.message);
+      }
+      case 'NOT_FOUND':
+        return new ApiError('NOT_FOUND', err.message);
+      case 'METHOD_NOT_ALLOWED':
+        return new ApiError('METHOD_NOT_ALLOWED', err.message, err.headers);
+      case 'RATE_LIMITED':
+        return new ApiError('RATE_LIMITED', err.message, err.headers);
+      case 'UNAUTHORIZED':
+        return new ApiError('UNAUTHENTICATED', err.message, err.headers);
+      case 'AUTH_UNAVAILABLE':
+        return new ApiError('UPSTREAM_UNAVAILABLE', err.message, err.headers);
+      default:
+        unexpected(err);
+        return internalError();
+    }
+  }
+  unexpected(err);
+  return internalError();
+}
+
+/** The envelope of spec 2; never cached (a shared cache must not keep one caller's answer). */
+export function errorResult(err: ApiError): HttpResult {
+  return {
+    statusCode: err.status,
+    headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...err.headers },
+    body: JSON.stringify({ error: { code: err.code, message: err.message } }),
+  };
+}

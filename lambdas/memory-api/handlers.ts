@@ -1,0 +1,226 @@
+import { randomUUID } from 'node:crypto';
+import type { ListSort, ListType } from '../memory/listing';
+import type { FrontMatter } from '../memory/markdown';
+import { normalizeRev } from '../memory/service';
+import type { Caller, Memory, Note, NoteInput } from '../memory/types';
+import { validateQuery } from '../shared/http/query';
+import { header, json, type HandlerResponse, type HttpEvent } from '../shared/http/types';
+import { bodyBytes, isJson, isMarkdown, jsonBody, mediaType, parseJson, utf8Text, validate } from './body';
+import { EXPORT_PREFIX } from './config';
+import type { MemoryApiDeps } from './deps';
+import { badRequest } from './errors';
+import {
+  CreateMemoryBody,
+  ListNotesQuery,
+  PatchNoteBody,
+  PutNoteBody,
+  RestoreBody,
+  SearchQuery,
+  type MemoryOut,
+} from './schemas';
+
+/** What a `/v1` handler sees: the request, its decoded path parameters, the verified caller. */
+export interface MemoryCtx {
+  event: HttpEvent;
+  query: Map<string, string[]>;
+  /** Decoded exactly once (by API Gateway, or by the local server's matcher). */
+  params: Record<string, string>;
+  caller: Caller;
+  requestId: string;
+}
+
+export type MemoryRouteHandler = (ctx: MemoryCtx, deps: MemoryApiDeps) => Promise<HandlerResponse>;
+
+// Handlers are thin: parse, call the core, shape the response. Validation rules live in the core.
+
+const memoryOut = (m: Memory): MemoryOut => ({ name: m.name, files: m.files, folders: m.folders, sizeBytes: m.sizeBytes, updated: m.updated, empty: m.empty, rev: m.rev });
+
+const etag = (rev: string | null): Record<string, string> => (rev ? { etag: `"${rev}"` } : {});
+
+/** If-Match as sent; the core accepts `sha`, `"sha"` and `*` and refuses anything else with 400. */
+const ifMatch = (ctx: MemoryCtx): { expectedRev?: string } => {
+  const v = header(ctx.event, 'if-match');
+  return v === undefined ? {} : { expectedRev: v };
+};
+
+const p = (ctx: MemoryCtx, name: 'memory' | 'path'): string => ctx.params[name] ?? '';
+
+export const listMemories: MemoryRouteHandler = async (ctx, deps) => {
+  const memories = await deps.service.listMemories(ctx.caller);
+  return json({ memories: memories.map(memoryOut) });
+};
+
+export const createMemory: MemoryRouteHandler = async (ctx, deps) => {
+  const { name } = jsonBody(ctx.event, CreateMemoryBody, deps.config.maxRequestBytes, { required: true });
+  const { created, memory } = await deps.service.createMemory(ctx.caller, name, ifMatch(ctx));
+  const headers = { ...etag(memory.rev), ...(created && { location: `/v1/memories/${memory.name}` }) };
+  return json(memoryOut(memory), headers, created ? 201 : 200);
+};
+
+export const getMemory: MemoryRouteHandler = async (ctx, deps) => {
+  const memory = await deps.service.getMemory(ctx.caller, p(ctx, 'memory'));
+  return json(memoryOut(memory), etag(memory.rev));
+};
+
+export const retireMemory: MemoryRouteHandler = async (ctx, deps) => {
+  const out = await deps.service.retireMemory(ctx.caller, p(ctx, 'memory'), ifMatch(ctx));
+  return json({ name: out.name, deleted: true });
+};
+
+/**
+ * POST /v1/memories/{memory}/restore: the documented recovery. Without a body, brings a retired
+ * memory back with its history; with `{ "path": "a.md" }`, brings a soft-deleted note back with its
+ * last content (If-Match applies, like any note write). A note route of its own is not possible:
+ * API Gateway allows a greedy `{path+}` only as the last segment.
+ */
+export const restore: MemoryRouteHandler = async (ctx, deps) => {
+  const body = jsonBody(ctx.event, RestoreBody, deps.config.maxRequestBytes, { required: false });
+  if (body.path !== undefined) {
+    const out = await deps.service.restoreNote(ctx.caller, p(ctx, 'memory'), body.path, ifMatch(ctx));
+    return json({ path: out.path, rev: out.rev, updated: out.updated });
+  }
+  // Retiring and restoring never move the head, so there is nothing If-Match could protect; a
+  // malformed value is still refused like on every write.
+  const expected = ifMatch(ctx).expectedRev;
+  if (expected !== undefined) normalizeRev(expected);
+  const memory = await deps.service.restoreMemory(ctx.caller, p(ctx, 'memory'));
+  return json(memoryOut(memory), etag(memory.rev));
+};
+
+export const listNotes: MemoryRouteHandler = async (ctx, deps) => {
+  const q = validateQuery(ListNotesQuery, { multi: ['tags'] }, ctx.query);
+  const out = await deps.service.listNotes(ctx.caller, p(ctx, 'memory'), {
+    folder: q.folder,
+    depth: q.depth,
+    // Values are the core's to judge (400 on anything else); the casts only pass them through.
+    type: q.type as ListType | undefined,
+    fields: q.fields as 'path' | 'full' | undefined,
+    tags: q.tags?.filter((t) => t !== ''),
+    sort: q.sort as ListSort | undefined,
+    limit: q.limit,
+    cursor: q.cursor,
+  });
+  return json({
+    folder: out.folder,
+    entries: out.entries,
+    files: out.files,
+    truncated: out.truncated,
+    ...(out.nextCursor !== undefined && { nextCursor: out.nextCursor }),
+  });
+};
+
+export const searchNotes: MemoryRouteHandler = async (ctx, deps) => {
+  const q = validateQuery(SearchQuery, { multi: ['tags'] }, ctx.query);
+  const out = await deps.service.searchNotes(ctx.caller, p(ctx, 'memory'), {
+    q: q.q ?? '',
+    folder: q.folder,
+    tags: q.tags?.filter((t) => t !== ''),
+    limit: q.limit,
+    cursor: q.cursor,
+  });
+  return json({ results: out.results, ...(out.nextCursor !== undefined && { nextCursor: out.nextCursor }) });
+};
+
+/** Does the client prefer the stored markdown (`Accept: text/markdown`) over JSON? */
+export function wantsMarkdown(accept: string | undefined): boolean {
+  if (!accept) return false;
+  let markdown = 0;
+  let jsonQ = 0;
+  for (const range of accept.split(',')) {
+    const [type, ...params] = range.split(';').map((s) => s.trim().toLowerCase());
+    const qParam = params.find((x) => x.startsWith('q='));
+    const q = qParam === undefined ? 1 : Number(qParam.slice(2));
+    if (!Number.isFinite(q)) continue;
+    if (type === 'text/markdown') markdown = Math.max(markdown, q);
+    if (type === 'application/json') jsonQ = Math.max(jsonQ, q);
+  }
+  return markdown > 0 && markdown > jsonQ;
+}
+
+const noteOut = (n: Note) => ({ path: n.path, title: n.title, frontmatter: n.frontmatter, body: n.body, tags: n.tags, sizeBytes: n.sizeBytes, updated: n.updated });
+
+export const readNote: MemoryRouteHandler = async (ctx, deps) => {
+  const note = await deps.service.readNote(ctx.caller, p(ctx, 'memory'), p(ctx, 'path'));
+  const headers = { ...etag(note.rev), vary: 'Accept' };
+  if (wantsMarkdown(header(ctx.event, 'accept'))) {
+    return { kind: 'text', body: note.markdown, contentType: 'text/markdown; charset=utf-8', headers: { ...headers, 'cache-control': 'no-store' } };
+  }
+  return json(noteOut(note), headers);
+};
+
+/**
+ * PUT: JSON `{ body, frontmatter? }`, or the raw file with `Content-Type: text/markdown` (a leading
+ * `---` block is the front matter, stored exactly as sent: what `Accept: text/markdown` returns).
+ */
+export const writeNote: MemoryRouteHandler = async (ctx, deps) => {
+  const media = mediaType(ctx.event);
+  const bytes = bodyBytes(ctx.event, deps.config.maxRequestBytes);
+  let input: NoteInput;
+  if (isMarkdown(media)) {
+    input = { markdown: utf8Text(bytes, media) };
+  } else if (isJson(media)) {
+    if (bytes.length === 0) throw badRequest('A body is required: JSON { "body": … } or text/markdown');
+    const body = validate(PutNoteBody, parseJson(utf8Text(bytes, media)));
+    // The core checks front matter is plain JSON data (finite numbers, depth, size) before use.
+    input = body.frontmatter === undefined ? { body: body.body } : { body: body.body, frontmatter: body.frontmatter as FrontMatter };
+  } else {
+    throw badRequest(`Content-Type must be application/json or text/markdown, got ${media?.type}`);
+  }
+  const out = await deps.service.writeNote(ctx.caller, p(ctx, 'memory'), p(ctx, 'path'), input, ifMatch(ctx));
+  return json({ path: out.path, rev: out.rev, updated: out.updated });
+};
+
+export const editNote: MemoryRouteHandler = async (ctx, deps) => {
+  const edit = jsonBody(ctx.event, PatchNoteBody, deps.config.maxRequestBytes, { required: true });
+  const out = await deps.service.editNote(ctx.caller, p(ctx, 'memory'), p(ctx, 'path'), { ...edit, frontmatter: edit.frontmatter as FrontMatter | undefined }, ifMatch(ctx));
+  return json({ path: out.path, rev: out.rev, updated: out.updated });
+};
+
+export const deleteNote: MemoryRouteHandler = async (ctx, deps) => {
+  const out = await deps.service.deleteNote(ctx.caller, p(ctx, 'memory'), p(ctx, 'path'), ifMatch(ctx));
+  return json({ path: out.path, deleted: true, rev: out.rev });
+};
+
+/**
+ * An export inline (200, base64 through API Gateway) when it fits the Lambda response, else an S3
+ * object under `exports/` and a 302 to a presigned URL (DECISIONS; the limit is configuration).
+ */
+async function deliver(deps: MemoryApiDeps, file: { bytes: Uint8Array; filename: string; contentType: string }): Promise<HandlerResponse> {
+  const disposition = `attachment; filename="${file.filename}"`;
+  if (file.bytes.length <= deps.config.exportInlineBytes) {
+    return { kind: 'binary', body: file.bytes, contentType: file.contentType, headers: { 'content-disposition': disposition, 'cache-control': 'no-store' } };
+  }
+  const seconds = deps.config.exportUrlSeconds;
+  const url = await deps.exports.publish(
+    { key: `${EXPORT_PREFIX}${randomUUID()}/${file.filename}`, bytes: file.bytes, contentType: file.contentType, contentDisposition: disposition },
+    seconds,
+  );
+  return json({ url, expiresAt: new Date(Date.now() + seconds * 1000).toISOString() }, { location: url }, 302);
+}
+
+export const exportMemory: MemoryRouteHandler = async (ctx, deps) => {
+  const out = await deps.service.exportBundle(ctx.caller, p(ctx, 'memory'));
+  return deliver(deps, out);
+};
+
+export const exportAll: MemoryRouteHandler = async (ctx, deps) => {
+  const out = await deps.service.exportZip(ctx.caller);
+  return deliver(deps, out);
+};
+
+/** operationId (see `routes.ts`; alias routes map to their twin) → handler. */
+export const MEMORY_HANDLERS: Record<string, MemoryRouteHandler> = {
+  listMemories,
+  createMemory,
+  exportAll,
+  getMemory,
+  retireMemory,
+  restore,
+  listNotes,
+  readNote,
+  writeNote,
+  editNote,
+  deleteNote,
+  searchNotes,
+  exportMemory,
+};

@@ -1,0 +1,187 @@
+import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
+import type { z } from 'zod';
+import { MEMORY_ROUTES } from './routes';
+import * as S from './schemas';
+
+/**
+ * The `/v1` contract as an OpenAPI 3.1 document, generated from the route table and the zod
+ * schemas (no hand-kept copy). Its snapshot in `test/fixtures/contracts/v1-openapi.json` is frozen:
+ * a change other than an addition fails CI (DECISIONS: contract guards).
+ */
+interface Op {
+  summary: string;
+  description?: string;
+  params?: z.ZodObject;
+  query?: z.ZodObject;
+  body?: { schema: z.ZodType; required: boolean; markdown?: boolean };
+  ok: { status: number; description: string; schema?: z.ZodType; content?: string; etag?: boolean; alsoCreated?: boolean };
+  errors: number[];
+  redirect?: boolean;
+}
+
+const read = [400, 401, 403, 404];
+const write = [400, 401, 403, 404, 409];
+
+const OPS: Record<string, Op> = {
+  listMemories: { summary: 'Memories visible to the token', ok: { status: 200, description: 'The memories the token\'s grant covers', schema: S.MemoryListSchema }, errors: [401, 403] },
+  createMemory: {
+    summary: 'Create a memory (idempotent)',
+    description: '201 when created (with `Location`), 200 with the memory when it exists. `export` is reserved. A retired name is 409 naming the restore route. If-Match on an existing memory is compared like every write.',
+    body: { schema: S.CreateMemoryBody, required: true },
+    ok: { status: 200, description: 'The memory existed', schema: S.MemorySchema, etag: true, alsoCreated: true },
+    errors: [400, 401, 403, 409],
+  },
+  exportAll: {
+    summary: 'Zip of every visible memory',
+    description: 'One `<memory>/<path>` markdown file per note, front matter included. Larger than the inline limit: 302 to a presigned URL.',
+    ok: { status: 200, description: 'The zip', content: 'application/zip' },
+    errors: [401, 403],
+    redirect: true,
+  },
+  getMemory: { summary: 'One memory\'s stats', params: S.MemoryParams, ok: { status: 200, description: 'The memory', schema: S.MemorySchema, etag: true }, errors: read },
+  retireMemory: {
+    summary: 'Retire a memory (recoverable)',
+    description: 'Tombstones the memory; POST /v1/memories/{memory}/restore brings it back with its history.',
+    params: S.MemoryParams,
+    ok: { status: 200, description: 'Retired', schema: S.RetiredSchema },
+    errors: write,
+  },
+  restore: {
+    summary: 'Restore a retired memory, or a soft-deleted note',
+    description: 'Without a body: the retired memory comes back with its full history (the per-account ceiling applies). With `{ "path" }`: the deleted note comes back with its last content as a new commit (409 when a note lives at the path again).',
+    params: S.MemoryParams,
+    body: { schema: S.RestoreBody, required: false },
+    ok: { status: 200, description: 'The restored memory, or the note write', schema: S.MemorySchema.or(S.WriteResultSchema) },
+    errors: write,
+  },
+  listNotes: {
+    summary: 'List notes and folders (flat, full paths)',
+    params: S.MemoryParams,
+    query: S.ListNotesQuery,
+    ok: { status: 200, description: 'A page of entries', schema: S.NoteListingSchema },
+    errors: read,
+  },
+  readNote: {
+    summary: 'Read a note',
+    description: 'JSON by default; `Accept: text/markdown` returns the file exactly as stored. `ETag` is the memory\'s rev.',
+    params: S.NoteParams,
+    ok: { status: 200, description: 'The note', schema: S.NoteSchema, etag: true, content: 'text/markdown' },
+    errors: read,
+  },
+  writeNote: {
+    summary: 'Create or replace a note',
+    description: 'JSON `{ body, frontmatter? }`, or the raw file with `Content-Type: text/markdown` (a leading `---` YAML block is the front matter, stored exactly). Any other content type is 400.',
+    params: S.NoteParams,
+    body: { schema: S.PutNoteBody, required: true, markdown: true },
+    ok: { status: 200, description: 'The write', schema: S.WriteResultSchema },
+    errors: write,
+  },
+  editNote: {
+    summary: 'Edit a note',
+    params: S.NoteParams,
+    body: { schema: S.PatchNoteBody, required: true },
+    ok: { status: 200, description: 'The write', schema: S.WriteResultSchema },
+    errors: write,
+  },
+  deleteNote: { summary: 'Soft-delete a note', params: S.NoteParams, ok: { status: 200, description: 'Deleted', schema: S.NoteDeletedSchema }, errors: write },
+  searchNotes: {
+    summary: 'Literal search',
+    params: S.MemoryParams,
+    query: S.SearchQuery,
+    ok: { status: 200, description: 'Ranked by match count', schema: S.SearchPageSchema },
+    errors: read,
+  },
+  exportMemory: {
+    summary: 'Git bundle of one memory (full history)',
+    description: '`git clone memory.bundle`. Larger than the inline limit: 302 to a presigned URL.',
+    params: S.MemoryParams,
+    ok: { status: 200, description: 'The bundle', content: 'application/x-git-bundle' },
+    errors: read,
+    redirect: true,
+  },
+};
+
+const ERROR_TEXT: Record<number, string> = {
+  400: 'BAD_REQUEST: invalid parameter, cursor, name, path, mode, body or content type; missing body or q; refused content; over the size cap.',
+  401: 'UNAUTHENTICATED: missing, invalid or expired token, or one for another audience. Carries `WWW-Authenticate`.',
+  403: 'FORBIDDEN: missing scope, or memory not granted to the token.',
+  404: 'NOT_FOUND: no such memory or note.',
+  405: 'METHOD_NOT_ALLOWED: carries `Allow`.',
+  409: 'CONFLICT: If-Match differs from the current rev; memory ceiling reached; retired name.',
+  429: 'RATE_LIMITED: carries `Retry-After`.',
+  500: 'INTERNAL_ERROR.',
+  503: 'UPSTREAM_UNAVAILABLE: storage or the sign-in service unavailable; carries `Retry-After`.',
+};
+
+const int = { type: 'integer' as const };
+const str = { type: 'string' as const };
+const RATE = {
+  RateLimit: { description: 'IETF draft-7: `limit=60, remaining=N, reset=S` (seconds until the bucket is full).', schema: str },
+  'RateLimit-Policy': { description: '`60;w=60`', schema: str },
+};
+
+type Responses = NonNullable<RouteConfig['responses']>;
+
+export function buildMemoryOpenApiDocument(): Record<string, unknown> {
+  const registry = new OpenAPIRegistry();
+  registry.registerComponent('securitySchemes', 'bearerAuth', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'OAuth 2.1 access token (the one an MCP client receives); scopes memory:read (GET) and memory:write (writes).',
+  });
+  const error = registry.register('Error', S.ErrorSchema);
+  for (const route of MEMORY_ROUTES) {
+    const op = OPS[route.operationId];
+    if (!op) throw new Error(`no OpenAPI description for ${route.operationId}`);
+    const okHeaders = { ...RATE, ...(op.ok.etag && { ETag: { description: '`"<rev>"`', schema: str } }) };
+    const okContent: Record<string, { schema: z.ZodType | { type: 'string'; format: 'binary' } }> = {};
+    if (op.ok.schema) okContent['application/json'] = { schema: op.ok.schema };
+    if (op.ok.content) okContent[op.ok.content] = { schema: { type: 'string', format: 'binary' } };
+    const responses: Responses = { [op.ok.status]: { description: op.ok.description, headers: okHeaders, content: okContent } };
+    if (op.ok.alsoCreated) responses[201] = { description: 'Created', headers: { ...okHeaders, Location: { schema: str } }, content: okContent };
+    if (op.redirect) {
+      responses[302] = {
+        description: 'Too large to send inline: stored under exports/ (expires after a day); `Location` is a presigned GET URL valid for a few minutes.',
+        headers: { ...RATE, Location: { schema: str } },
+        content: { 'application/json': { schema: S.ExportRedirectSchema } },
+      };
+    }
+    for (const code of [...new Set([...op.errors, 401, 405, 429, 500, 503])].sort((a, b) => a - b)) {
+      const extra: Record<string, { description?: string; schema: typeof str | typeof int }> = {};
+      if (code === 401) extra['WWW-Authenticate'] = { schema: str };
+      if (code === 405) extra.Allow = { schema: str };
+      if (code === 429 || code === 503) extra['Retry-After'] = { description: 'Seconds to wait.', schema: int };
+      responses[code] = { description: ERROR_TEXT[code], headers: { ...RATE, ...extra }, content: { 'application/json': { schema: error } } };
+    }
+    const content: Record<string, { schema: z.ZodType | { type: 'string' } }> = {};
+    if (op.body) {
+      content['application/json'] = { schema: op.body.schema };
+      if (op.body.markdown) content['text/markdown'] = { schema: { type: 'string' } };
+    }
+    registry.registerPath({
+      method: route.method.toLowerCase() as RouteConfig['method'],
+      path: route.path.replace(/\{(\w+)\+?\}/g, '{$1}'),
+      operationId: route.operationId,
+      summary: op.summary,
+      description: op.description,
+      security: [{ bearerAuth: [] }],
+      request: {
+        ...(op.params && { params: op.params }),
+        ...(op.query && { query: op.query }),
+        ...(op.body && { body: { required: op.body.required, content } }),
+      },
+      responses,
+    });
+  }
+  const doc = new OpenApiGeneratorV31(registry.definitions).generateDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Memory REST API',
+      version: '1.0.0',
+      description:
+        'Markdown memories with git history (spec 2). Bearer token required everywhere. Every error is `{ error: { code, message } }`. Writes accept `If-Match: <rev>` (`sha` or `"sha"`); a stale rev is 409. 60 requests per minute per client IP (IETF draft-7 `RateLimit` headers). `/v1/vaults/*` is a deprecated alias of `/v1/memories/*` (Deprecation, Sunset: Sun, 08 Feb 2027 00:00:00 GMT, Link to the successor).',
+    },
+    servers: [{ url: '/' }],
+  });
+  return doc as unknown as Record<string, unknown>;
+}

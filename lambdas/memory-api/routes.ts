@@ -1,0 +1,78 @@
+import type { ApiTable, RouteDef } from '../shared/http/route-table';
+
+/**
+ * The memory REST API (spec 2), served under `/v1` by the function `memory`: the single source of
+ * truth for the local server (dispatch) and the CDK stack (API Gateway routes). Order matters
+ * locally only where two templates match one path: `GET /v1/memories/export` comes before
+ * `GET /v1/memories/{memory}` (API Gateway prefers the literal path on its own), so `export` is
+ * never taken for a memory name on GET (it is reserved anyway).
+ *
+ * `/v1/vaults/*` is the deprecated alias of `/v1/memories/*` (same handlers, same bodies, plus the
+ * Deprecation, Sunset and Link headers): its routes are derived here, never written twice.
+ */
+export const MEMORY_FN = 'memory';
+export const MEMORIES_PREFIX = '/v1/memories';
+export const VAULTS_PREFIX = '/v1/vaults';
+/** operationId suffix of the alias routes (`listMemories` → `listMemoriesViaVaults`). */
+const ALIAS_SUFFIX = 'ViaVaults';
+
+/** Which scope an operation needs: reads `memory:read`, everything else `memory:write`. */
+export type OperationScope = 'memory:read' | 'memory:write';
+
+const route = (method: RouteDef['method'], tail: string, operationId: string): RouteDef => ({
+  method,
+  path: `${MEMORIES_PREFIX}${tail}`,
+  fn: MEMORY_FN,
+  operationId,
+});
+
+/** The twelve endpoints of spec 2 and the documented recovery route, under `/v1/memories`. */
+export const MEMORY_ROUTES: readonly RouteDef[] = [
+  route('GET', '', 'listMemories'),
+  route('POST', '', 'createMemory'),
+  route('GET', '/export', 'exportAll'),
+  route('GET', '/{memory}', 'getMemory'),
+  route('DELETE', '/{memory}', 'retireMemory'),
+  route('POST', '/{memory}/restore', 'restore'),
+  route('GET', '/{memory}/notes', 'listNotes'),
+  route('GET', '/{memory}/notes/{path+}', 'readNote'),
+  route('PUT', '/{memory}/notes/{path+}', 'writeNote'),
+  route('PATCH', '/{memory}/notes/{path+}', 'editNote'),
+  route('DELETE', '/{memory}/notes/{path+}', 'deleteNote'),
+  route('GET', '/{memory}/search', 'searchNotes'),
+  route('GET', '/{memory}/export', 'exportMemory'),
+];
+
+/** The same routes under the deprecated `/v1/vaults` prefix. */
+export const VAULT_ALIAS_ROUTES: readonly RouteDef[] = MEMORY_ROUTES.map((r) => ({
+  ...r,
+  path: VAULTS_PREFIX + r.path.slice(MEMORIES_PREFIX.length),
+  operationId: `${r.operationId}${ALIAS_SUFFIX}`,
+}));
+
+export const MEMORY_API: ApiTable = {
+  catchAllFn: MEMORY_FN,
+  prefix: '/v1',
+  routes: [...MEMORY_ROUTES, ...VAULT_ALIAS_ROUTES],
+};
+
+/** The operation a route serves (the alias routes serve their `/v1/memories` twin's). */
+export function baseOperation(r: RouteDef): string {
+  return r.operationId.endsWith(ALIAS_SUFFIX) ? r.operationId.slice(0, -ALIAS_SUFFIX.length) : r.operationId;
+}
+
+export function scopeOf(r: RouteDef): OperationScope {
+  return r.method === 'GET' ? 'memory:read' : 'memory:write';
+}
+
+/** Whether a raw request path is on the deprecated alias (every response there carries its headers). */
+export function isAliasPath(rawPath: string): boolean {
+  return rawPath === VAULTS_PREFIX || rawPath.startsWith(`${VAULTS_PREFIX}/`);
+}
+
+/** RFC 8594 / RFC 9745 headers of the alias, on every response under `/v1/vaults`. */
+export const ALIAS_HEADERS: Readonly<Record<string, string>> = {
+  deprecation: 'true',
+  sunset: 'Sun, 08 Feb 2027 00:00:00 GMT',
+  link: '</v1/memories>; rel="successor-version"',
+};

@@ -1,0 +1,176 @@
+import { extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
+import { DEFAULT_LIMITS } from '../memory/config';
+import { V1_ERROR_CODES } from './errors';
+
+/**
+ * The `/v1` contract (spec 2), written once: request schemas validate and type the handlers'
+ * input; response schemas type their output, generate the frozen contract snapshot
+ * (`test/fixtures/contracts/v1-openapi.json`) and check every response in the tests.
+ *
+ * Requests are checked here for shape only (a string where a string belongs, an integer where an
+ * integer belongs); the rules with configurable bounds (page sizes, names, paths, modes) are the
+ * core's, so there is one place that knows them.
+ */
+extendZodWithOpenApi(z);
+
+// ---------- requests ----------
+
+const INT = /^[+-]?\d+$/;
+
+/** A query integer (digits only: no `1.5`, `1e3`, ` 5`); the range is the core's (configurable). */
+function intParam(min: number, max: number, def: number, description: string) {
+  return z
+    .preprocess((v) => (typeof v === 'string' && INT.test(v) ? Number(v) : v), z.number({ error: 'must be an integer' }).int({ error: 'must be an integer' }))
+    .optional()
+    .openapi({ type: 'integer', minimum: min, maximum: max, default: def, description });
+}
+
+const TAGS_NOTE = 'Repeat the parameter (`?tags=a&tags=b`) or comma-separate (`?tags=a,b`); AND-matched, case-sensitive, bare (no leading `#`), at most 50.';
+
+const tags = z
+  .array(z.string())
+  .optional()
+  .openapi({ type: 'array', items: { type: 'string' }, description: TAGS_NOTE, param: { style: 'form', explode: true } });
+
+export const MemoryParams = z.object({
+  memory: z.string().openapi({ description: 'Memory name: 1-64 characters of a-z 0-9 _ -; `export` is reserved.', example: 'work' }),
+});
+
+export const NoteParams = MemoryParams.extend({
+  path: z.string().openapi({
+    description: 'POSIX path of the note inside the memory, ending in `.md`, URL-encoded: `/` may be sent literally or as `%2F` (decoded exactly once).',
+    example: 'projects/alpha.md',
+  }),
+});
+
+export const ListNotesQuery = z.object({
+  folder: z.string().optional().openapi({ description: 'Folder to list; default the root. A trailing `/` is tolerated.' }),
+  depth: z
+    .union([z.literal('all'), z.string().regex(INT, { error: 'must be an integer of at least 1, or all' }).transform(Number)])
+    .optional()
+    .openapi({ description: 'Levels below the folder: an integer of at least 1, or `all`; default 2.', example: '2', type: 'string' }),
+  type: z.string().optional().openapi({ enum: ['all', 'file', 'folder'], default: 'all', description: 'Entries to return.' }),
+  fields: z.string().optional().openapi({ enum: ['path', 'full'], default: 'full', description: '`path` trims file entries to `type` and `path`.' }),
+  tags,
+  sort: z.string().optional().openapi({ enum: ['name', 'updated'], default: 'name', description: '`name` (code-point order) or `updated` (newest first).' }),
+  limit: intParam(1, DEFAULT_LIMITS.listMaxLimit, DEFAULT_LIMITS.listDefaultLimit, 'Page size.'),
+  cursor: z.string().optional().openapi({ description: 'Opaque cursor from `nextCursor`; bound to the query that produced it.' }),
+});
+
+export const SearchQuery = z.object({
+  q: z.string().optional().openapi({ description: 'Required. One literal, case-insensitive substring (never split into words), at most 256 characters.' }),
+  folder: z.string().optional().openapi({ description: 'Scope the search to this folder, subfolders included.' }),
+  tags,
+  limit: intParam(1, DEFAULT_LIMITS.searchMaxLimit, DEFAULT_LIMITS.searchDefaultLimit, 'Page size.'),
+  cursor: z.string().optional().openapi({ description: 'Opaque cursor from `nextCursor`; bound to the query that produced it.' }),
+});
+
+/** Front matter as JSON: a plain object (no array, no null). */
+const FrontMatterInput = z.record(z.string(), z.unknown(), { error: 'must be an object' }).openapi({ type: 'object', description: 'Front matter (YAML mapping) as JSON.' });
+
+export const CreateMemoryBody = z
+  .object({ name: z.string({ error: 'is required and must be a string' }).openapi({ example: 'work' }) })
+  .openapi('CreateMemoryRequest');
+
+export const PutNoteBody = z
+  .object({
+    body: z.string({ error: 'is required and must be a string' }).openapi({ description: 'Markdown without front matter (a body starting with a `---` fence is 400).' }),
+    frontmatter: FrontMatterInput.optional(),
+  })
+  .openapi('PutNoteRequest');
+
+export const PatchNoteBody = z
+  .object({
+    mode: z.string({ error: 'must be a string' }).optional().openapi({ enum: ['replace', 'append', 'str_replace'], default: 'replace' }),
+    body: z.string({ error: 'must be a string' }).optional().openapi({ description: 'New content (replace) or appended text (append, joined with a newline).' }),
+    frontmatter: FrontMatterInput.optional().openapi({ description: 'Shallow-merged into the note\'s front matter; a key cannot be removed.' }),
+    old_str: z.string({ error: 'must be a string' }).optional().openapi({ description: 'str_replace: text that must occur exactly once in the body.' }),
+    new_str: z.string({ error: 'must be a string' }).optional().openapi({ description: 'str_replace: replacement; omitted deletes old_str.' }),
+  })
+  .openapi('PatchNoteRequest');
+
+export const RestoreBody = z
+  .object({
+    path: z.string({ error: 'must be a string' }).optional().openapi({ description: 'A soft-deleted note to bring back; without it the retired memory itself is restored.' }),
+  })
+  .openapi('RestoreRequest');
+
+// ---------- responses ----------
+
+const iso = z.string().openapi({ format: 'date-time', description: 'ISO 8601' });
+const sha = z.string().regex(/^[0-9a-f]{40}$/).openapi({ description: 'A commit sha (40 hex characters)' });
+
+export const MemorySchema = z
+  .strictObject({
+    name: z.string(),
+    files: z.number().int(),
+    folders: z.number().int(),
+    sizeBytes: z.number().int(),
+    updated: iso.nullable(),
+    empty: z.boolean(),
+    rev: sha.nullable().openapi({ description: 'HEAD sha; null before the first write. The If-Match value.' }),
+  })
+  .openapi('Memory');
+
+export const MemoryListSchema = z.strictObject({ memories: z.array(MemorySchema) }).openapi('MemoryList');
+
+export const RetiredSchema = z.strictObject({ name: z.string(), deleted: z.literal(true) }).openapi('MemoryRetired');
+
+export const FolderEntrySchema = z.strictObject({ type: z.literal('folder'), path: z.string(), files: z.number().int() }).openapi('FolderEntry');
+
+export const FileEntrySchema = z
+  .strictObject({
+    type: z.literal('file'),
+    path: z.string(),
+    title: z.string().optional(),
+    tags: z.array(z.string()).optional(),
+    excerpt: z.string().optional(),
+    sizeBytes: z.number().int().optional(),
+    updated: iso.nullable().optional(),
+  })
+  .openapi('FileEntry', { description: 'With `fields=path`, only `type` and `path`.' });
+
+export const NoteListingSchema = z
+  .strictObject({
+    folder: z.string(),
+    entries: z.array(z.discriminatedUnion('type', [FileEntrySchema, FolderEntrySchema])),
+    files: z.number().int(),
+    truncated: z.boolean(),
+    nextCursor: z.string().optional(),
+  })
+  .openapi('NoteListing');
+
+export const NoteSchema = z
+  .strictObject({
+    path: z.string(),
+    title: z.string(),
+    frontmatter: z.record(z.string(), z.unknown()),
+    body: z.string(),
+    tags: z.array(z.string()),
+    sizeBytes: z.number().int(),
+    updated: iso,
+  })
+  .openapi('Note');
+
+export const WriteResultSchema = z.strictObject({ path: z.string(), rev: sha, updated: iso }).openapi('WriteResult');
+
+export const NoteDeletedSchema = z
+  .strictObject({ path: z.string(), deleted: z.literal(true), rev: sha.openapi({ description: 'The rev of the deleting commit.' }) })
+  .openapi('NoteDeleted');
+
+export const SearchHitSchema = z
+  .strictObject({ path: z.string(), title: z.string(), snippet: z.string(), score: z.number().int(), updated: iso })
+  .openapi('SearchHit');
+
+export const SearchPageSchema = z.strictObject({ results: z.array(SearchHitSchema), nextCursor: z.string().optional() }).openapi('SearchPage');
+
+export const ExportRedirectSchema = z
+  .strictObject({ url: z.string().openapi({ format: 'uri' }), expiresAt: iso })
+  .openapi('ExportRedirect', { description: 'Body of the 302 of a large export; `Location` carries the same URL.' });
+
+export const ErrorSchema = z
+  .strictObject({ error: z.strictObject({ code: z.enum(V1_ERROR_CODES as [string, ...string[]]), message: z.string() }) })
+  .openapi('Error');
+
+export type MemoryOut = z.infer<typeof MemorySchema>;

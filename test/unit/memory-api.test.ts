@@ -1,0 +1,131 @@
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { AuthError } from '../../lambdas/auth/principal';
+import { MemoryError } from '../../lambdas/memory/errors';
+import { AppError } from '../../lambdas/shared/errors';
+import { RouteMatcher, routeKey } from '../../lambdas/shared/http/route-table';
+import { rateLimitHeaders, memoryRatePolicy } from '../../lambdas/memory-api/api';
+import { loadMemoryApiConfig } from '../../lambdas/memory-api/config';
+import { ApiError, errorResult, toApiError, V1_ERROR_STATUS } from '../../lambdas/memory-api/errors';
+import { MEMORY_HANDLERS, wantsMarkdown } from '../../lambdas/memory-api/handlers';
+import { buildMemoryOpenApiDocument } from '../../lambdas/memory-api/openapi';
+import { baseOperation, isAliasPath, MEMORY_API, MEMORY_ROUTES, scopeOf, VAULT_ALIAS_ROUTES } from '../../lambdas/memory-api/routes';
+import { checkContract } from '../support/contract-snapshot';
+
+describe('the /v1 route table', () => {
+  it('has the twelve endpoints of spec 2 plus restore, each with a handler, and an alias twin of each', () => {
+    expect(MEMORY_ROUTES).toHaveLength(13);
+    expect(VAULT_ALIAS_ROUTES).toHaveLength(13);
+    for (const r of MEMORY_API.routes) expect(MEMORY_HANDLERS[baseOperation(r)]).toBeDefined();
+    expect(new Set(MEMORY_API.routes.map(routeKey)).size).toBe(26);
+    expect(new Set(MEMORY_API.routes.map((r) => r.operationId)).size).toBe(26);
+  });
+
+  it('needs memory:read on GET and memory:write elsewhere', () => {
+    for (const r of MEMORY_API.routes) expect(scopeOf(r)).toBe(r.method === 'GET' ? 'memory:read' : 'memory:write');
+  });
+
+  it('resolves /memories/export to the zip, never to a memory named export, and keeps {path+} greedy', () => {
+    const m = new RouteMatcher(MEMORY_API.routes);
+    expect(m.match('GET', '/v1/memories/export').match?.route.operationId).toBe('exportAll');
+    expect(m.match('GET', '/v1/vaults/export').match?.route.operationId).toBe('exportAllViaVaults');
+    expect(m.match('GET', '/v1/memories/work/export').match?.route.operationId).toBe('exportMemory');
+    const note = m.match('GET', '/v1/memories/work/notes/a/b%2Fc.md').match;
+    expect(note?.route.operationId).toBe('readNote');
+    expect(note?.pathParameters).toEqual({ memory: 'work', path: 'a/b/c.md' });
+    expect(m.match('GET', '/v1/memories/work/notes/x%252F.md').match?.pathParameters.path).toBe('x%2F.md');
+  });
+
+  it('knows the alias paths', () => {
+    expect(isAliasPath('/v1/vaults')).toBe(true);
+    expect(isAliasPath('/v1/vaults/x/notes/a.md')).toBe(true);
+    expect(isAliasPath('/v1/vaultsx')).toBe(false);
+    expect(isAliasPath('/v1/memories')).toBe(false);
+  });
+});
+
+describe('errors in one place', () => {
+  const envelope = (e: ApiError) => JSON.parse(errorResult(e).body as string) as unknown;
+
+  it('maps the core, the verifier and the shared HTTP layer to the /v1 codes', () => {
+    expect(toApiError(new MemoryError('CONFLICT', 'stale_rev', 'stale')).status).toBe(409);
+    const storage = toApiError(new MemoryError('UPSTREAM_UNAVAILABLE', 'storage', 'down', { retryAfterSeconds: 1 }));
+    expect([storage.status, storage.headers['retry-after']]).toEqual([503, '1']);
+    const missing = toApiError(new AuthError('missing', 'none'));
+    expect([missing.code, missing.status, missing.headers['www-authenticate']]).toEqual(['UNAUTHENTICATED', 401, 'Bearer']);
+    expect(toApiError(new AuthError('expired', 'old')).headers['www-authenticate']).toBe('Bearer error="invalid_token"');
+    const down = toApiError(new AuthError('jwks-unavailable', 'down'));
+    expect([down.code, down.status, down.headers['retry-after']]).toEqual(['UPSTREAM_UNAVAILABLE', 503, '5']);
+    const query = toApiError(new AppError('INVALID_QUERY', 'bad', [{ field: 'limit', message: 'must be an integer' }]));
+    expect([query.code, query.message]).toEqual(['BAD_REQUEST', 'Invalid query: limit: must be an integer']);
+    const verb = toApiError(new AppError('METHOD_NOT_ALLOWED', 'no', undefined, { allow: 'GET' }));
+    expect([verb.status, verb.headers.allow]).toEqual([405, 'GET']);
+  });
+
+  it('answers anything unexpected 500 INTERNAL_ERROR without leaking its message', () => {
+    const seen: unknown[] = [];
+    const e = toApiError(new Error('secret detail /var/task'), (err) => seen.push(err));
+    expect(seen).toHaveLength(1);
+    expect(envelope(e)).toEqual({ error: { code: 'INTERNAL_ERROR', message: 'An internal error occurred; please retry later' } });
+    expect(envelope(toApiError(new MemoryError('INTERNAL_ERROR', 'internal', 'stack trace here')))).toEqual({
+      error: { code: 'INTERNAL_ERROR', message: 'An internal error occurred; please retry later' },
+    });
+    expect(errorResult(e).headers['cache-control']).toBe('no-store');
+  });
+
+  it('has one status per code', () => {
+    expect(V1_ERROR_STATUS).toMatchObject({ BAD_REQUEST: 400, UNAUTHENTICATED: 401, FORBIDDEN: 403, NOT_FOUND: 404, CONFLICT: 409, RATE_LIMITED: 429, INTERNAL_ERROR: 500, UPSTREAM_UNAVAILABLE: 503 });
+  });
+});
+
+describe('content negotiation and headers', () => {
+  it.each<[string | undefined, boolean]>([
+    [undefined, false],
+    ['*/*', false],
+    ['application/json', false],
+    ['text/markdown', true],
+    ['text/markdown; charset=utf-8', true],
+    ['application/json, text/markdown', false],
+    ['text/markdown, application/json;q=0.9', true],
+    ['text/markdown;q=0', false],
+    ['text/html', false],
+  ])('Accept %s → markdown %s', (accept, markdown) => {
+    expect(wantsMarkdown(accept)).toBe(markdown);
+  });
+
+  it('writes the IETF draft-7 rate-limit headers from the configured policy', () => {
+    const config = loadMemoryApiConfig({});
+    expect([config.rateLimit, config.rateWindowSeconds]).toEqual([60, 60]);
+    const policy = memoryRatePolicy({ config });
+    expect(policy).toEqual({ name: 'memory-ip', ratePerSecond: 1, burst: 60 });
+    expect(rateLimitHeaders({ allowed: true, limit: 60, remaining: 41, resetSeconds: 19, retryAfterSeconds: 0 }, policy, 60)).toEqual({
+      ratelimit: 'limit=60, remaining=41, reset=19',
+      'ratelimit-policy': '60;w=60',
+    });
+  });
+
+  it('keeps inline exports under the Lambda response limit after base64', () => {
+    const config = loadMemoryApiConfig({});
+    expect(Math.ceil(config.exportInlineBytes / 3) * 4).toBeLessThan(6 * 1024 * 1024 - 64 * 1024);
+    expect(config.maxRequestBytes).toBeGreaterThan(config.memory.limits.maxNoteBytes);
+  });
+});
+
+describe('the frozen /v1 contract', () => {
+  const doc = buildMemoryOpenApiDocument();
+
+  it('describes every /v1/memories route', () => {
+    const paths = doc.paths as Record<string, Record<string, unknown>>;
+    for (const r of MEMORY_ROUTES) expect(paths[r.path.replace('{path+}', '{path}')]?.[r.method.toLowerCase()]).toBeDefined();
+  });
+
+  it('is a valid OpenAPI 3.1 document', () => {
+    const out = execFileSync(process.execPath, [join(__dirname, '..', 'support', 'validate-openapi.mjs')], { input: JSON.stringify(doc), encoding: 'utf8' });
+    expect(JSON.parse(out)).toMatchObject({ valid: true });
+  });
+
+  it('changes only by additions (v1-openapi.json; UPDATE_CONTRACTS=1 records an addition)', () => {
+    const { problems } = checkContract('v1-openapi', doc);
+    expect(problems).toEqual([]);
+  });
+});
