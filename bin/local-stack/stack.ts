@@ -19,6 +19,11 @@ import type { TokenVerifier } from '../../lambdas/auth/verifier';
 import { loadMemoryConfig, type MemoryConfig } from '../../lambdas/memory/config';
 import { memoryTableDefinitions } from '../../lambdas/memory/tables';
 import { createMemoryRuntime, type MemoryRuntime } from '../../lambdas/memory/wiring';
+import { createMemoryApiHandler } from '../../lambdas/memory-api/api';
+import { loadMemoryApiConfig } from '../../lambdas/memory-api/config';
+import type { MemoryApiDeps } from '../../lambdas/memory-api/deps';
+import { MEMORY_API } from '../../lambdas/memory-api/routes';
+import { createMemoryApiDeps } from '../../lambdas/memory-api/wiring';
 import { parseKeyRing } from '../../lambdas/shared/cursor';
 import { dynamoClient, s3Client } from '../../lambdas/shared/aws/clients';
 import { readFileSync } from 'node:fs';
@@ -54,6 +59,8 @@ export interface LocalStack {
   /** The memory core (rev-lock table and object bucket on the local backends), shared by /v1 and /mcp. */
   memory: MemoryRuntime;
   memoryConfig: MemoryConfig;
+  /** The memory REST API (`/v1`): its config (rate limit, export limits) and dependencies. */
+  memoryApi: MemoryApiDeps;
   backends: Backend[];
   close(): Promise<void>;
 }
@@ -89,6 +96,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     let deps: CatalogDeps | undefined;
     let favoritesDeps: FavoritesDeps | undefined;
     let jwks: LambdaLike | undefined;
+    let memoryApiDeps: MemoryApiDeps | undefined;
     let oauthDeps: OAuthDeps | undefined;
     const catalog = createCatalogHandler(async () => {
       if (!deps) throw new Error('catalog not ready');
@@ -103,11 +111,17 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       if (!oauthDeps) throw new Error('oauth front not ready');
       return oauthDeps;
     }, LOCAL_ISSUER_API.routes);
+    // Until the backends are up, /v1 answers 503 UPSTREAM_UNAVAILABLE with Retry-After in its own envelope.
+    const memoryApi = createMemoryApiHandler(async () => {
+      if (!memoryApiDeps) throw new Error('memory API not ready');
+      return memoryApiDeps;
+    });
     const port = opts.port ?? Number(process.env.PORT ?? 3000);
     running = await listen(
       createLocalServer({
         apis: [
           { table: CATALOG_API, functions: { catalog, favorites } },
+          { table: MEMORY_API, functions: { memory: memoryApi } },
           // One /.well-known mount: the issuer's JWKS (fn auth) beside the front's metadata (fn oauth).
           { table: wellKnownTable(LOCAL_ISSUER_API.routes), functions: { auth, oauth } },
           { table: OAUTH_API, functions: { oauth } },
@@ -155,6 +169,12 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     const memoryConfig: MemoryConfig = { ...loadMemoryConfig(authEnv), region: config.region, dynamoEndpoint: ddb.endpoint, s3Endpoint: s3.endpoint };
     await provisionMemory(memoryConfig);
     const memory = createMemoryRuntime(memoryConfig, parseKeyRing(readFileSync(dir.cursorKeys, 'utf8')));
+    // MEMORY_RATE_LIMIT etc. from the env; the tables, bucket and keys are the stack's own.
+    memoryApiDeps = await createMemoryApiDeps(
+      { ...loadMemoryApiConfig(authEnv), memory: memoryConfig, rateLimitTable: config.rateLimitTable, cursorKeysFile: dir.cursorKeys, originVerifySecret: config.originVerifySecret },
+      verifier,
+      { runtime: memory },
+    );
     writeStackInfo(dir, { pid: process.pid, url: running.url, dynamoEndpoint: ddb.endpoint, s3Endpoint: s3.endpoint });
 
     const demo = opts.demoCount ?? 300;
@@ -174,6 +194,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       verifier,
       memory,
       memoryConfig,
+      memoryApi: memoryApiDeps,
       backends,
       close,
     };
