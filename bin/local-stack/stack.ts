@@ -24,6 +24,9 @@ import { loadMemoryApiConfig } from '../../lambdas/memory-api/config';
 import type { MemoryApiDeps } from '../../lambdas/memory-api/deps';
 import { MEMORY_API } from '../../lambdas/memory-api/routes';
 import { createMemoryApiDeps } from '../../lambdas/memory-api/wiring';
+import { createMcpHandler, type McpDeps } from '../../lambdas/mcp/http';
+import { MCP_API } from '../../lambdas/mcp/routes';
+import { mcpDepsFrom } from '../../lambdas/mcp/wiring';
 import { parseKeyRing } from '../../lambdas/shared/cursor';
 import { dynamoClient, s3Client } from '../../lambdas/shared/aws/clients';
 import { readFileSync } from 'node:fs';
@@ -61,6 +64,8 @@ export interface LocalStack {
   memoryConfig: MemoryConfig;
   /** The memory REST API (`/v1`): its config (rate limit, export limits) and dependencies. */
   memoryApi: MemoryApiDeps;
+  /** The MCP endpoint (`/mcp`): its config (rate limit, list limit, origins) and dependencies. */
+  mcp: McpDeps;
   backends: Backend[];
   close(): Promise<void>;
 }
@@ -98,6 +103,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     let jwks: LambdaLike | undefined;
     let memoryApiDeps: MemoryApiDeps | undefined;
     let oauthDeps: OAuthDeps | undefined;
+    let mcpDeps: McpDeps | undefined;
     const catalog = createCatalogHandler(async () => {
       if (!deps) throw new Error('catalog not ready');
       return deps;
@@ -116,12 +122,18 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       if (!memoryApiDeps) throw new Error('memory API not ready');
       return memoryApiDeps;
     });
+    // Until the backends are up, /mcp answers 503 with Retry-After.
+    const mcp = createMcpHandler(async () => {
+      if (!mcpDeps) throw new Error('mcp not ready');
+      return mcpDeps;
+    });
     const port = opts.port ?? Number(process.env.PORT ?? 3000);
     running = await listen(
       createLocalServer({
         apis: [
           { table: CATALOG_API, functions: { catalog, favorites } },
           { table: MEMORY_API, functions: { memory: memoryApi } },
+          { table: MCP_API, functions: { mcp } },
           // One /.well-known mount: the issuer's JWKS (fn auth) beside the front's metadata (fn oauth).
           { table: wellKnownTable(LOCAL_ISSUER_API.routes), functions: { auth, oauth } },
           { table: OAUTH_API, functions: { oauth } },
@@ -175,6 +187,8 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       verifier,
       { runtime: memory },
     );
+    // MCP_* limits from the env; the memory core, verifier and rate-limit table are the stack's own.
+    mcpDeps = mcpDepsFrom({ env: { ...authEnv, RATE_LIMIT_TABLE: config.rateLimitTable }, memory, verifier, audience: authConfig.audience });
     writeStackInfo(dir, { pid: process.pid, url: running.url, dynamoEndpoint: ddb.endpoint, s3Endpoint: s3.endpoint });
 
     const demo = opts.demoCount ?? 300;
@@ -195,6 +209,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       memory,
       memoryConfig,
       memoryApi: memoryApiDeps,
+      mcp: mcpDeps,
       backends,
       close,
     };
