@@ -5,7 +5,9 @@ import { MemoryError } from '../../lambdas/memory/errors';
 import { AppError } from '../../lambdas/shared/errors';
 import { RouteMatcher, routeKey } from '../../lambdas/shared/http/route-table';
 import { rateLimitHeaders, memoryRatePolicy } from '../../lambdas/memory-api/api';
+import { bodyBytes, utf8Text, mediaType } from '../../lambdas/memory-api/body';
 import { loadMemoryApiConfig } from '../../lambdas/memory-api/config';
+import type { HttpEvent } from '../../lambdas/shared/http/types';
 import { ApiError, errorResult, toApiError, V1_ERROR_STATUS } from '../../lambdas/memory-api/errors';
 import { MEMORY_HANDLERS, wantsMarkdown } from '../../lambdas/memory-api/handlers';
 import { buildMemoryOpenApiDocument } from '../../lambdas/memory-api/openapi';
@@ -108,6 +110,22 @@ describe('content negotiation and headers', () => {
     const config = loadMemoryApiConfig({});
     expect(Math.ceil(config.exportInlineBytes / 3) * 4).toBeLessThan(6 * 1024 * 1024 - 64 * 1024);
     expect(config.maxRequestBytes).toBeGreaterThan(config.memory.limits.maxNoteBytes);
+  });
+});
+
+describe('request bodies', () => {
+  const event = (body: string, isBase64Encoded: boolean, contentType = 'text/markdown'): HttpEvent =>
+    ({ body, isBase64Encoded, headers: { 'content-type': contentType } }) as unknown as HttpEvent;
+
+  it('refuses invalid UTF-8 and foreign charsets, and bodies over the cap before decoding them', () => {
+    const bad = event(Buffer.from([0x61, 0xff, 0x62]).toString('base64'), true);
+    expect(() => utf8Text(bodyBytes(bad, 100), mediaType(bad))).toThrow(ApiError);
+    const latin = event('x', false, 'text/markdown; charset=ISO-8859-1');
+    expect(() => utf8Text(bodyBytes(latin, 100), mediaType(latin))).toThrow(/charset iso-8859-1/);
+    expect(() => bodyBytes(event(Buffer.alloc(200).toString('base64'), true), 100)).toThrow(/larger than 100 bytes/);
+    expect(() => bodyBytes(event('y'.repeat(101), false), 100)).toThrow(/larger than 100 bytes/);
+    const ok = event(Buffer.from('ünï', 'utf8').toString('base64'), true, 'text/markdown; charset="UTF-8"');
+    expect(utf8Text(bodyBytes(ok, 100), mediaType(ok))).toBe('ünï');
   });
 });
 
