@@ -13,6 +13,7 @@ import { CatalogAuth } from './catalog-auth';
 import { CatalogCrawler } from './catalog-crawler';
 import { CatalogData, type CatalogSearchDomainOptions } from './catalog-data';
 import { CatalogEdge } from './catalog-edge';
+import { OAuthFront } from './oauth-front';
 
 export interface CatalogStackProps extends StackProps {
   /**
@@ -101,6 +102,8 @@ export class CatalogStack extends Stack {
   readonly auth: CatalogAuth;
   readonly api: CatalogApi;
   readonly edge: CatalogEdge;
+  /** The OAuth 2.1 front MCP clients sign in through (`/oauth/*`, `/.well-known/*`). */
+  readonly oauth: OAuthFront;
 
   constructor(scope: Construct, id: string, props: CatalogStackProps = {}) {
     super(scope, id, {
@@ -170,6 +173,18 @@ export class CatalogStack extends Stack {
       webAclArn: props.webAclArn,
       priceClass: props.priceClass,
     });
+
+    // The front's routes live on the catalog's HTTP API; CloudFront sends its two prefixes there
+    // explicitly rather than through the default behaviour, so they keep working whatever becomes
+    // the default origin.
+    this.oauth = new OAuthFront(this, 'OAuth', {
+      auth: this.auth,
+      httpApi: this.api.httpApi,
+      signingKeysSecret: this.data.cursorKeysSecret,
+      logLevel: props.logLevel,
+    });
+    this.edge.addApiBehavior('/oauth/*', this.api.originDomainName);
+    this.edge.addApiBehavior('/.well-known/*', this.api.originDomainName);
 
     new CfnOutput(this, 'DistributionDomainName', {
       description: 'CloudFront domain serving /api/* and the icons',

@@ -16,9 +16,10 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { CATALOG_API } from '../../lambdas/catalog/routes';
 import { routeKey, type ApiTable } from '../../lambdas/shared/http/route-table';
-import { CatalogEdge } from '../../lib/catalog-edge';
+import { CatalogEdge, ICONS_PATH_PATTERN } from '../../lib/catalog-edge';
 import { CatalogStack, type CatalogStackProps } from '../../lib/catalog-stack';
 import { addRoutesFromTable } from '../../lib/http-routes';
+import { OAUTH_FRONT_TABLE, OAUTH_PROXY_PATHS } from '../../lib/oauth-front';
 
 const ROOT = path.join(__dirname, '..', '..');
 /** The feature flags of cdk.json, so the test synthesizes what `cdk synth` does. */
@@ -67,9 +68,9 @@ beforeAll(() => {
 }, 180_000);
 
 describe('HTTP API routes come from the route table', () => {
-  it('declares every route of CATALOG_API plus $default, and nothing else', () => {
+  it('declares every route of CATALOG_API plus $default, and nothing else (besides the OAuth front\'s, see oauth-front.test.ts)', () => {
     const keys = Object.values(s.template.findResources('AWS::ApiGatewayV2::Route')).map((r) => r.Properties.RouteKey as string);
-    const expected = [...CATALOG_API.routes.map(routeKey), '$default'];
+    const expected = [...CATALOG_API.routes.map(routeKey), '$default', ...OAUTH_FRONT_TABLE.routes.map(routeKey), ...OAUTH_PROXY_PATHS.map((p) => `ANY ${p}`)];
     expect(keys.sort()).toEqual([...expected].sort());
     for (const route of CATALOG_API.routes) {
       s.template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: routeKey(route), AuthorizationType: 'NONE' });
@@ -79,7 +80,8 @@ describe('HTTP API routes come from the route table', () => {
 
   it('integrates each route with the Lambda its fn names (proxy, payload 2.0): favorites with the favorites Lambda, the rest and $default with the catalog Lambda', () => {
     const integrations = s.template.findResources('AWS::ApiGatewayV2::Integration');
-    expect(Object.keys(integrations)).toHaveLength(2);
+    // Two more belong to the OAuth front (its table's routes and its greedy routes).
+    expect(Object.keys(integrations)).toHaveLength(4);
     const integrationOf = (fn: IConstruct): string => {
       const found = Object.entries(integrations).filter(([, i]) => JSON.stringify(i.Properties.IntegrationUri) === JSON.stringify({ 'Fn::GetAtt': [logicalId(fn), 'Arn'] }));
       expect(found).toHaveLength(1);
@@ -103,7 +105,7 @@ describe('HTTP API routes come from the route table', () => {
     const permissions = Object.values(s.template.findResources('AWS::Lambda::Permission')).filter(
       (p) => p.Properties.Principal === 'apigateway.amazonaws.com',
     );
-    expect(permissions).toHaveLength(CATALOG_API.routes.length + 1);
+    expect(permissions).toHaveLength(CATALOG_API.routes.length + 1 + OAUTH_FRONT_TABLE.routes.length + OAUTH_PROXY_PATHS.length);
   });
 
   it('has one $default stage with auto-deploy, throttling and JSON access logs', () => {
@@ -331,7 +333,8 @@ describe('auth', () => {
   });
 
   it('web client: public (no secret), authorization code only, Cognito sign-in, both scopes', () => {
-    s.template.resourceCountIs('AWS::Cognito::UserPoolClient', 1);
+    // The web client and the OAuth front's own (oauth-front.test.ts).
+    s.template.resourceCountIs('AWS::Cognito::UserPoolClient', 2);
     const client = table(s.stack.auth.webClient);
     const resourceServer = logicalId(s.stack.auth.resourceServer);
     expect(client.Properties).toMatchObject({
@@ -515,7 +518,7 @@ describe('CloudFront', () => {
       { EventType: 'viewer-request', FunctionARN: { 'Fn::GetAtt': [functionId, 'FunctionARN'] } },
     ]);
     // Not on the icons: S3 has no use for the viewer's address.
-    for (const behavior of config.CacheBehaviors as Record<string, unknown>[]) {
+    for (const behavior of (config.CacheBehaviors as Record<string, unknown>[]).filter((b) => b.PathPattern === ICONS_PATH_PATTERN)) {
       expect(behavior.FunctionAssociations).toBeUndefined();
     }
   });
@@ -542,8 +545,8 @@ describe('CloudFront', () => {
     const [distribution] = Object.values(s.template.findResources('AWS::CloudFront::Distribution'));
     const config = distribution.Properties.DistributionConfig;
     const behaviors = config.CacheBehaviors as Record<string, unknown>[];
-    expect(behaviors).toHaveLength(1);
-    const icons = behaviors[0];
+    const icons = behaviors.find((b) => b.PathPattern === ICONS_PATH_PATTERN) as Record<string, unknown>;
+    expect(icons).toBeDefined();
     expect(icons).toMatchObject({
       PathPattern: '/api/icons/*',
       AllowedMethods: ['GET', 'HEAD'],
