@@ -2,6 +2,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { signJwt } from '../../lambdas/auth/local-issuer';
+import { toolList } from '../../lambdas/mcp/server';
 import { ok, startMcpHarness, toolError, type McpHarness } from './mcp-harness';
 
 /**
@@ -49,6 +50,13 @@ describe('verbs', () => {
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
     expect(res.headers.get('mcp-session-id')).toBeNull();
     expect(await res.json()).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
+  });
+});
+
+describe('tools/list on the wire', () => {
+  it('is exactly the frozen list (test/fixtures/contracts/mcp-tools.json via test/unit/mcp-contract.test.ts)', async () => {
+    const res = await post({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, bearer(h.token({ sub: user() })));
+    expect(((await res.json()) as { result: { tools: unknown } }).result.tools).toEqual(JSON.parse(JSON.stringify(toolList())));
   });
 });
 
