@@ -168,7 +168,7 @@ describe('cdk-nag (AwsSolutions)', () => {
   it('has no unacknowledged finding on the front', () => {
     const violations = new AwsSolutionsChecks().validateScope(app).violations;
     const mine = violations.flatMap((v) =>
-      v.violatingResources.filter((r) => r.constructPath.includes('/OAuth/') || r.constructPath.includes('RouteOauth')).map((r) => `${v.ruleName} at ${r.constructPath}`),
+      v.violatingResources.filter((r) => (r.constructPath ?? '').includes('/OAuth/') || (r.constructPath ?? '').includes('RouteOauth')).map((r) => `${v.ruleName} at ${r.constructPath}`),
     );
     expect(mine).toEqual([]);
   });
