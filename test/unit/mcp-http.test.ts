@@ -1,0 +1,124 @@
+import { randomBytes } from 'node:crypto';
+import { AuthError, type Principal } from '../../lambdas/auth/principal';
+import type { TokenVerifier } from '../../lambdas/auth/verifier';
+import { InMemoryBlobStore, InMemoryRevLock } from '../../lambdas/memory/adapters/in-memory';
+import { MemoryService } from '../../lambdas/memory/service';
+import { loadMcpConfig } from '../../lambdas/mcp/config';
+import { createMcpHandler, handleMcpRequest, mcpRatePolicy, type McpDeps } from '../../lambdas/mcp/http';
+import { CursorCodec } from '../../lambdas/shared/cursor';
+import type { HttpEvent } from '../../lambdas/shared/http/types';
+import type { RateDecision, RateLimiter } from '../../lambdas/shared/rate-limit/rate-limiter';
+
+/**
+ * The MCP handler with fakes around it, for what the local stack cannot stage: a verifier whose
+ * backend is down, a failing initialisation, a failing limiter, base64 bodies (function URLs send
+ * JSON as text, but a client may send other content types) and oversized bodies.
+ */
+const principal: Principal = { sub: 'alice', scopes: ['memory:read', 'memory:write'], kind: 'jwt', expiresAt: Math.floor(Date.now() / 1000) + 600 };
+
+const verifier = (impl: () => Promise<Principal>): TokenVerifier => ({ verify: impl });
+const allowAll: RateLimiter = { consume: async (): Promise<RateDecision> => ({ allowed: true, limit: 120, remaining: 119, resetSeconds: 0, retryAfterSeconds: 0 }) };
+
+function deps(overrides: Partial<McpDeps> = {}): McpDeps {
+  return {
+    config: loadMcpConfig({}),
+    audience: 'https://mcp.example.com/mcp',
+    verifier: verifier(async () => principal),
+    memory: new MemoryService({ blobs: new InMemoryBlobStore(), lock: new InMemoryRevLock(), cursors: new CursorCodec({ current: { id: 1, secret: randomBytes(32) } }) }),
+    limiter: allowAll,
+    ...overrides,
+  };
+}
+
+function event(body: unknown, o: { method?: string; headers?: Record<string, string>; base64?: boolean } = {}): HttpEvent {
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  return {
+    version: '2.0',
+    routeKey: '$default',
+    rawPath: '/mcp',
+    rawQueryString: '',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: 'Bearer t', ...o.headers },
+    requestContext: {
+      accountId: 'x',
+      apiId: 'x',
+      domainName: 'abc.lambda-url.us-east-1.on.aws',
+      domainPrefix: 'abc',
+      http: { method: o.method ?? 'POST', path: '/mcp', protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'test' },
+      requestId: 'r',
+      routeKey: '$default',
+      stage: '$default',
+      time: '',
+      timeEpoch: 0,
+    },
+    body: o.base64 ? Buffer.from(text).toString('base64') : text,
+    isBase64Encoded: o.base64 === true,
+  };
+}
+
+const call = (name: string, args: unknown) => ({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name, arguments: args } });
+
+it('answers 503 with Retry-After when the token cannot be verified (JWKS or token table down)', async () => {
+  const res = await handleMcpRequest(event(call('memory__list', {})), deps({ verifier: verifier(async () => Promise.reject(new AuthError('jwks-unavailable', 'down'))) }), 'r');
+  expect(res.statusCode).toBe(503);
+  expect(res.headers['retry-after']).toBe('1');
+  expect(JSON.parse(res.body as string)).toMatchObject({ error: { data: { code: 'unavailable' } } });
+});
+
+it('answers 503 with Retry-After while the function cannot initialise, and tries again on the next request', async () => {
+  let attempts = 0;
+  const handler = createMcpHandler(async () => {
+    attempts++;
+    if (attempts === 1) throw new Error('Secrets Manager throttled');
+    return deps();
+  });
+  const first = await handler(event(call('memory__list', {})));
+  expect(first.statusCode).toBe(503);
+  expect(first.headers['retry-after']).toBe('1');
+  expect((await handler(event(call('memory__list', {})))).statusCode).toBe(200);
+});
+
+it('serves the request when the rate limiter itself fails (the gate opens, the failure is logged)', async () => {
+  const res = await handleMcpRequest(event(call('memory__list', {})), deps({ limiter: { consume: async () => Promise.reject(new Error('throttled')) } }), 'r');
+  expect(res.statusCode).toBe(200);
+  expect(JSON.parse(res.body as string).result.structuredContent).toEqual({ folder: '', entries: [], truncated: false, files: 0 });
+});
+
+it('charges one call per JSON-RPC request of a batch (notifications are free), so a batch cannot dodge the limit', async () => {
+  const keys: string[] = [];
+  const limiter: RateLimiter = { consume: async (key, policy) => (keys.push(`${key} ${policy.name} ${policy.burst}`), allowAll.consume(key, policy)) };
+  const batch = [call('memory__list', {}), { ...call('memory__list', {}), id: 8 }, { jsonrpc: '2.0', method: 'notifications/initialized' }];
+  await handleMcpRequest(event(batch, { headers: { 'mcp-protocol-version': '2025-03-26' } }), deps({ limiter }), 'r');
+  expect(keys).toEqual(['user:alice mcp 120', 'user:alice mcp 120']);
+  expect(mcpRatePolicy(loadMcpConfig({}))).toEqual({ name: 'mcp', ratePerSecond: 2, burst: 120 });
+});
+
+it('reads a base64 body (function URLs flag binary content types)', async () => {
+  const res = await handleMcpRequest(event(call('memory__write', { path: 'a.md', body: 'x' }), { base64: true }), deps(), 'r');
+  expect(JSON.parse(res.body as string).result.structuredContent).toEqual({ path: 'a.md', updated: expect.any(String) });
+});
+
+it('answers 413 to a body over the configured size, and a JSON-RPC parse error to a body that is not JSON', async () => {
+  const small = { ...deps(), config: { ...loadMcpConfig({}), maxBodyBytes: 100 } };
+  expect((await handleMcpRequest(event(call('memory__write', { path: 'a.md', body: 'x'.repeat(200) })), small, 'r')).statusCode).toBe(413);
+  const res = await handleMcpRequest(event('{not json'), deps(), 'r');
+  expect(res.statusCode).toBe(400);
+  expect(JSON.parse(res.body as string)).toMatchObject({ error: { code: -32700 } });
+});
+
+it('turns an unexpected failure inside a tool into an unavailable tool error without leaking it', async () => {
+  const broken = deps();
+  broken.memory.listNotes = async () => {
+    throw new TypeError('secret internals');
+  };
+  const res = await handleMcpRequest(event(call('memory__list', { folder: 'a' })), broken, 'r');
+  const result = JSON.parse(res.body as string).result;
+  expect(result.isError).toBe(true);
+  expect(result.structuredContent).toEqual({ error: { code: 'unavailable', message: 'internal error; retry later' } });
+});
+
+it('refuses configuration that is not an origin', () => {
+  expect(() => loadMcpConfig({ MCP_ALLOWED_ORIGINS: 'https://a.example/path' })).toThrow(/not an origin/);
+  expect(() => loadMcpConfig({ MCP_ALLOWED_ORIGINS: '*' })).toThrow(/not an origin/);
+  expect(loadMcpConfig({ MCP_ALLOWED_ORIGINS: 'HTTPS://App.Example:443, http://localhost:5173' }).allowedOrigins).toEqual(['https://app.example', 'http://localhost:5173']);
+  expect(() => loadMcpConfig({ MCP_RATE_PER_MINUTE: '0' })).toThrow(/positive integer/);
+});
