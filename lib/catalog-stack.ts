@@ -14,6 +14,7 @@ import { CatalogCrawler } from './catalog-crawler';
 import { CatalogData, type CatalogSearchDomainOptions } from './catalog-data';
 import { CatalogEdge } from './catalog-edge';
 import { OAuthFront } from './oauth-front';
+import { MemoryApi, type MemoryApiProps } from './memory-api';
 
 export interface CatalogStackProps extends StackProps {
   /**
@@ -66,6 +67,11 @@ export interface CatalogStackProps extends StackProps {
    */
   readonly catalogEntry?: string;
   /**
+   * Limits and sizing of the memory REST API (`/v1`): rate limit, ceilings, export limits, entry.
+   * @default - the spec's values (see `MemoryApiProps`)
+   */
+  readonly memoryApi?: Omit<MemoryApiProps, 'httpApi' | 'data' | 'auth' | 'removalPolicy' | 'encryptionKey'>;
+  /**
    * The deployment's public base URL (PUBLIC_URL), e.g. `https://mcp.example.com`, without a
    * trailing slash. Token audience (`<publicUrl>/mcp`), Cognito resource server and the web
    * client's callback URLs derive from it.
@@ -104,6 +110,8 @@ export class CatalogStack extends Stack {
   readonly edge: CatalogEdge;
   /** The OAuth 2.1 front MCP clients sign in through (`/oauth/*`, `/.well-known/*`). */
   readonly oauth: OAuthFront;
+  /** The memory REST API (`/v1`): bucket, rev-lock table, function, routes. */
+  readonly memory: MemoryApi;
 
   constructor(scope: Construct, id: string, props: CatalogStackProps = {}) {
     super(scope, id, {
@@ -185,6 +193,18 @@ export class CatalogStack extends Stack {
     });
     this.edge.addApiBehavior('/oauth/*', this.api.originDomainName);
     this.edge.addApiBehavior('/.well-known/*', this.api.originDomainName);
+
+    // The memory REST API: its routes on the same HTTP API, and /v1/* sent there explicitly too.
+    this.memory = new MemoryApi(this, 'Memory', {
+      ...props.memoryApi,
+      httpApi: this.api.httpApi,
+      data: this.data,
+      auth: this.auth,
+      removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
+      encryptionKey: props.encryptionKey,
+      logLevel: props.memoryApi?.logLevel ?? props.logLevel,
+    });
+    this.edge.addApiBehavior('/v1/*', this.api.originDomainName);
 
     new CfnOutput(this, 'DistributionDomainName', {
       description: 'CloudFront domain serving /api/* and the icons',

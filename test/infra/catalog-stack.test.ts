@@ -15,6 +15,7 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { CATALOG_API } from '../../lambdas/catalog/routes';
+import { MEMORY_API } from '../../lambdas/memory-api/routes';
 import { routeKey, type ApiTable } from '../../lambdas/shared/http/route-table';
 import { CatalogEdge, ICONS_PATH_PATTERN } from '../../lib/catalog-edge';
 import { CatalogStack, type CatalogStackProps } from '../../lib/catalog-stack';
@@ -71,6 +72,8 @@ describe('HTTP API routes come from the route table', () => {
   it('declares every route of CATALOG_API plus $default, and nothing else (besides the OAuth front\'s, see oauth-front.test.ts)', () => {
     const keys = Object.values(s.template.findResources('AWS::ApiGatewayV2::Route')).map((r) => r.Properties.RouteKey as string);
     const expected = [...CATALOG_API.routes.map(routeKey), '$default', ...OAUTH_FRONT_TABLE.routes.map(routeKey), ...OAUTH_PROXY_PATHS.map((p) => `ANY ${p}`)];
+    // And the memory REST API's (see memory-api.test.ts): its table and its /v1 catch-all.
+    expected.push(...MEMORY_API.routes.map(routeKey), 'ANY /v1/{proxy+}', 'ANY /v1');
     expect(keys.sort()).toEqual([...expected].sort());
     for (const route of CATALOG_API.routes) {
       s.template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: routeKey(route), AuthorizationType: 'NONE' });
@@ -80,8 +83,8 @@ describe('HTTP API routes come from the route table', () => {
 
   it('integrates each route with the Lambda its fn names (proxy, payload 2.0): favorites with the favorites Lambda, the rest and $default with the catalog Lambda', () => {
     const integrations = s.template.findResources('AWS::ApiGatewayV2::Integration');
-    // Two more belong to the OAuth front (its table's routes and its greedy routes).
-    expect(Object.keys(integrations)).toHaveLength(4);
+    // Two more belong to the OAuth front (its table's routes and its greedy routes), two to the memory API (its table, its /v1 catch-all).
+    expect(Object.keys(integrations)).toHaveLength(6);
     const integrationOf = (fn: IConstruct): string => {
       const found = Object.entries(integrations).filter(([, i]) => JSON.stringify(i.Properties.IntegrationUri) === JSON.stringify({ 'Fn::GetAtt': [logicalId(fn), 'Arn'] }));
       expect(found).toHaveLength(1);
@@ -105,7 +108,7 @@ describe('HTTP API routes come from the route table', () => {
     const permissions = Object.values(s.template.findResources('AWS::Lambda::Permission')).filter(
       (p) => p.Properties.Principal === 'apigateway.amazonaws.com',
     );
-    expect(permissions).toHaveLength(CATALOG_API.routes.length + 1 + OAUTH_FRONT_TABLE.routes.length + OAUTH_PROXY_PATHS.length);
+    expect(permissions).toHaveLength(CATALOG_API.routes.length + 1 + OAUTH_FRONT_TABLE.routes.length + OAUTH_PROXY_PATHS.length + MEMORY_API.routes.length + 2);
   });
 
   it('has one $default stage with auto-deploy, throttling and JSON access logs', () => {
@@ -428,7 +431,8 @@ describe('stateful resources', () => {
 
   it('buckets block public access, are encrypted and refuse plain HTTP', () => {
     const buckets = s.template.findResources('AWS::S3::Bucket');
-    expect(Object.keys(buckets)).toHaveLength(2);
+    // Icons, access logs and the memory bucket.
+    expect(Object.keys(buckets)).toHaveLength(3);
     for (const [id, bucket] of Object.entries(buckets)) {
       expect(bucket.Properties.PublicAccessBlockConfiguration).toEqual({
         BlockPublicAcls: true,

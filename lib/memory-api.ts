@@ -1,0 +1,235 @@
+import * as path from 'node:path';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { HttpMethod, HttpRoute, HttpRouteKey, type IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as kms from 'aws-cdk-lib/aws-kms';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import { Construct } from 'constructs';
+import { MEMORY_API, MEMORY_FN } from '../lambdas/memory-api/routes';
+import { EXPORT_PREFIX } from '../lambdas/memory-api/config';
+import { memoryTableDefinitions } from '../lambdas/memory/tables';
+import { routeKey } from '../lambdas/shared/http/route-table';
+import { grantTable, type CatalogAuth } from './catalog-auth';
+import type { CatalogData } from './catalog-data';
+import { addRoutesFromTable, type TableRoutes } from './http-routes';
+import { acknowledge, nagRef } from './nag';
+
+export interface MemoryApiProps {
+  /** The deployment's HTTP API (the catalog's): the `/v1` routes are added to it. */
+  readonly httpApi: IHttpApi;
+  /** The shared rate-limit table, the cursor-key secret, the origin-verify secret, the access-log bucket. */
+  readonly data: CatalogData;
+  /** Token verification (Cognito JWTs, the OAuth front's opaque tokens). */
+  readonly auth: CatalogAuth;
+  /**
+   * Removal policy of the memory bucket and the rev-lock table; RETAIN also turns on deletion protection.
+   * @default RemovalPolicy.RETAIN
+   */
+  readonly removalPolicy?: RemovalPolicy;
+  /** Customer-managed key for the rev-lock table. @default - AWS-managed encryption */
+  readonly encryptionKey?: kms.IKey;
+  /** The Lambda's entry file (must export `handler`). @default lambdas/memory-api/handler.ts */
+  readonly entry?: string;
+  /** Memory of the function in MB (the immutable-object cache takes a quarter). @default 1024 */
+  readonly memorySize?: number;
+  /** API Gateway gives up after 30 s whatever this is. @default Duration.seconds(25) */
+  readonly timeout?: Duration;
+  /** Requests per window per client IP (MEMORY_RATE_LIMIT). @default 60 (spec 2) */
+  readonly rateLimit?: number;
+  /** The rate-limit window in seconds (MEMORY_RATE_WINDOW_SECONDS). @default 60 (spec 2) */
+  readonly rateWindowSeconds?: number;
+  /** Active memories per account (MEMORY_MAX_PER_ACCOUNT). @default 20 */
+  readonly maxMemoriesPerAccount?: number;
+  /** Largest note, front matter included, in bytes (MEMORY_MAX_NOTE_BYTES). @default 1048576 */
+  readonly maxNoteBytes?: number;
+  /**
+   * Exports up to this size are answered inline; larger ones go to S3 under `exports/` with a 302
+   * (MEMORY_EXPORT_INLINE_BYTES). Keep base64 of it under Lambda's 6 MB response limit.
+   * @default 4194304 (4 MiB: 5.33 MiB after base64)
+   */
+  readonly exportInlineBytes?: number;
+  /** Lifetime of the presigned URL of a large export (MEMORY_EXPORT_URL_SECONDS). @default 300 */
+  readonly exportUrlSeconds?: number;
+  /** How long large exports stay in the bucket. @default Duration.days(1) */
+  readonly exportRetention?: Duration;
+  /** @default RetentionDays.ONE_MONTH */
+  readonly logRetention?: logs.RetentionDays;
+  /** @default 'INFO' */
+  readonly logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+}
+
+const DEFAULT_ENTRY = path.join(__dirname, '..', 'lambdas', 'memory-api', 'handler.ts');
+
+/** What `DynamoRevLock` does: item reads, the memory list (Query), conditional updates, and create/retire/restore transactions (Put + Update with conditions). */
+const REV_LOCK_ACTIONS = ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:ConditionCheckItem'];
+
+/**
+ * The memory REST API (spec 2): the memory bucket (git objects, per-commit indexes, large exports),
+ * the rev-lock table, the `/v1` Lambda (Node.js 24, arm64) and its routes on the deployment's HTTP
+ * API, from the route table `MEMORY_API`, plus `ANY /v1/{proxy+}` and `ANY /v1` so unknown paths and
+ * wrong verbs under `/v1` reach the function and get the `/v1` envelope (the `$default` route is
+ * the catalog's). `bucket` and `table` are public so the MCP construct can be granted the same data
+ * (`grantMemoryData`).
+ */
+export class MemoryApi extends Construct {
+  /** Private, encrypted, TLS only. `m/<id>/objects/…`, `m/<id>/index/…` (immutable), `exports/…` (a day). */
+  readonly bucket: s3.Bucket;
+  /** The rev lock: partition key `account`, sort key `name` (see `lambdas/memory/tables.ts`). */
+  readonly table: dynamodb.Table;
+  readonly fn: NodejsFunction;
+  readonly role: iam.Role;
+  readonly routes: TableRoutes;
+  /** `ANY /v1/{proxy+}` and `ANY /v1`: the `/v1` catch-all. */
+  readonly catchAllRoutes: HttpRoute[];
+
+  constructor(scope: Construct, id: string, props: MemoryApiProps) {
+    super(scope, id);
+    const { data, auth } = props;
+    const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
+    const retained = removalPolicy === RemovalPolicy.RETAIN;
+    const retention = props.logRetention ?? logs.RetentionDays.ONE_MONTH;
+
+    this.bucket = new s3.Bucket(this, 'MemoryBucket', {
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      encryption: s3.BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      minimumTLSVersion: 1.2,
+      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      // Git objects and indexes are content-addressed and written once: versioning would only copy
+      // objects that never change. History lives in git itself.
+      versioned: false,
+      serverAccessLogsBucket: data.accessLogsBucket,
+      serverAccessLogsPrefix: 's3/memories/',
+      lifecycleRules: [
+        { id: 'expire-exports', prefix: EXPORT_PREFIX, expiration: props.exportRetention ?? Duration.days(1) },
+        // Nothing else may expire (history references every object); only debris is cleaned up.
+        { id: 'debris', abortIncompleteMultipartUploadAfter: Duration.days(1), noncurrentVersionExpiration: Duration.days(1) },
+      ],
+      removalPolicy,
+    });
+
+    const [definition] = memoryTableDefinitions({ memories: 'memories' });
+    const keyOf = (type: 'HASH' | 'RANGE'): dynamodb.Attribute => {
+      const name = definition.input.KeySchema?.find((k) => k.KeyType === type)?.AttributeName ?? '';
+      return { name, type: dynamodb.AttributeType.STRING };
+    };
+    this.table = new dynamodb.Table(this, 'RevLockTable', {
+      partitionKey: keyOf('HASH'),
+      sortKey: keyOf('RANGE'),
+      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      ...(props.encryptionKey
+        ? { encryption: dynamodb.TableEncryption.CUSTOMER_MANAGED, encryptionKey: props.encryptionKey }
+        : { encryption: dynamodb.TableEncryption.AWS_MANAGED }),
+      deletionProtection: retained,
+      removalPolicy,
+    });
+
+    const logGroup = new logs.LogGroup(this, 'FunctionLogs', { retention, removalPolicy: RemovalPolicy.DESTROY });
+    this.role = new iam.Role(this, 'FunctionRole', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: 'Memory REST API function: memory objects in S3, the rev lock, rate-limit buckets, token verification',
+    });
+    logGroup.grantWrite(this.role);
+
+    const memorySize = props.memorySize ?? 1024;
+    this.fn = new NodejsFunction(this, 'Function', {
+      description: 'Memory REST API /v1 (routes of MEMORY_API plus the /v1 catch-all)',
+      entry: props.entry ?? DEFAULT_ENTRY,
+      handler: 'handler',
+      runtime: lambda.Runtime.NODEJS_24_X,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize,
+      timeout: props.timeout ?? Duration.seconds(25),
+      role: this.role,
+      logGroup,
+      environment: {
+        ...this.memoryEnvironment(),
+        MEMORY_CACHE_MB: String(Math.max(16, Math.floor(memorySize / 4))),
+        ...(props.maxMemoriesPerAccount !== undefined && { MEMORY_MAX_PER_ACCOUNT: String(props.maxMemoriesPerAccount) }),
+        ...(props.maxNoteBytes !== undefined && { MEMORY_MAX_NOTE_BYTES: String(props.maxNoteBytes) }),
+        MEMORY_RATE_LIMIT: String(props.rateLimit ?? 60),
+        MEMORY_RATE_WINDOW_SECONDS: String(props.rateWindowSeconds ?? 60),
+        MEMORY_EXPORT_INLINE_BYTES: String(props.exportInlineBytes ?? 4 * 1024 * 1024),
+        MEMORY_EXPORT_URL_SECONDS: String(props.exportUrlSeconds ?? 300),
+        RATE_LIMIT_TABLE: data.rateLimitTable.tableName,
+        CURSOR_SECRET_ARN: data.cursorKeysSecret.secretArn,
+        ORIGIN_VERIFY_SECRET_ARN: data.originVerifySecret.secretArn,
+        ...auth.verifierEnvironment(),
+        LOG_LEVEL: props.logLevel ?? 'INFO',
+        POWERTOOLS_SERVICE_NAME: 'memory',
+        NODE_OPTIONS: '--enable-source-maps',
+      },
+      bundling: {
+        minify: true,
+        sourceMap: true,
+        sourcesContent: false,
+        target: 'node24',
+        format: OutputFormat.CJS,
+        logLevel: LogLevel.WARNING,
+        forceDockerBundling: false,
+      },
+    });
+
+    // Least privilege: the memory data, one bucket policy per request on the rate limiter, token
+    // reads, and the two secrets.
+    this.grantMemoryData(this.role);
+    this.role.addToPrincipalPolicy(
+      new iam.PolicyStatement({ actions: ['s3:PutObject', 's3:GetObject'], resources: [this.bucket.arnForObjects(`${EXPORT_PREFIX}*`)] }),
+    );
+    acknowledge(
+      this.role,
+      `AwsSolutions-IAM5[Resource::${nagRef(this.bucket, 'Arn')}/${EXPORT_PREFIX}*]`,
+      'Large exports are written under exports/<random>/ of the memory bucket and read back through presigned URLs signed with this role; the grant covers that one prefix, which a lifecycle rule empties daily.',
+    );
+    grantTable(data.rateLimitTable, this.role, ['dynamodb:UpdateItem']);
+    auth.grantTokenVerification(this.role);
+    data.cursorKeysSecret.grantRead(this.role);
+    data.originVerifySecret.grantRead(this.role);
+
+    // Routes from the table (no $default: the catalog's is the API's one), then the /v1 catch-all.
+    this.routes = addRoutesFromTable(props.httpApi, MEMORY_API, { [MEMORY_FN]: this.fn }, { catchAll: false });
+    const catchAllIntegration = new HttpLambdaIntegration('MemoryCatchAllIntegration', this.fn);
+    this.catchAllRoutes = ['/v1/{proxy+}', '/v1'].map(
+      (p, i) =>
+        new HttpRoute(props.httpApi, i === 0 ? 'RouteMemoryCatchAll' : 'RouteMemoryRoot', {
+          httpApi: props.httpApi,
+          routeKey: HttpRouteKey.with(p, HttpMethod.ANY),
+          integration: catchAllIntegration,
+        }),
+    );
+    const reason =
+      'The memory function verifies the bearer itself (Cognito JWTs with aws-jwt-verify, the OAuth front\'s opaque tokens in DynamoDB, which an API Gateway JWT authorizer cannot check), checks scopes and per-memory grants, and answers 401/403/503 in the /v1 envelope (spec 2).';
+    for (const def of MEMORY_API.routes) {
+      const route = this.routes.routes.get(routeKey(def));
+      if (route) acknowledge(route, 'AwsSolutions-APIG4', reason);
+    }
+    for (const route of this.catchAllRoutes) acknowledge(route, 'AwsSolutions-APIG4', `${reason} The catch-all answers only 404, 405 and CORS preflights.`);
+  }
+
+  /** What `loadMemoryConfig()` reads to find the data: for the MCP function too. */
+  memoryEnvironment(): Record<string, string> {
+    return { MEMORY_TABLE: this.table.tableName, MEMORY_BUCKET: this.bucket.bucketName };
+  }
+
+  /**
+   * Lets a role read and write memories through the core (the MCP function too): the rev-lock
+   * table, and objects and indexes under `m/` of the bucket. ListBucket makes a missing object a
+   * 404 rather than a 403, which the core relies on (an index is rebuilt when it is missing).
+   */
+  grantMemoryData(grantee: iam.IRole): void {
+    grantTable(this.table, grantee, REV_LOCK_ACTIONS);
+    grantee.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['s3:GetObject', 's3:PutObject'], resources: [this.bucket.arnForObjects('m/*')] }));
+    grantee.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [this.bucket.bucketArn] }));
+    acknowledge(
+      grantee,
+      `AwsSolutions-IAM5[Resource::${nagRef(this.bucket, 'Arn')}/m/*]`,
+      'Each memory is a git repository of content-addressed objects under m/<memory id>/; ids are data, so the grant covers the m/ prefix of the one memory bucket (objects are written once and never deleted).',
+    );
+  }
+}
