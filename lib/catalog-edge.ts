@@ -206,6 +206,22 @@ export class CatalogEdge extends Construct {
     this.distribution.addBehavior(pathPattern, this.apiOrigin(originDomainName), this.apiBehaviorOptions());
   }
 
+  /**
+   * Routes a path pattern (e.g. `/mcp`) to a Lambda function URL: HTTPS only, every verb (MCP
+   * clients POST), never cached, all viewer headers but Host (a function URL answers only on its own
+   * host name) so Authorization, Origin and MCP-Protocol-Version reach the function.
+   */
+  addFunctionUrlBehavior(pathPattern: string, functionUrl: lambda.IFunctionUrl): void {
+    this.distribution.addBehavior(pathPattern, new origins.FunctionUrlOrigin(functionUrl), {
+      viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.HTTPS_ONLY,
+      allowedMethods: cloudfront.AllowedMethods.ALLOW_ALL,
+      cachedMethods: cloudfront.CachedMethods.CACHE_GET_HEAD,
+      cachePolicy: cloudfront.CachePolicy.CACHING_DISABLED,
+      originRequestPolicy: cloudfront.OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
+      compress: true,
+    });
+  }
+
   private apiBehavior(originDomainName: string): cloudfront.BehaviorOptions {
     return { origin: this.apiOrigin(originDomainName), ...this.apiBehaviorOptions() };
   }

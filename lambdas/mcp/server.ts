@@ -20,12 +20,17 @@ export const INSTRUCTIONS = [
   'A bare path is the default memory; "@<vault>/<path>" addresses a named vault. Never store credentials: they are refused.',
 ].join(' ');
 
-/** `tools/list` is the same for every caller and request: built once per instance. */
-const TOOL_LIST: Tool[] = TOOLS.map((t) => t.definition);
+/** `tools/list` is the same for every caller and request: built once per instance, when first asked for. */
+let toolListCache: Tool[] | undefined;
+
+export function toolList(): Tool[] {
+  toolListCache ??= TOOLS.map((t) => t.definition);
+  return toolListCache;
+}
 
 export function createMcpServer(ctx: ToolContext): Server {
   const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOL_LIST }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolList() }));
   server.setRequestHandler(CallToolRequestSchema, (request) => {
     const tool = TOOLS_BY_NAME.get(request.params.name);
     // An unknown tool is a protocol error (the client asked for something tools/list never offered).
@@ -33,8 +38,4 @@ export function createMcpServer(ctx: ToolContext): Server {
     return tool.call(request.params.arguments, ctx);
   });
   return server;
-}
-
-export function toolList(): Tool[] {
-  return TOOL_LIST;
 }

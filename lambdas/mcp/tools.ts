@@ -101,16 +101,21 @@ function describeIssues(tool: string, input: z.ZodType, issues: readonly z.core.
 }
 
 function defineTool<I extends z.ZodType, O extends z.ZodType>(spec: ToolSpec<I, O>): McpTool {
+  let definition: Tool | undefined;
   return {
     name: spec.name,
     scope: spec.scope,
-    definition: {
-      name: spec.name,
-      title: spec.title,
-      description: spec.description,
-      inputSchema: inputJsonSchema(spec.input),
-      outputSchema: outputJsonSchema(spec.output),
-      annotations: spec.annotations,
+    // Built on the first tools/list, not at module load: a cold start that only calls tools skips it.
+    get definition(): Tool {
+      definition ??= {
+        name: spec.name,
+        title: spec.title,
+        description: spec.description,
+        inputSchema: inputJsonSchema(spec.input),
+        outputSchema: outputJsonSchema(spec.output),
+        annotations: spec.annotations,
+      };
+      return definition;
     },
     async call(rawArgs, ctx) {
       try {

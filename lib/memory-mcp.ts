@@ -1,0 +1,164 @@
+import * as path from 'node:path';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import { Construct } from 'constructs';
+import { grantTable } from './catalog-auth';
+import { acknowledge, nagRef } from './nag';
+
+/** What the function needs from the auth context: the verifier's settings and read access to opaque tokens. */
+export interface McpAuth {
+  verifierEnvironment(): Record<string, string>;
+  grantTokenVerification(grantee: iam.IGrantable): void;
+}
+
+export interface MemoryMcpProps {
+  /** The memory core's rev-lock table (`MemoryApi.table`). */
+  readonly table: dynamodb.ITable;
+  /** The memory core's object bucket (`MemoryApi.bucket`): git objects and indexes under `m/`. */
+  readonly bucket: s3.IBucket;
+  /** The shared rate-limit table (`CatalogData.rateLimitTable`): one bucket per user, policy `mcp`. */
+  readonly rateLimitTable: dynamodb.ITable;
+  /** The cursor key ring (`CatalogData.cursorKeysSecret`): search cursors are signed with it. */
+  readonly cursorKeysSecret: secretsmanager.ISecret;
+  /** Token verification (`CatalogAuth`). */
+  readonly auth: McpAuth;
+  /** The Lambda's entry file (must export `handler`). @default lambdas/mcp/handler.ts */
+  readonly entry?: string;
+  /** Memory in MB (the immutable-object cache takes a quarter). @default 1024 */
+  readonly memorySize?: number;
+  /** @default Duration.seconds(25) (CloudFront's origin read timeout is 30 s) */
+  readonly timeout?: Duration;
+  /** A ceiling on what the function may cost. @default - unreserved */
+  readonly reservedConcurrentExecutions?: number;
+  /** Tool calls per minute per user (MCP_RATE_PER_MINUTE). @default 120 */
+  readonly ratePerMinute?: number;
+  /** Entries per folder in memory__list (MCP_LIST_MAX_ENTRIES). @default 100 (spec 3) */
+  readonly listMaxEntries?: number;
+  /**
+   * Browser origins allowed to call `/mcp` (MCP_ALLOWED_ORIGINS), e.g. `['https://app.example.com']`.
+   * Native MCP clients send no Origin and always pass; any other browser origin is 403. With
+   * origins, the function URL also answers their CORS preflights.
+   * @default - none: browsers may not call the endpoint
+   */
+  readonly allowedOrigins?: string[];
+  /** Active memories per account (MEMORY_MAX_PER_ACCOUNT), as the REST API. @default 20 */
+  readonly maxMemoriesPerAccount?: number;
+  /** Largest note in bytes (MEMORY_MAX_NOTE_BYTES), as the REST API. @default 1048576 */
+  readonly maxNoteBytes?: number;
+  /** @default RetentionDays.ONE_MONTH */
+  readonly logRetention?: logs.RetentionDays;
+  /** @default 'INFO' */
+  readonly logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+}
+
+const DEFAULT_ENTRY = path.join(__dirname, '..', 'lambdas', 'mcp', 'handler.ts');
+
+/** What `DynamoRevLock` does: item reads, the memory list (Query), conditional updates, create/retire transactions. */
+const REV_LOCK_ACTIONS = ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:ConditionCheckItem'];
+
+/** Request headers MCP clients send from browsers, and response headers they must read. */
+export const MCP_CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Accept', 'MCP-Protocol-Version', 'Mcp-Session-Id', 'Last-Event-ID'];
+export const MCP_CORS_EXPOSED_HEADERS = ['WWW-Authenticate', 'Mcp-Session-Id', 'Retry-After'];
+
+/**
+ * The MCP endpoint (spec 3): one Lambda (Node.js 24, arm64) behind a function URL with auth type
+ * NONE, since bearer tokens are checked in the function (DECISIONS: CloudFront origin access
+ * control cannot sign client POST bodies), served at `/mcp` of the distribution
+ * (`CatalogEdge.addFunctionUrlBehavior`). It shares the memory core's table and bucket with the REST
+ * API and the rate-limit table with every API, with only the actions the core and the limiter use.
+ */
+export class MemoryMcp extends Construct {
+  readonly fn: NodejsFunction;
+  readonly role: iam.Role;
+  readonly functionUrl: lambda.FunctionUrl;
+
+  constructor(scope: Construct, id: string, props: MemoryMcpProps) {
+    super(scope, id);
+    const logGroup = new logs.LogGroup(this, 'FunctionLogs', { retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
+    // Our own role with an inline policy for its one log group, in place of AWSLambdaBasicExecutionRole.
+    this.role = new iam.Role(this, 'FunctionRole', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: 'MCP function: verifies bearer tokens, reads and writes memories, takes rate-limit tokens',
+    });
+    logGroup.grantWrite(this.role);
+
+    const origins = props.allowedOrigins ?? [];
+    const environment: Record<string, string> = {
+      ...props.auth.verifierEnvironment(),
+      MEMORY_TABLE: props.table.tableName,
+      MEMORY_BUCKET: props.bucket.bucketName,
+      RATE_LIMIT_TABLE: props.rateLimitTable.tableName,
+      CURSOR_SECRET_ARN: props.cursorKeysSecret.secretArn,
+      MCP_RATE_PER_MINUTE: String(props.ratePerMinute ?? 120),
+      MCP_LIST_MAX_ENTRIES: String(props.listMaxEntries ?? 100),
+      MEMORY_MAX_PER_ACCOUNT: String(props.maxMemoriesPerAccount ?? 20),
+      MEMORY_MAX_NOTE_BYTES: String(props.maxNoteBytes ?? 1048576),
+      LOG_LEVEL: props.logLevel ?? 'INFO',
+      POWERTOOLS_SERVICE_NAME: 'mcp',
+      NODE_OPTIONS: '--enable-source-maps',
+    };
+    if (origins.length) environment.MCP_ALLOWED_ORIGINS = origins.join(',');
+
+    this.fn = new NodejsFunction(this, 'Function', {
+      description: 'MCP memory tools (POST /mcp, Streamable HTTP, stateless)',
+      entry: props.entry ?? DEFAULT_ENTRY,
+      handler: 'handler',
+      runtime: lambda.Runtime.NODEJS_24_X,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: props.memorySize ?? 1024,
+      timeout: props.timeout ?? Duration.seconds(25),
+      reservedConcurrentExecutions: props.reservedConcurrentExecutions,
+      role: this.role,
+      logGroup,
+      environment,
+      bundling: {
+        minify: true,
+        sourceMap: true,
+        sourcesContent: false,
+        target: 'node24',
+        format: OutputFormat.CJS,
+        logLevel: LogLevel.WARNING,
+        // Local esbuild only: synth must work on machines without Docker.
+        forceDockerBundling: false,
+      },
+    });
+
+    this.functionUrl = this.fn.addFunctionUrl({
+      authType: lambda.FunctionUrlAuthType.NONE,
+      invokeMode: lambda.InvokeMode.BUFFERED,
+      // Browsers only: the function enforces the same allow-list (403 for any other Origin).
+      cors: origins.length
+        ? {
+            allowedOrigins: origins,
+            allowedMethods: [lambda.HttpMethod.POST],
+            allowedHeaders: MCP_CORS_ALLOWED_HEADERS,
+            exposedHeaders: MCP_CORS_EXPOSED_HEADERS,
+            maxAge: Duration.days(1),
+          }
+        : undefined,
+    });
+
+    // Least privilege: the rev lock (items, the account's list, conditional writes and transactions),
+    // objects and indexes under m/ of the bucket, one conditional update per lease on the limiter,
+    // the cursor keys, and reads of the opaque-token table.
+    grantTable(props.table, this.role, REV_LOCK_ACTIONS);
+    this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['s3:GetObject', 's3:PutObject'], resources: [props.bucket.arnForObjects('m/*')] }));
+    // ListBucket makes a missing object a 404 rather than a 403 (the core rebuilds a missing index).
+    this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [props.bucket.bucketArn] }));
+    props.bucket.encryptionKey?.grantEncryptDecrypt(this.role);
+    acknowledge(
+      this.role,
+      `AwsSolutions-IAM5[Resource::${nagRef(props.bucket, 'Arn')}/m/*]`,
+      'Each memory is a git repository of content-addressed objects under m/<memory id>/; ids are data, so the grant covers the m/ prefix of the one memory bucket (objects are written once and never deleted).',
+    );
+    grantTable(props.rateLimitTable, this.role, ['dynamodb:UpdateItem']);
+    props.cursorKeysSecret.grantRead(this.role);
+    props.auth.grantTokenVerification(this.role);
+  }
+}
