@@ -4,6 +4,7 @@ import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { runCatalogBench } from './bench/catalog';
 import { runCrawlerBench } from './bench/crawler';
+import { runMemoryBench } from './bench/memory';
 import type { BenchSection } from './bench/stats';
 
 /** `npm run bench`: every benchmark in one run; the figures go to BENCHMARKS.md. */
@@ -11,6 +12,7 @@ import type { BenchSection } from './bench/stats';
 const SECTIONS: Array<{ name: string; run: (log: (m: string) => void) => Promise<BenchSection> }> = [
   { name: 'catalog', run: runCatalogBench },
   { name: 'crawler', run: runCrawlerBench },
+  { name: 'memory', run: runMemoryBench },
 ];
 
 function render(sections: BenchSection[], started: Date): string {
