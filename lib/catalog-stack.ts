@@ -189,6 +189,8 @@ export class CatalogStack extends Stack {
       auth: this.auth,
       httpApi: this.api.httpApi,
       signingKeysSecret: this.data.cursorKeysSecret,
+      rateLimitTable: this.data.rateLimitTable,
+      originVerifySecret: this.data.originVerifySecret,
       logLevel: props.logLevel,
     });
     this.edge.addApiBehavior('/oauth/*', this.api.originDomainName);

@@ -7,6 +7,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { OAUTH_ROUTES, OAUTH_WELL_KNOWN_ROUTES } from '../lambdas/auth/oauth/routes';
@@ -45,6 +46,14 @@ export interface OAuthFrontProps {
   readonly refreshTokenTtl?: Duration;
   /** Lifetime of authorization codes (OAUTH_CODE_TTL_SECONDS). @default Duration.seconds(60) */
   readonly codeTtl?: Duration;
+  /** The shared rate-limit table (GCRA buckets) that limits registrations and token requests per client IP. */
+  readonly rateLimitTable: dynamodb.ITable;
+  /** CloudFront's origin header secret: with it the viewer address (not CloudFront's) is the client IP. */
+  readonly originVerifySecret: secretsmanager.ISecret;
+  /** Registrations per minute per client IP (OAUTH_REGISTER_RATE_PER_MINUTE). @default 10 */
+  readonly registerRatePerMinute?: number;
+  /** Token and revocation requests per minute per client IP (OAUTH_TOKEN_RATE_PER_MINUTE). @default 60 */
+  readonly tokenRatePerMinute?: number;
 }
 
 const DEFAULT_ENTRY = path.join(__dirname, '..', 'lambdas', 'auth', 'oauth', 'handler.ts');
@@ -123,6 +132,10 @@ export class OAuthFront extends Construct {
         OAUTH_ACCESS_TOKEN_TTL_SECONDS: seconds(props.accessTokenTtl, 3600),
         OAUTH_REFRESH_TOKEN_TTL_SECONDS: seconds(props.refreshTokenTtl, 30 * 24 * 3600),
         OAUTH_CODE_TTL_SECONDS: seconds(props.codeTtl, 60),
+        OAUTH_REGISTER_RATE_PER_MINUTE: String(props.registerRatePerMinute ?? 10),
+        OAUTH_TOKEN_RATE_PER_MINUTE: String(props.tokenRatePerMinute ?? 60),
+        RATE_LIMIT_TABLE: props.rateLimitTable.tableName,
+        ORIGIN_VERIFY_SECRET_ARN: props.originVerifySecret.secretArn,
         LOG_LEVEL: props.logLevel ?? 'INFO',
         POWERTOOLS_SERVICE_NAME: 'oauth',
         NODE_OPTIONS: '--enable-source-maps',
@@ -144,6 +157,8 @@ export class OAuthFront extends Construct {
     grantTable(auth.tokenTable, this.role, ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
     grantTable(auth.clientTable, this.role, ['dynamodb:GetItem', 'dynamodb:PutItem']);
     props.signingKeysSecret.grantRead(this.role);
+    props.originVerifySecret.grantRead(this.role);
+    grantTable(props.rateLimitTable, this.role, ['dynamodb:UpdateItem']);
 
     this.routes = addRoutesFromTable(props.httpApi, OAUTH_FRONT_TABLE, { oauth: this.fn }, { catchAll: false });
     const proxy = new HttpLambdaIntegration('OAuthProxyIntegration', this.fn);

@@ -8,7 +8,7 @@ import { createOAuthHandler } from '../../lambdas/auth/oauth/api';
 import { loadOAuthFrontConfig } from '../../lambdas/auth/oauth/config';
 import type { OAuthDeps } from '../../lambdas/auth/oauth/deps';
 import { OAUTH_API, wellKnownTable } from '../../lambdas/auth/oauth/routes';
-import { createOAuthDeps } from '../../lambdas/auth/oauth/wiring';
+import { createOAuthDeps, createOAuthLimiter } from '../../lambdas/auth/oauth/wiring';
 import { createCatalogHandler } from '../../lambdas/catalog/api';
 import { CATALOG_API } from '../../lambdas/catalog/routes';
 import { EmbeddedSearchIndex } from '../../lambdas/catalog/search/embedded';
@@ -170,10 +170,12 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     // One verifier (one JWKS cache, one opaque-token cache) for both functions, as each Lambda has its own.
     const authDeps = createAuthDeps(authConfig);
     const { verifier } = authDeps;
-    oauthDeps = createOAuthDeps(loadOAuthFrontConfig(authEnv), {
+    const oauthConfig = loadOAuthFrontConfig({ ...authEnv, RATE_LIMIT_TABLE: config.rateLimitTable });
+    oauthDeps = createOAuthDeps(oauthConfig, {
       tokens: authDeps.tokens,
       clients: authDeps.clients,
       keyRing: parseKeyRing(readFileSync(dir.cursorKeys, 'utf8')),
+      limiter: createOAuthLimiter(oauthConfig, authConfig),
     });
     const index = new EmbeddedSearchIndex({ snapshotPath: dir.searchSnapshot });
     deps = await createCatalogDeps(config, index, verifier);

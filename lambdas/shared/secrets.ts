@@ -42,3 +42,21 @@ export async function secretsClient(region: string): Promise<SecretsManagerClien
   const { SecretsManagerClient: Client } = await import('@aws-sdk/client-secrets-manager');
   return new Client({ region });
 }
+
+/**
+ * The CloudFront origin header's secret as a hot-path getter: a literal value (local stack, tests)
+ * or a secret read once at init and then refreshed in the background, so a request never waits
+ * for Secrets Manager and a rotation reaches warm instances within the cache's life.
+ */
+export async function originSecretGetter(
+  opts: { value?: string; arn?: string; region: string },
+  client?: SecretsManagerClient,
+): Promise<() => string | undefined> {
+  if (opts.value !== undefined || !opts.arn) return () => opts.value;
+  const cached = new CachedSecret(client ?? (await secretsClient(opts.region)), opts.arn);
+  await cached.get();
+  return () => {
+    void cached.get().catch(() => undefined);
+    return cached.peek();
+  };
+}

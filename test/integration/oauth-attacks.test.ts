@@ -23,6 +23,9 @@ const documents = new Map<string, { status?: number; body: string; headers?: Rec
 beforeAll(async () => {
   process.env.AUTH_TOKEN_CACHE_SECONDS = '0';
   process.env.OAUTH_CIMD_ALLOW_LOOPBACK = 'true';
+  // Not a test of the per-IP limits (oauth-rate-limit.test.ts is): every request here comes from one address.
+  process.env.OAUTH_REGISTER_RATE_PER_MINUTE = '10000';
+  process.env.OAUTH_TOKEN_RATE_PER_MINUTE = '10000';
   stack = await startLocalStack({ dataDir: dir, port: 0, demoCount: 0 });
   base = stack.url;
   docs = createServer((req, res) => {

@@ -4,6 +4,8 @@ import { routeResolver } from '../../shared/http/resolve';
 import type { RouteDef } from '../../shared/http/route-table';
 import type { HttpEvent, HttpResult, LambdaContext } from '../../shared/http/types';
 import { logger } from '../../shared/logger';
+import { clientIp } from '../../catalog/caller';
+import type { RatePolicy } from '../../shared/rate-limit/rate-limiter';
 import { authorize, consent, localLogin, upstreamCallback } from './authorize';
 import type { OAuthDeps } from './deps';
 import { CORS_HEADERS, htmlResult, jsonResult, oauthError, preflight } from './http';
@@ -35,6 +37,29 @@ const PAGES: ReadonlySet<string> = new Set(['oauthAuthorize', 'oauthLogin', 'oau
 
 const LOG_REQUESTS = logger.getLevelName() !== 'SILENT';
 
+/** Which routes spend from which per-IP budget (see `OAuthFrontConfig.rate`); pages and metadata are not limited. */
+function ratePolicy(route: string, deps: OAuthDeps): RatePolicy | undefined {
+  const { registerPerMinute, tokenPerMinute } = deps.config.rate;
+  if (route === 'oauthRegister') return { name: 'oauth-register', ratePerSecond: registerPerMinute / 60, burst: registerPerMinute };
+  if (route === 'oauthToken' || route === 'oauthRevoke') return { name: 'oauth-token', ratePerSecond: tokenPerMinute / 60, burst: tokenPerMinute };
+  return undefined;
+}
+
+/** A 429 in OAuth's error JSON (RFC 6749 has no code for it; `rate_limited` is ours, documented). */
+async function rateLimited(event: HttpEvent, route: string, deps: OAuthDeps, requestId: string): Promise<HttpResult | undefined> {
+  const policy = ratePolicy(route, deps);
+  if (!policy || !deps.limiter) return undefined;
+  try {
+    const d = await deps.limiter.consume(`ip:${clientIp(event, deps.originSecret())}`, policy);
+    if (d.allowed) return undefined;
+    return oauthError(429, 'rate_limited', `Too many requests; retry in ${d.retryAfterSeconds} s`, { 'retry-after': String(d.retryAfterSeconds) });
+  } catch (err) {
+    // The limit protects the tables; an outage of its own table must not lock clients out.
+    logger.warn('rate limiter unavailable; request served without a limit', { requestId, err: err instanceof Error ? err.message : String(err) });
+    return undefined;
+  }
+}
+
 /**
  * The front's dispatcher. `extraRoutes` are other functions' routes mounted under the same
  * prefixes (locally, the issuer's JWKS), so a wrong verb on them is still a 405 with `Allow`.
@@ -60,7 +85,7 @@ export function createOAuthDispatcher(extraRoutes: readonly RouteDef[] = []) {
     } else {
       route = resolved.route.operationId;
       try {
-        out = await HANDLERS[route](event, deps);
+        out = (await rateLimited(event, route, deps, requestId)) ?? (await HANDLERS[route](event, deps));
       } catch (err) {
         // Names and messages only: a stack or an SDK error's input could carry a code or a token.
         logger.error('oauth handler failed', { requestId, route, err: err instanceof Error ? `${err.name}: ${err.message}` : 'non-error thrown' });

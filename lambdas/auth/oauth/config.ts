@@ -49,6 +49,16 @@ export interface OAuthFrontConfig {
   maxBodyBytes: number;
   /** Cookies get `Secure` when the issuer is https. */
   secureCookies: boolean;
+  /**
+   * Per client IP, through the shared DynamoDB limiter (RATE_LIMIT_TABLE): registrations are cheap
+   * to send and each one is a row in the client table, so they get a tight budget
+   * (OAUTH_REGISTER_RATE_PER_MINUTE, default 10); the token and revocation endpoints a wider one
+   * (OAUTH_TOKEN_RATE_PER_MINUTE, default 60). The burst equals the per-minute figure.
+   */
+  rate: { registerPerMinute: number; tokenPerMinute: number; table: string; leaseFraction: number };
+  /** CloudFront's origin header secret (ORIGIN_VERIFY_SECRET / _ARN): only then is the viewer address trusted. */
+  originVerifySecret?: string;
+  originVerifySecretArn?: string;
 }
 
 type Env = Record<string, string | undefined>;
@@ -107,5 +117,13 @@ export function loadOAuthFrontConfig(env: Env = process.env): OAuthFrontConfig {
     },
     maxBodyBytes: int(env, 'OAUTH_MAX_BODY_BYTES', 16384, 1024),
     secureCookies: issuer.startsWith('https://'),
+    rate: {
+      registerPerMinute: int(env, 'OAUTH_REGISTER_RATE_PER_MINUTE', 10, 1),
+      tokenPerMinute: int(env, 'OAUTH_TOKEN_RATE_PER_MINUTE', 60, 1),
+      table: get(env, 'RATE_LIMIT_TABLE') ?? 'rate-limits',
+      leaseFraction: Number(get(env, 'RATE_LEASE_FRACTION') ?? '0.1'),
+    },
+    originVerifySecret: get(env, 'ORIGIN_VERIFY_SECRET'),
+    originVerifySecretArn: get(env, 'ORIGIN_VERIFY_SECRET_ARN'),
   };
 }

@@ -1,3 +1,4 @@
+import type { RateLimiter } from '../../shared/rate-limit/rate-limiter';
 import type { ClientStore } from '../client-store';
 import type { OpaqueTokenStore } from '../token-store';
 import type { ClientResolver } from './clients';
@@ -16,6 +17,10 @@ export interface OAuthDeps {
   upstream?: UpstreamIdentity;
   /** Milliseconds since the epoch. */
   clock: () => number;
+  /** The shared per-IP limiter of the JSON endpoints; absent: unlimited (unit tests of single handlers). */
+  limiter?: RateLimiter;
+  /** The origin header secret that makes CloudFront's viewer address trustworthy. */
+  originSecret: () => string | undefined;
 }
 
 export const nowSeconds = (deps: Pick<OAuthDeps, 'clock'>): number => Math.floor(deps.clock() / 1000);

@@ -3,7 +3,8 @@ import { createAuthDeps } from '../wiring';
 import { createOAuthHandler } from './api';
 import { loadOAuthFrontConfig } from './config';
 import type { OAuthDeps } from './deps';
-import { createOAuthDeps, loadKeyRing } from './wiring';
+import { originSecretGetter } from '../../shared/secrets';
+import { createOAuthDeps, createOAuthLimiter, loadKeyRing } from './wiring';
 
 /** The OAuth front Lambda (AWS): `/.well-known/oauth-*` and `/oauth/*`. */
 let deps: Promise<OAuthDeps> | undefined;
@@ -12,7 +13,10 @@ async function init(): Promise<OAuthDeps> {
   const auth = loadAuthConfig();
   const { tokens, clients } = createAuthDeps(auth);
   const keyRing = await loadKeyRing(process.env, auth.region);
-  return createOAuthDeps(loadOAuthFrontConfig(), { tokens, clients, keyRing });
+  const config = loadOAuthFrontConfig();
+  const originSecret = await originSecretGetter({ value: config.originVerifySecret, arn: config.originVerifySecretArn, region: auth.region });
+  const limiter = createOAuthLimiter(config, auth);
+  return createOAuthDeps(config, { tokens, clients, keyRing, limiter, originSecret });
 }
 
 export const handler = createOAuthHandler(() => {

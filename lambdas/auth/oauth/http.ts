@@ -71,7 +71,7 @@ const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' };
 /** Open CORS on the endpoints browser-based MCP clients fetch (no cookies, no credentials). */
 export const CORS_HEADERS: Record<string, string> = {
   'access-control-allow-origin': '*',
-  'access-control-expose-headers': 'WWW-Authenticate',
+  'access-control-expose-headers': 'WWW-Authenticate, Retry-After',
 };
 
 export function preflight(allowed: string[]): HttpResult {

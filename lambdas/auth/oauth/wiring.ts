@@ -1,5 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { parseKeyRing, type KeyRing } from '../../shared/cursor';
+import { dynamoClient } from '../../shared/aws/clients';
+import { DynamoTokenBuckets } from '../../shared/rate-limit/dynamo-rate-limiter';
+import { LeasingRateLimiter, type RateLimiter } from '../../shared/rate-limit/rate-limiter';
 import { CachedSecret, secretsClient } from '../../shared/secrets';
 import type { ClientStore } from '../client-store';
 import type { OpaqueTokenStore } from '../token-store';
@@ -18,6 +21,9 @@ export interface OAuthWiring {
   /** Replaces the Cognito upstream (tests of the AWS mode). */
   upstream?: UpstreamIdentity;
   clock?: () => number;
+  /** The shared limiter (DynamoDB); tests of other concerns may leave it out. */
+  limiter?: RateLimiter;
+  originSecret?: () => string | undefined;
 }
 
 /** The front's dependencies from configuration and the stores `createAuthDeps` built. */
@@ -38,6 +44,8 @@ export function createOAuthDeps(config: OAuthFrontConfig, w: OAuthWiring): OAuth
     signer: new FrontSigner(w.keyRing),
     ...(upstream && { upstream }),
     clock,
+    ...(w.limiter && { limiter: w.limiter }),
+    originSecret: w.originSecret ?? (() => config.originVerifySecret),
   };
 }
 
@@ -46,4 +54,9 @@ export async function loadKeyRing(env: Record<string, string | undefined>, regio
   if (env.CURSOR_KEYS_FILE) return parseKeyRing(readFileSync(env.CURSOR_KEYS_FILE, 'utf8'));
   if (env.CURSOR_SECRET_ARN) return parseKeyRing(await new CachedSecret(await secretsClient(region), env.CURSOR_SECRET_ARN).get());
   throw new Error('signing keys: set CURSOR_KEYS_FILE (local) or CURSOR_SECRET_ARN (AWS)');
+}
+
+/** The shared DynamoDB limiter of the front's JSON endpoints (RATE_LIMIT_TABLE). */
+export function createOAuthLimiter(config: OAuthFrontConfig, client: { region: string; dynamoEndpoint?: string }): RateLimiter {
+  return new LeasingRateLimiter(new DynamoTokenBuckets(dynamoClient(client), config.rate.table), { leaseFraction: config.rate.leaseFraction });
 }

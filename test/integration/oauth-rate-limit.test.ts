@@ -1,0 +1,54 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startLocalStack, type LocalStack } from '../../bin/local-stack/stack';
+
+/**
+ * The OAuth front's per-IP limits at their defaults (10 registrations, 60 token or revocation
+ * requests per minute), through the shared DynamoDB limiter on the local stack: the request past the
+ * budget is 429 in OAuth's error JSON with Retry-After, and nothing is registered by it.
+ */
+const dir = mkdtempSync(join(tmpdir(), 'oauth-rate-'));
+let stack: LocalStack;
+
+beforeAll(async () => {
+  stack = await startLocalStack({ dataDir: dir, port: 0, demoCount: 0 });
+}, 120_000);
+
+afterAll(async () => {
+  await stack?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const register = (name: string) =>
+  fetch(`${stack.url}/oauth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ client_name: name, redirect_uris: ['http://127.0.0.1:9/cb'] }),
+  });
+
+const revoke = () =>
+  fetch(`${stack.url}/oauth/revoke`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ token: 'mcpat_not-a-real-token' }).toString(),
+  });
+
+it('allows 10 registrations a minute per IP, then answers 429 with Retry-After and registers nothing', async () => {
+  for (let i = 0; i < 10; i++) expect((await register(`client ${i}`)).status).toBe(201);
+  const denied = await register('one too many');
+  expect(denied.status).toBe(429);
+  expect(Number(denied.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+  expect(denied.headers.get('access-control-allow-origin')).toBe('*');
+  expect(await denied.json()).toEqual({ error: 'rate_limited', error_description: expect.stringMatching(/retry/i) });
+});
+
+it('gives the token and revocation endpoints their own budget of 60 a minute', async () => {
+  // The registrations above spent nothing of it.
+  for (let i = 0; i < 60; i++) expect((await revoke()).status).toBe(200);
+  const denied = await revoke();
+  expect(denied.status).toBe(429);
+  expect(denied.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
+  // Metadata is never limited.
+  expect((await fetch(`${stack.url}/.well-known/oauth-authorization-server`)).status).toBe(200);
+});
