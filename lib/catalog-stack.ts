@@ -15,6 +15,7 @@ import { CatalogData, type CatalogSearchDomainOptions } from './catalog-data';
 import { CatalogEdge } from './catalog-edge';
 import { OAuthFront } from './oauth-front';
 import { MemoryApi, type MemoryApiProps } from './memory-api';
+import { MemoryMcp, type MemoryMcpProps } from './memory-mcp';
 
 export interface CatalogStackProps extends StackProps {
   /**
@@ -72,6 +73,11 @@ export interface CatalogStackProps extends StackProps {
    */
   readonly memoryApi?: Omit<MemoryApiProps, 'httpApi' | 'data' | 'auth' | 'removalPolicy' | 'encryptionKey'>;
   /**
+   * Limits and sizing of the MCP endpoint (`/mcp`): rate limit per user, list limit, allowed browser origins, entry.
+   * @default - the spec's values (see `MemoryMcpProps`)
+   */
+  readonly mcp?: Omit<MemoryMcpProps, 'table' | 'bucket' | 'rateLimitTable' | 'cursorKeysSecret' | 'auth'>;
+  /**
    * The deployment's public base URL (PUBLIC_URL), e.g. `https://mcp.example.com`, without a
    * trailing slash. Token audience (`<publicUrl>/mcp`), Cognito resource server and the web
    * client's callback URLs derive from it.
@@ -112,6 +118,8 @@ export class CatalogStack extends Stack {
   readonly oauth: OAuthFront;
   /** The memory REST API (`/v1`): bucket, rev-lock table, function, routes. */
   readonly memory: MemoryApi;
+  /** The MCP endpoint (`/mcp`): function, function URL. */
+  readonly mcp: MemoryMcp;
 
   constructor(scope: Construct, id: string, props: CatalogStackProps = {}) {
     super(scope, id, {
@@ -208,6 +216,20 @@ export class CatalogStack extends Stack {
     });
     this.edge.addApiBehavior('/v1/*', this.api.originDomainName);
 
+    // The MCP endpoint: the same memory data, its own function behind a function URL at /mcp.
+    this.mcp = new MemoryMcp(this, 'Mcp', {
+      maxMemoriesPerAccount: props.memoryApi?.maxMemoriesPerAccount,
+      maxNoteBytes: props.memoryApi?.maxNoteBytes,
+      ...props.mcp,
+      table: this.memory.table,
+      bucket: this.memory.bucket,
+      rateLimitTable: this.data.rateLimitTable,
+      cursorKeysSecret: this.data.cursorKeysSecret,
+      auth: this.auth,
+      logLevel: props.mcp?.logLevel ?? props.logLevel,
+    });
+    this.edge.addFunctionUrlBehavior('/mcp', this.mcp.functionUrl);
+
     new CfnOutput(this, 'DistributionDomainName', {
       description: 'CloudFront domain serving /api/* and the icons',
       value: this.edge.distribution.distributionDomainName,
@@ -216,6 +238,7 @@ export class CatalogStack extends Stack {
     new CfnOutput(this, 'UserPoolId', { description: 'Cognito user pool (COGNITO_USER_POOL_ID)', value: this.auth.userPool.userPoolId });
     new CfnOutput(this, 'WebClientId', { description: 'App client of the web front (authorization code + PKCE, no secret)', value: this.auth.webClient.userPoolClientId });
     new CfnOutput(this, 'SignInUrl', { description: 'Hosted sign-in base URL (/oauth2/authorize, /oauth2/token, /login)', value: this.auth.signInDomain.baseUrl() });
+    new CfnOutput(this, 'McpUrl', { description: 'The URL MCP clients connect to (Streamable HTTP; OAuth discovery from its 401)', value: `${publicUrl}/mcp` });
     new CfnOutput(this, 'ApiUrl', {
       description: 'HTTP API endpoint (origin of CloudFront; direct calls are not trusted for client IPs)',
       value: this.api.httpApi.apiEndpoint,

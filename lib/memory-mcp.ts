@@ -1,15 +1,15 @@
 import * as path from 'node:path';
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { ArnFormat, Duration, Names, RemovalPolicy, SecretValue, Stack } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
-import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { grantTable } from './catalog-auth';
-import { acknowledge, nagRef } from './nag';
+import { acknowledge, nagFlatten, nagRef } from './nag';
 
 /** What the function needs from the auth context: the verifier's settings and read access to opaque tokens. */
 export interface McpAuth {
@@ -77,6 +77,16 @@ export class MemoryMcp extends Construct {
   readonly fn: NodejsFunction;
   readonly role: iam.Role;
   readonly functionUrl: lambda.FunctionUrl;
+  /**
+   * The verifier's settings (audience, PUBLIC_URL, Cognito client ids, token tables), read by the
+   * function at initialisation instead of from its environment. By default PUBLIC_URL is the
+   * distribution's own domain, and the distribution's `/mcp` origin is this function's URL: with the
+   * settings in the environment, function → distribution → function URL → function would be a
+   * dependency cycle. The function and its policy name the secret by a fixed name, never by
+   * reference, so the secret (which references the distribution) is not a dependency of either.
+   * CloudFormation deletes a secret without a recovery window, so the name can be reused at once.
+   */
+  readonly settings: secretsmanager.Secret;
 
   constructor(scope: Construct, id: string, props: MemoryMcpProps) {
     super(scope, id);
@@ -89,8 +99,16 @@ export class MemoryMcp extends Construct {
     logGroup.grantWrite(this.role);
 
     const origins = props.allowedOrigins ?? [];
+    const stack = Stack.of(this);
+    const settingsName = `${stack.stackName}/${Names.uniqueId(this)}/settings`;
+    this.settings = new secretsmanager.Secret(this, 'Settings', {
+      secretName: settingsName,
+      description: 'Settings of the MCP function that depend on the distribution (audience, public URL, Cognito client ids); not a credential',
+      secretObjectValue: Object.fromEntries(Object.entries(props.auth.verifierEnvironment()).map(([k, v]) => [k, SecretValue.unsafePlainText(v)])),
+    });
+    const settingsArn = stack.formatArn({ service: 'secretsmanager', resource: 'secret', resourceName: `${settingsName}-??????`, arnFormat: ArnFormat.COLON_RESOURCE_NAME });
     const environment: Record<string, string> = {
-      ...props.auth.verifierEnvironment(),
+      MCP_SETTINGS_SECRET: settingsName,
       MEMORY_TABLE: props.table.tableName,
       MEMORY_BUCKET: props.bucket.bucketName,
       RATE_LIMIT_TABLE: props.rateLimitTable.tableName,
@@ -160,5 +178,16 @@ export class MemoryMcp extends Construct {
     grantTable(props.rateLimitTable, this.role, ['dynamodb:UpdateItem']);
     props.cursorKeysSecret.grantRead(this.role);
     props.auth.grantTokenVerification(this.role);
+    this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [settingsArn] }));
+    acknowledge(
+      this.role,
+      `AwsSolutions-IAM5[Resource::${nagFlatten(this, settingsArn)}]`,
+      'Secrets Manager appends six random characters to a secret name in its ARN; the grant names this one settings secret by its fixed name (a reference would close a dependency cycle through the distribution), read-only.',
+    );
+    acknowledge(
+      this.settings,
+      'AwsSolutions-SMG4',
+      'This secret holds deploy-time settings (audience, public URL, app client ids, table names) that are not credentials; nothing in it can be rotated, and each deployment rewrites it.',
+    );
   }
 }

@@ -29,8 +29,25 @@ export function mcpDepsFrom(parts: { env: Env; memory: MemoryRuntime; verifier: 
   };
 }
 
-/** In AWS: configuration from the environment, the cursor keys from Secrets Manager. */
-export async function createMcpDeps(env: Env = process.env): Promise<McpDeps> {
+/**
+ * Settings kept in a secret rather than in the environment (`MCP_SETTINGS_SECRET`, see
+ * lib/memory-mcp.ts: they depend on the distribution, which depends on this function's URL). The
+ * secret is a JSON object of environment variables; they are merged over the environment.
+ */
+async function withSettings(env: Env): Promise<Env> {
+  const name = env.MCP_SETTINGS_SECRET;
+  if (!name) return env;
+  const json = await new CachedSecret(await secretsClient(env.AWS_REGION ?? 'us-east-1'), name).get();
+  const parsed = JSON.parse(json) as unknown;
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed) || Object.values(parsed).some((v) => typeof v !== 'string')) {
+    throw new Error(`${name}: the settings secret must be a JSON object of strings`);
+  }
+  return { ...env, ...(parsed as Record<string, string>) };
+}
+
+/** In AWS: configuration from the environment (and the settings secret), the cursor keys from Secrets Manager. */
+export async function createMcpDeps(baseEnv: Env = process.env): Promise<McpDeps> {
+  const env = await withSettings(baseEnv);
   const memoryConfig = loadMemoryConfig(env);
   const authConfig = loadAuthConfig(env);
   let keyRingJson: string;

@@ -85,11 +85,26 @@ describe('the function', () => {
           MCP_LIST_MAX_ENTRIES: '100',
           MEMORY_TABLE: { Ref: ref(s.tables.memory) },
           RATE_LIMIT_TABLE: { Ref: ref(s.tables.rate) },
-          AUTH_AUDIENCE: 'https://mcp.example.com/mcp',
+          MCP_SETTINGS_SECRET: Match.stringLikeRegexp('^McpTest/McpTestMcp[0-9A-F]{8}/settings$'),
           POWERTOOLS_SERVICE_NAME: 'mcp',
         }),
       },
     });
+  });
+
+  it('reads the verifier settings from a secret it names by a fixed name, never by reference (no dependency cycle through the distribution)', () => {
+    const fn = Object.values(s.template.findResources('AWS::Lambda::Function', { Properties: { Runtime: 'nodejs24.x' } }))[0];
+    const env = (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+    const name = env.MCP_SETTINGS_SECRET;
+    expect(typeof name).toBe('string');
+    expect(env.AUTH_AUDIENCE).toBeUndefined();
+    const secret = Object.values(s.template.findResources('AWS::SecretsManager::Secret', { Properties: { Name: name } }))[0];
+    expect(JSON.stringify(secret.Properties.SecretString)).toContain('AUTH_AUDIENCE');
+    expect(JSON.stringify(secret.Properties.SecretString)).toContain('https://mcp.example.com/mcp');
+    const read = statementsOf(s.mcp.role).find((st) => JSON.stringify(st.Action) === '"secretsmanager:GetSecretValue"');
+    expect(JSON.stringify(read?.Resource)).toContain(`:secret:${String(name)}-??????`);
+    expect(JSON.stringify(fn)).not.toContain(ref(s.mcp.settings));
+    expect(JSON.stringify(statementsOf(s.mcp.role))).not.toContain(ref(s.mcp.settings));
   });
 
   it('has a function URL with auth type NONE (tokens are checked in code) and no CORS without allowed origins', () => {
