@@ -1,6 +1,5 @@
-import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { SignatureV4 } from '@smithy/signature-v4';
-import type { HttpRequest } from '@smithy/types';
+import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 
 /**
  * Where an export too large for a Lambda response goes: an object under `exports/` in the memory
@@ -20,29 +19,15 @@ export interface ExportFile {
 }
 
 /**
- * The S3 adapter. The URL is presigned (SigV4, query string) with the function's own credentials,
- * which is what `@aws-sdk/s3-request-presigner` does; that package is not installed here, so the
- * signer it wraps (`@smithy/signature-v4`, already a dependency of the SDK) is used directly, the
- * same way: `UNSIGNED-PAYLOAD`, only `host` signed, every `x-amz-*` header hoisted into the query.
+ * The S3 adapter. The URL is presigned (SigV4, query string) with the function's own credentials
+ * by `@aws-sdk/s3-request-presigner`, against the same client (so the local stack's path-style
+ * endpoint is honoured as it is for every other call).
  */
 export class S3ExportStore implements ExportStore {
-  private readonly signer: SignatureV4;
-
   constructor(
     private readonly s3: S3Client,
     private readonly bucket: string,
-    private readonly opts: { region: string; /** Local S3 server (path-style); unset in AWS. */ endpoint?: string },
-  ) {
-    this.signer = new SignatureV4({
-      service: 's3',
-      region: opts.region,
-      credentials: s3.config.credentials,
-      sha256: s3.config.sha256,
-      // The path below is encoded once already; S3 canonicalises it as sent.
-      uriEscapePath: false,
-      applyChecksum: false,
-    });
-  }
+  ) {}
 
   async publish(file: ExportFile, expiresInSeconds: number): Promise<string> {
     await this.s3.send(
@@ -57,38 +42,7 @@ export class S3ExportStore implements ExportStore {
     return this.presign(file.key, expiresInSeconds);
   }
 
-  async presign(key: string, expiresInSeconds: number): Promise<string> {
-    const encodedKey = key.split('/').map(encodeURIComponent).join('/');
-    let protocol = 'https:';
-    let hostname = `${this.bucket}.s3.${this.opts.region}.amazonaws.com`;
-    let port: number | undefined;
-    let path = `/${encodedKey}`;
-    if (this.opts.endpoint) {
-      const u = new URL(this.opts.endpoint);
-      protocol = u.protocol;
-      hostname = u.hostname;
-      port = u.port ? Number(u.port) : undefined;
-      path = `${u.pathname.replace(/\/+$/, '')}/${encodeURIComponent(this.bucket)}/${encodedKey}`;
-    }
-    const host = port === undefined ? hostname : `${hostname}:${port}`;
-    const request: HttpRequest = {
-      method: 'GET',
-      protocol,
-      hostname,
-      port,
-      path,
-      query: {},
-      headers: { host, 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD' },
-    };
-    const signed = await this.signer.presign(request, { expiresIn: Math.floor(expiresInSeconds) });
-    const query = Object.entries(signed.query ?? {})
-      .flatMap(([k, v]) => (Array.isArray(v) ? v : [v]).filter((x): x is string => typeof x === 'string').map((x) => `${rfc3986(k)}=${rfc3986(x)}`))
-      .join('&');
-    return `${protocol}//${host}${path}?${query}`;
+  presign(key: string, expiresInSeconds: number): Promise<string> {
+    return getSignedUrl(this.s3, new GetObjectCommand({ Bucket: this.bucket, Key: key }), { expiresIn: Math.floor(expiresInSeconds) });
   }
-}
-
-/** Query encoding as SigV4 canonicalises it (`encodeURIComponent` leaves `!'()*` alone). */
-function rfc3986(s: string): string {
-  return encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 }

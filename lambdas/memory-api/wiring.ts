@@ -52,7 +52,7 @@ export async function createMemoryApiDeps(config: MemoryApiConfig, verifier: Tok
     limiter:
       opts.limiter ??
       new LeasingRateLimiter(new DynamoTokenBuckets(runtime.dynamodb, config.rateLimitTable), { leaseFraction: config.rateLeaseFraction }),
-    exports: new S3ExportStore(runtime.s3, config.memory.memoryBucket, { region: config.memory.region, endpoint: config.memory.s3Endpoint }),
+    exports: new S3ExportStore(runtime.s3, config.memory.memoryBucket),
     originSecret,
   };
 }
