@@ -1,5 +1,5 @@
 import type { CallToolResult, Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
+import { toJSONSchema, type core, type input, type output, type ZodType } from 'zod';
 import { hasScope, type MemoryScope, type Principal } from '../auth/principal';
 import { MemoryError } from '../memory/errors';
 import type { FrontMatter } from '../memory/markdown';
@@ -37,7 +37,7 @@ export interface ToolContext {
   requestId: string;
 }
 
-interface ToolSpec<I extends z.ZodType, O extends z.ZodType> {
+interface ToolSpec<I extends ZodType, O extends ZodType> {
   name: string;
   title: string;
   description: string;
@@ -45,7 +45,7 @@ interface ToolSpec<I extends z.ZodType, O extends z.ZodType> {
   annotations: ToolAnnotations;
   input: I;
   output: O;
-  run(args: z.output<I>, ctx: ToolContext): Promise<z.input<O>>;
+  run(args: output<I>, ctx: ToolContext): Promise<input<O>>;
 }
 
 export interface McpTool {
@@ -85,7 +85,7 @@ const isMissingMemory = (err: unknown): boolean => err instanceof MemoryError &&
 // Argument validation: the SDK's own would answer a plain-text error without a code, so the tools
 // validate here and answer `invalid_argument` with a message naming the argument.
 
-function describeIssues(tool: string, input: z.ZodType, issues: readonly z.core.$ZodIssue[]): string {
+function describeIssues(tool: string, input: ZodType, issues: readonly core.$ZodIssue[]): string {
   const known = Object.keys((input as unknown as { shape?: Record<string, unknown> }).shape ?? {});
   const parts = issues.slice(0, 5).map((issue) => {
     const field = issue.path.map(String).join('.');
@@ -100,7 +100,7 @@ function describeIssues(tool: string, input: z.ZodType, issues: readonly z.core.
   return parts.join('; ');
 }
 
-function defineTool<I extends z.ZodType, O extends z.ZodType>(spec: ToolSpec<I, O>): McpTool {
+function defineTool<I extends ZodType, O extends ZodType>(spec: ToolSpec<I, O>): McpTool {
   let definition: Tool | undefined;
   return {
     name: spec.name,
@@ -142,8 +142,8 @@ function defineTool<I extends z.ZodType, O extends z.ZodType>(spec: ToolSpec<I, 
 
 type JsonObject = { [key: string]: unknown };
 
-function jsonSchema(schema: z.ZodType): JsonObject {
-  const js = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input' }) as JsonObject;
+function jsonSchema(schema: ZodType): JsonObject {
+  const js = toJSONSchema(schema, { target: 'draft-2020-12', io: 'input' }) as JsonObject;
   // MCP's default dialect is 2020-12 already; a `$schema` URI only trips validators that lack it.
   delete js.$schema;
   // zod keeps a definition's `id` (its name under $defs) as a keyword, which draft-07 validators
@@ -152,7 +152,7 @@ function jsonSchema(schema: z.ZodType): JsonObject {
   return js;
 }
 
-function inputJsonSchema(schema: z.ZodType): Tool['inputSchema'] {
+function inputJsonSchema(schema: ZodType): Tool['inputSchema'] {
   return jsonSchema(schema) as Tool['inputSchema'];
 }
 
@@ -161,7 +161,7 @@ function inputJsonSchema(schema: z.ZodType): Tool['inputSchema'] {
  * Clients (the TypeScript SDK's among them) validate a failed call's structured content against the
  * output schema too, so an error shape outside it would turn every tool error into a client error.
  */
-function outputJsonSchema(schema: z.ZodType): NonNullable<Tool['outputSchema']> {
+function outputJsonSchema(schema: ZodType): NonNullable<Tool['outputSchema']> {
   const js = jsonSchema(schema);
   const error = (jsonSchema(errorOutput).properties as JsonObject).error;
   const { required, properties, ...rest } = js;
@@ -332,7 +332,7 @@ function granted(caller: Caller, name: string): boolean {
  * see (existing ones, and those its grant names, which the first write creates), then the default
  * memory's root. Vault folders come first so that a crowded root never hides them.
  */
-async function listEverything(ctx: ToolContext, depth: 1 | 2, tags: readonly string[] | undefined): Promise<z.input<typeof listOutput>> {
+async function listEverything(ctx: ToolContext, depth: 1 | 2, tags: readonly string[] | undefined): Promise<input<typeof listOutput>> {
   const max = ctx.config.listMaxEntries;
   const memories = await against({ label: 'the memories of this account' }, () => ctx.service.listMemories(ctx.caller));
   const names = new Set(memories.map((m) => m.name));
