@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { runCatalogBench } from './bench/catalog';
 import { runCrawlerBench } from './bench/crawler';
 import { runMemoryBench } from './bench/memory';
+import { runMcpBench } from './bench/mcp';
 import type { BenchSection } from './bench/stats';
 
 /** `npm run bench`: every benchmark in one run; the figures go to BENCHMARKS.md. */
@@ -13,6 +14,7 @@ const SECTIONS: Array<{ name: string; run: (log: (m: string) => void) => Promise
   { name: 'catalog', run: runCatalogBench },
   { name: 'crawler', run: runCrawlerBench },
   { name: 'memory', run: runMemoryBench },
+  { name: 'mcp', run: runMcpBench },
 ];
 
 function render(sections: BenchSection[], started: Date): string {
