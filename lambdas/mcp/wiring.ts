@@ -37,8 +37,17 @@ export function mcpDepsFrom(parts: { env: Env; memory: MemoryRuntime; verifier: 
 async function withSettings(env: Env): Promise<Env> {
   const name = env.MCP_SETTINGS_SECRET;
   if (!name) return env;
-  const json = await new CachedSecret(await secretsClient(env.AWS_REGION ?? 'us-east-1'), name).get();
-  const parsed = JSON.parse(json) as unknown;
+  return mergeSettings(env, await new CachedSecret(await secretsClient(env.AWS_REGION ?? 'us-east-1'), name).get(), name);
+}
+
+/** The settings secret's variables over the environment; anything but a JSON object of strings is refused. */
+export function mergeSettings(env: Env, json: string, name = 'MCP_SETTINGS_SECRET'): Env {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(json);
+  } catch {
+    throw new Error(`${name}: the settings secret is not JSON`);
+  }
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed) || Object.values(parsed).some((v) => typeof v !== 'string')) {
     throw new Error(`${name}: the settings secret must be a JSON object of strings`);
   }

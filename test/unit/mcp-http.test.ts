@@ -4,6 +4,7 @@ import type { TokenVerifier } from '../../lambdas/auth/verifier';
 import { InMemoryBlobStore, InMemoryRevLock } from '../../lambdas/memory/adapters/in-memory';
 import { MemoryService } from '../../lambdas/memory/service';
 import { loadMcpConfig } from '../../lambdas/mcp/config';
+import { mergeSettings } from '../../lambdas/mcp/wiring';
 import { createMcpHandler, handleMcpRequest, mcpRatePolicy, type McpDeps } from '../../lambdas/mcp/http';
 import { CursorCodec } from '../../lambdas/shared/cursor';
 import type { HttpEvent } from '../../lambdas/shared/http/types';
@@ -121,4 +122,12 @@ it('refuses configuration that is not an origin', () => {
   expect(() => loadMcpConfig({ MCP_ALLOWED_ORIGINS: '*' })).toThrow(/not an origin/);
   expect(loadMcpConfig({ MCP_ALLOWED_ORIGINS: 'HTTPS://App.Example:443, http://localhost:5173' }).allowedOrigins).toEqual(['https://app.example', 'http://localhost:5173']);
   expect(() => loadMcpConfig({ MCP_RATE_PER_MINUTE: '0' })).toThrow(/positive integer/);
+});
+
+it('merges the settings secret (CDK: verifier settings that depend on the distribution) over the environment', () => {
+  const env = mergeSettings({ AUTH_MODE: 'local', MEMORY_TABLE: 't' }, JSON.stringify({ AUTH_MODE: 'cognito', AUTH_AUDIENCE: 'https://d.example/mcp' }));
+  expect(env).toEqual({ AUTH_MODE: 'cognito', MEMORY_TABLE: 't', AUTH_AUDIENCE: 'https://d.example/mcp' });
+  expect(() => mergeSettings({}, '{"A":1}')).toThrow(/JSON object of strings/);
+  expect(() => mergeSettings({}, '[]')).toThrow(/JSON object of strings/);
+  expect(() => mergeSettings({}, 'nope')).toThrow(/not JSON/);
 });
