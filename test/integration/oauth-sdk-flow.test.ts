@@ -1,10 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { auth, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { startLocalStack, type LocalStack } from '../../bin/local-stack/stack';
-import { signInAndConsent, TestBrowser, type ConsentChoice } from '../support/oauth-browser';
+import { REDIRECT, TestProvider } from '../support/oauth-browser';
 
 /**
  * The whole OAuth front on the local stack, driven by the MCP SDK's own client (`auth()`): RFC 9728
@@ -24,61 +24,6 @@ afterAll(async () => {
   await stack?.close();
   rmSync(dir, { recursive: true, force: true });
 });
-
-const REDIRECT = 'http://127.0.0.1:9/callback';
-
-/** An in-memory OAuthClientProvider whose "browser" is a TestBrowser following the pages. */
-class TestProvider implements OAuthClientProvider {
-  info?: OAuthClientInformationMixed;
-  saved?: OAuthTokens;
-  verifier = '';
-  sentState = '';
-  callback?: URL;
-  readonly browser = new TestBrowser();
-
-  constructor(private readonly choice: ConsentChoice = {}) {}
-
-  get redirectUrl(): string {
-    return REDIRECT;
-  }
-
-  get clientMetadata(): OAuthClientMetadata {
-    return { client_name: 'SDK test client', redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
-  }
-
-  state(): string {
-    this.sentState = `st-${Math.random().toString(36).slice(2)}`;
-    return this.sentState;
-  }
-
-  clientInformation() {
-    return this.info;
-  }
-
-  saveClientInformation(info: OAuthClientInformationMixed) {
-    this.info = info;
-  }
-
-  tokens() {
-    return this.saved;
-  }
-
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = tokens;
-  }
-
-  async redirectToAuthorization(url: URL) {
-    this.callback = await signInAndConsent(this.browser, url, this.choice);
-  }
-
-  saveCodeVerifier(v: string) {
-    this.verifier = v;
-  }
-
-  codeVerifier() {
-    return this.verifier;
-  }
-}
 
 const favorites = (token: string) => fetch(`${stack.url}/api/favorites`, { headers: { authorization: `Bearer ${token}` } });
 

@@ -1,4 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 
 /**
  * A minimal browser for the OAuth front's pages: keeps cookies, never follows redirects on its
@@ -82,4 +84,59 @@ export async function signInAndConsent(browser: TestBrowser, authorizationUrl: s
 export function pkcePair(): { verifier: string; challenge: string } {
   const verifier = randomBytes(32).toString('base64url');
   return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+}
+
+export const REDIRECT = 'http://127.0.0.1:9/callback';
+
+/** An in-memory OAuthClientProvider whose "browser" is a TestBrowser following the pages. */
+export class TestProvider implements OAuthClientProvider {
+  info?: OAuthClientInformationMixed;
+  saved?: OAuthTokens;
+  verifier = '';
+  sentState = '';
+  callback?: URL;
+  readonly browser = new TestBrowser();
+
+  constructor(private readonly choice: ConsentChoice = {}) {}
+
+  get redirectUrl(): string {
+    return REDIRECT;
+  }
+
+  get clientMetadata(): OAuthClientMetadata {
+    return { client_name: 'SDK test client', redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
+  }
+
+  state(): string {
+    this.sentState = `st-${Math.random().toString(36).slice(2)}`;
+    return this.sentState;
+  }
+
+  clientInformation() {
+    return this.info;
+  }
+
+  saveClientInformation(info: OAuthClientInformationMixed) {
+    this.info = info;
+  }
+
+  tokens() {
+    return this.saved;
+  }
+
+  saveTokens(tokens: OAuthTokens) {
+    this.saved = tokens;
+  }
+
+  async redirectToAuthorization(url: URL) {
+    this.callback = await signInAndConsent(this.browser, url, this.choice);
+  }
+
+  saveCodeVerifier(v: string) {
+    this.verifier = v;
+  }
+
+  codeVerifier() {
+    return this.verifier;
+  }
 }
