@@ -98,11 +98,14 @@ describe('OAuth front Lambda', () => {
     expect(onResource(statements, tableArn(stack.auth.clientTable))).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem']);
     expect(onResource(statements, tableArn(stack.auth.favoritesTable))).toEqual([]);
     expect(onResource(statements, tableArn(stack.data.catalogTable))).toEqual([]);
+    // Per-IP limits of registration and token requests: one conditional update per request.
+    expect(onResource(statements, tableArn(stack.data.rateLimitTable))).toEqual(['dynamodb:UpdateItem']);
     const actions = statements.flatMap((st) => (Array.isArray(st.Action) ? st.Action : [st.Action]));
     expect(actions.filter((a) => a.includes('*'))).toEqual([]);
     expect(actions.filter((a) => /^(s3|es|kms|cognito-idp):/.test(a))).toEqual([]);
     const secretReads = statements.filter((st) => JSON.stringify(st.Action).includes('secretsmanager:GetSecretValue'));
-    expect(secretReads.map((st) => st.Resource)).toEqual([{ Ref: logicalId(stack.data.cursorKeysSecret) }]);
+    // The signing keys, and the origin header secret that makes the viewer address the client IP.
+    expect(secretReads.flatMap((st) => st.Resource)).toEqual([{ Ref: logicalId(stack.data.cursorKeysSecret) }, { Ref: logicalId(stack.data.originVerifySecret) }]);
   });
 });
 
