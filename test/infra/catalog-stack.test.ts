@@ -480,7 +480,11 @@ describe('stateful resources', () => {
   });
 
   it('secrets are generated, never written into the template', () => {
-    s.template.resourceCountIs('AWS::SecretsManager::Secret', 2);
+    // Cursor keys and the origin header secret are generated; the third is the MCP function's
+    // settings (audience, client ids: no credential), the one secret whose value is in the template.
+    s.template.resourceCountIs('AWS::SecretsManager::Secret', 3);
+    const written = Object.values(s.template.findResources('AWS::SecretsManager::Secret')).filter((r) => r.Properties.SecretString !== undefined);
+    expect(written.map((r) => r.Properties.Description)).toEqual([expect.stringMatching(/not a credential/)]);
     s.template.hasResourceProperties('AWS::SecretsManager::Secret', {
       GenerateSecretString: Match.objectLike({ SecretStringTemplate: '{"id":1}', GenerateStringKey: 'secret', PasswordLength: 64 }),
     });
