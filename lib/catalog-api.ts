@@ -3,8 +3,7 @@ import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { CATALOG_API } from '../lambdas/catalog/routes';
@@ -13,10 +12,11 @@ import { routeKey } from '../lambdas/shared/http/route-table';
 import { grantTable, type CatalogAuth } from './catalog-auth';
 import type { CatalogData } from './catalog-data';
 import { addRoutesFromTable, type TableRoutes } from './http-routes';
+import { appFunction, type FunctionLogLevel } from './lambda-function';
 import { acknowledge, nagRef } from './nag';
 
 /** Log levels the Powertools logger of the handlers accepts. */
-export type CatalogLogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+export type CatalogLogLevel = FunctionLogLevel;
 
 export interface CatalogApiProps {
   /** Tables, bucket, search domain and secrets the catalog function reads. */
@@ -101,18 +101,6 @@ export interface CatalogApiProps {
 const DEFAULT_ENTRY = path.join(__dirname, '..', 'lambdas', 'catalog', 'handler.ts');
 const DEFAULT_FAVORITES_ENTRY = path.join(__dirname, '..', 'lambdas', 'auth', 'favorites', 'handler.ts');
 
-/** Both functions: Node.js 24 on arm64, bundled with the local esbuild. */
-const BUNDLING = {
-  minify: true,
-  sourceMap: true,
-  sourcesContent: false,
-  target: 'node24',
-  format: OutputFormat.CJS,
-  logLevel: LogLevel.WARNING,
-  // Local esbuild only: synth must work on machines without Docker.
-  forceDockerBundling: false,
-};
-
 /**
  * The catalog Lambda and the favorites Lambda (Node.js 24, arm64, bundled locally with esbuild) and
  * the HTTP API whose routes come from the route table `CATALOG_API`: each route is integrated with
@@ -137,14 +125,6 @@ export class CatalogApi extends Construct {
     const anonymous = props.anonymousRate ?? { rate: 30, burst: 60 };
     const authenticated = props.authenticatedRate ?? { rate: 100, burst: 200 };
 
-    const logGroup = new logs.LogGroup(this, 'FunctionLogs', { retention, removalPolicy: RemovalPolicy.DESTROY });
-    // Our own role with an inline policy for its one log group, in place of AWSLambdaBasicExecutionRole.
-    this.role = new iam.Role(this, 'FunctionRole', {
-      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
-      description: 'Catalog API function: reads the catalog, icons and search; writes rate-limit buckets',
-    });
-    logGroup.grantWrite(this.role);
-
     // What both functions read: the catalog's rate tiers (one shared limiter), the origin secret, auth.
     const shared: Record<string, string> = {
       CATALOG_TABLE: data.catalogTable.tableName,
@@ -155,8 +135,6 @@ export class CatalogApi extends Construct {
       RATE_USER_BURST: String(authenticated.burst),
       ORIGIN_VERIFY_SECRET_ARN: data.originVerifySecret.secretArn,
       ...auth.verifierEnvironment(),
-      LOG_LEVEL: props.logLevel ?? 'INFO',
-      NODE_OPTIONS: '--enable-source-maps',
     };
     const environment: Record<string, string> = {
       ...shared,
@@ -166,24 +144,21 @@ export class CatalogApi extends Construct {
       OPENSEARCH_INDEX: props.searchIndex ?? 'catalog',
       CATALOG_BRAND: props.brand ?? 'example',
       CURSOR_SECRET_ARN: data.cursorKeysSecret.secretArn,
-      POWERTOOLS_SERVICE_NAME: 'catalog',
     };
     if (props.siteUrlTemplate !== undefined) environment.SITE_URL_TEMPLATE = props.siteUrlTemplate;
 
-    this.fn = new NodejsFunction(this, 'Function', {
+    ({ fn: this.fn, role: this.role } = appFunction(this, 'Function', {
       description: 'MCP catalog API (routes of CATALOG_API plus $default)',
+      roleDescription: 'Catalog API function: reads the catalog, icons and search; writes rate-limit buckets',
       entry: props.entry ?? DEFAULT_ENTRY,
-      handler: 'handler',
-      runtime: lambda.Runtime.NODEJS_24_X,
-      architecture: lambda.Architecture.ARM_64,
       memorySize: props.memorySize ?? 1024,
       timeout: props.timeout ?? Duration.seconds(10),
       reservedConcurrentExecutions: props.reservedConcurrentExecutions,
-      role: this.role,
-      logGroup,
+      logRetention: retention,
+      logLevel: props.logLevel,
+      serviceName: 'catalog',
       environment,
-      bundling: BUNDLING,
-    });
+    }));
 
     // Least privilege: read the catalog, one conditional update per request on the rate limiter,
     // and read the opaque-token table for the bearer tier.
@@ -207,25 +182,17 @@ export class CatalogApi extends Construct {
     data.originVerifySecret.grantRead(this.role);
 
     // The favorites function: its own role and log group, only what the favorites handlers touch.
-    const favoritesLogs = new logs.LogGroup(this, 'FavoritesFunctionLogs', { retention, removalPolicy: RemovalPolicy.DESTROY });
-    this.favoritesRole = new iam.Role(this, 'FavoritesFunctionRole', {
-      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
-      description: 'Favorites function: verifies bearer tokens, reads catalog servers, writes the user\'s favorites and rate-limit buckets',
-    });
-    favoritesLogs.grantWrite(this.favoritesRole);
-    this.favoritesFn = new NodejsFunction(this, 'FavoritesFunction', {
+    ({ fn: this.favoritesFn, role: this.favoritesRole } = appFunction(this, 'FavoritesFunction', {
       description: 'MCP catalog favorites (the fn "favorites" routes of CATALOG_API)',
+      roleDescription: 'Favorites function: verifies bearer tokens, reads catalog servers, writes the user\'s favorites and rate-limit buckets',
       entry: props.favoritesEntry ?? DEFAULT_FAVORITES_ENTRY,
-      handler: 'handler',
-      runtime: lambda.Runtime.NODEJS_24_X,
-      architecture: lambda.Architecture.ARM_64,
       memorySize: props.favoritesMemorySize ?? 512,
       timeout: props.timeout ?? Duration.seconds(10),
-      role: this.favoritesRole,
-      logGroup: favoritesLogs,
-      environment: { ...shared, FAVORITES_TABLE: auth.favoritesTable.tableName, POWERTOOLS_SERVICE_NAME: 'favorites' },
-      bundling: BUNDLING,
-    });
+      logRetention: retention,
+      logLevel: props.logLevel,
+      serviceName: 'favorites',
+      environment: { ...shared, FAVORITES_TABLE: auth.favoritesTable.tableName },
+    }));
     auth.grantFavorites(this.favoritesRole);
     // Whether a slug is (still) in the catalog: one item read per server.
     grantTable(data.catalogTable, this.favoritesRole, ['dynamodb:GetItem']);

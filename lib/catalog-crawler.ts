@@ -7,7 +7,7 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import * as schedulerTargets from 'aws-cdk-lib/aws-scheduler-targets';
@@ -18,6 +18,7 @@ import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
 import { ENRICH_STEPS, type EnrichStep } from '../lambdas/crawler/domain/types';
 import type { CatalogData } from './catalog-data';
+import { appFunction, type FunctionLogLevel } from './lambda-function';
 import { acknowledge, nagRef } from './nag';
 
 export interface CatalogCrawlerProps {
@@ -112,7 +113,7 @@ export interface CatalogCrawlerProps {
    * Level of the function's structured logs (LOG_LEVEL).
    * @default 'INFO'
    */
-  readonly logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+  readonly logLevel?: FunctionLogLevel;
   /**
    * Actions of the two alarms (failed run, dead-lettered message), e.g. an SNS topic action.
    * @default - none: the alarms are visible in CloudWatch only
@@ -246,14 +247,6 @@ export class CatalogCrawler extends Construct {
       }
     }
 
-    const logGroup = new logs.LogGroup(this, 'FunctionLogs', { retention, removalPolicy: RemovalPolicy.DESTROY });
-    // Our own role with an inline policy for its one log group, in place of AWSLambdaBasicExecutionRole.
-    this.role = new iam.Role(this, 'FunctionRole', {
-      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
-      description: 'Catalog crawler: writes the catalog, crawl state, icons and search index',
-    });
-    logGroup.grantWrite(this.role);
-
     const steps = props.steps ?? (this.sharpAvailable ? undefined : ENRICH_STEPS.filter((s) => s !== 'icon'));
     const environment: Record<string, string> = {
       REGISTRY_URL: props.registryUrl ?? DEFAULT_REGISTRY_URL,
@@ -265,40 +258,29 @@ export class CatalogCrawler extends Construct {
       OPENSEARCH_INDEX: props.searchIndex ?? 'catalog',
       ...(props.githubTokenSecret && { GITHUB_TOKEN_SECRET_ARN: props.githubTokenSecret.secretArn }),
       ...(steps && { CRAWLER_STEPS: steps.length === 0 ? 'none' : steps.join(',') }),
-      LOG_LEVEL: props.logLevel ?? 'INFO',
-      POWERTOOLS_SERVICE_NAME: 'crawler',
-      NODE_OPTIONS: '--enable-source-maps',
+      // Last, so they override the variables above and appFunction's LOG_LEVEL, POWERTOOLS_SERVICE_NAME, NODE_OPTIONS.
       ...props.environment,
     };
 
-    this.fn = new NodejsFunction(this, 'Function', {
+    ({ fn: this.fn, role: this.role } = appFunction(this, 'Function', {
       description: 'MCP catalog crawler: plan, unit and finalize actions of the crawl state machine',
+      roleDescription: 'Catalog crawler: writes the catalog, crawl state, icons and search index',
       entry: props.entry ?? DEFAULT_ENTRY,
-      handler: 'handler',
-      runtime: lambda.Runtime.NODEJS_24_X,
-      architecture: lambda.Architecture.ARM_64,
       memorySize: props.memorySize ?? 1024,
       timeout: Duration.minutes(15),
-      role: this.role,
-      logGroup,
+      logRetention: retention,
+      logLevel: props.logLevel,
+      serviceName: 'crawler',
       environment,
       layers: [this.sharpLayer],
       bundling: {
-        minify: true,
-        sourceMap: true,
-        sourcesContent: false,
-        target: 'node24',
-        format: OutputFormat.CJS,
-        logLevel: LogLevel.WARNING,
-        // Local esbuild only: synth must work on machines without Docker.
-        forceDockerBundling: false,
         // The SDK is in the runtime; sharp is a native module and comes from the layer.
         externalModules: ['@aws-sdk/*', '@smithy/*', 'sharp'],
         // `import('sharp')` (and the lazily loaded S3 client) as require(): CommonJS resolution
         // searches NODE_PATH, which is how /opt/nodejs/node_modules (the layer) is found.
         esbuildArgs: { '--supported:dynamic-import': 'false' },
       },
-    });
+    }));
 
     // Least privilege: exactly the DynamoDB operations of the adapters the crawler uses (keep in
     // step with them). Catalog (DynamoCatalogStore get/put/delete): Query, GetItem, BatchWriteItem.

@@ -5,9 +5,8 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
-import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
-import * as logs from 'aws-cdk-lib/aws-logs';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { MEMORY_API, MEMORY_FN } from '../lambdas/memory-api/routes';
@@ -17,6 +16,7 @@ import { routeKey } from '../lambdas/shared/http/route-table';
 import { grantTable, type CatalogAuth } from './catalog-auth';
 import type { CatalogData } from './catalog-data';
 import { addRoutesFromTable, type TableRoutes } from './http-routes';
+import { appFunction, type FunctionLogLevel } from './lambda-function';
 import { acknowledge, nagRef } from './nag';
 
 export interface MemoryApiProps {
@@ -60,7 +60,7 @@ export interface MemoryApiProps {
   /** @default RetentionDays.ONE_MONTH */
   readonly logRetention?: logs.RetentionDays;
   /** @default 'INFO' */
-  readonly logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+  readonly logLevel?: FunctionLogLevel;
 }
 
 const DEFAULT_ENTRY = path.join(__dirname, '..', 'lambdas', 'memory-api', 'handler.ts');
@@ -92,7 +92,6 @@ export class MemoryApi extends Construct {
     const { data, auth } = props;
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
     const retained = removalPolicy === RemovalPolicy.RETAIN;
-    const retention = props.logRetention ?? logs.RetentionDays.ONE_MONTH;
 
     this.bucket = new s3.Bucket(this, 'MemoryBucket', {
       blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
@@ -130,24 +129,16 @@ export class MemoryApi extends Construct {
       removalPolicy,
     });
 
-    const logGroup = new logs.LogGroup(this, 'FunctionLogs', { retention, removalPolicy: RemovalPolicy.DESTROY });
-    this.role = new iam.Role(this, 'FunctionRole', {
-      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
-      description: 'Memory REST API function: memory objects in S3, the rev lock, rate-limit buckets, token verification',
-    });
-    logGroup.grantWrite(this.role);
-
     const memorySize = props.memorySize ?? 1024;
-    this.fn = new NodejsFunction(this, 'Function', {
+    ({ fn: this.fn, role: this.role } = appFunction(this, 'Function', {
       description: 'Memory REST API /v1 (routes of MEMORY_API plus the /v1 catch-all)',
+      roleDescription: 'Memory REST API function: memory objects in S3, the rev lock, rate-limit buckets, token verification',
       entry: props.entry ?? DEFAULT_ENTRY,
-      handler: 'handler',
-      runtime: lambda.Runtime.NODEJS_24_X,
-      architecture: lambda.Architecture.ARM_64,
       memorySize,
       timeout: props.timeout ?? Duration.seconds(25),
-      role: this.role,
-      logGroup,
+      logRetention: props.logRetention,
+      logLevel: props.logLevel,
+      serviceName: 'memory',
       environment: {
         ...this.memoryEnvironment(),
         MEMORY_CACHE_MB: String(Math.max(16, Math.floor(memorySize / 4))),
@@ -161,20 +152,8 @@ export class MemoryApi extends Construct {
         CURSOR_SECRET_ARN: data.cursorKeysSecret.secretArn,
         ORIGIN_VERIFY_SECRET_ARN: data.originVerifySecret.secretArn,
         ...auth.verifierEnvironment(),
-        LOG_LEVEL: props.logLevel ?? 'INFO',
-        POWERTOOLS_SERVICE_NAME: 'memory',
-        NODE_OPTIONS: '--enable-source-maps',
       },
-      bundling: {
-        minify: true,
-        sourceMap: true,
-        sourcesContent: false,
-        target: 'node24',
-        format: OutputFormat.CJS,
-        logLevel: LogLevel.WARNING,
-        forceDockerBundling: false,
-      },
-    });
+    }));
 
     // Least privilege: the memory data, one bucket policy per request on the rate limiter, token
     // reads, and the two secrets.

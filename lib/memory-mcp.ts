@@ -1,14 +1,15 @@
 import * as path from 'node:path';
-import { ArnFormat, Duration, Names, RemovalPolicy, SecretValue, Stack } from 'aws-cdk-lib';
+import { ArnFormat, Duration, Names, SecretValue, Stack } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
-import * as logs from 'aws-cdk-lib/aws-logs';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { grantTable } from './catalog-auth';
+import { appFunction, type FunctionLogLevel } from './lambda-function';
 import { acknowledge, nagFlatten, nagRef } from './nag';
 
 /** What the function needs from the auth context: the verifier's settings and read access to opaque tokens. */
@@ -54,7 +55,7 @@ export interface MemoryMcpProps {
   /** @default RetentionDays.ONE_MONTH */
   readonly logRetention?: logs.RetentionDays;
   /** @default 'INFO' */
-  readonly logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+  readonly logLevel?: FunctionLogLevel;
 }
 
 const DEFAULT_ENTRY = path.join(__dirname, '..', 'lambdas', 'mcp', 'handler.ts');
@@ -90,14 +91,6 @@ export class MemoryMcp extends Construct {
 
   constructor(scope: Construct, id: string, props: MemoryMcpProps) {
     super(scope, id);
-    const logGroup = new logs.LogGroup(this, 'FunctionLogs', { retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
-    // Our own role with an inline policy for its one log group, in place of AWSLambdaBasicExecutionRole.
-    this.role = new iam.Role(this, 'FunctionRole', {
-      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
-      description: 'MCP function: verifies bearer tokens, reads and writes memories, takes rate-limit tokens',
-    });
-    logGroup.grantWrite(this.role);
-
     const origins = props.allowedOrigins ?? [];
     const stack = Stack.of(this);
     const settingsName = `${stack.stackName}/${Names.uniqueId(this)}/settings`;
@@ -117,35 +110,21 @@ export class MemoryMcp extends Construct {
       MCP_LIST_MAX_ENTRIES: String(props.listMaxEntries ?? 100),
       MEMORY_MAX_PER_ACCOUNT: String(props.maxMemoriesPerAccount ?? 20),
       MEMORY_MAX_NOTE_BYTES: String(props.maxNoteBytes ?? 1048576),
-      LOG_LEVEL: props.logLevel ?? 'INFO',
-      POWERTOOLS_SERVICE_NAME: 'mcp',
-      NODE_OPTIONS: '--enable-source-maps',
     };
     if (origins.length) environment.MCP_ALLOWED_ORIGINS = origins.join(',');
 
-    this.fn = new NodejsFunction(this, 'Function', {
+    ({ fn: this.fn, role: this.role } = appFunction(this, 'Function', {
       description: 'MCP memory tools (POST /mcp, Streamable HTTP, stateless)',
+      roleDescription: 'MCP function: verifies bearer tokens, reads and writes memories, takes rate-limit tokens',
       entry: props.entry ?? DEFAULT_ENTRY,
-      handler: 'handler',
-      runtime: lambda.Runtime.NODEJS_24_X,
-      architecture: lambda.Architecture.ARM_64,
       memorySize: props.memorySize ?? 1024,
       timeout: props.timeout ?? Duration.seconds(25),
       reservedConcurrentExecutions: props.reservedConcurrentExecutions,
-      role: this.role,
-      logGroup,
+      logRetention: props.logRetention,
+      logLevel: props.logLevel,
+      serviceName: 'mcp',
       environment,
-      bundling: {
-        minify: true,
-        sourceMap: true,
-        sourcesContent: false,
-        target: 'node24',
-        format: OutputFormat.CJS,
-        logLevel: LogLevel.WARNING,
-        // Local esbuild only: synth must work on machines without Docker.
-        forceDockerBundling: false,
-      },
-    });
+    }));
 
     this.functionUrl = this.fn.addFunctionUrl({
       authType: lambda.FunctionUrlAuthType.NONE,

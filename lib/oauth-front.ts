@@ -1,12 +1,11 @@
 import * as path from 'node:path';
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import * as cognito from 'aws-cdk-lib/aws-cognito';
-import * as iam from 'aws-cdk-lib/aws-iam';
-import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
-import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as iam from 'aws-cdk-lib/aws-iam';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
@@ -15,6 +14,7 @@ import type { ApiTable } from '../lambdas/shared/http/route-table';
 import { routeKey } from '../lambdas/shared/http/route-table';
 import { grantTable, type CatalogAuth } from './catalog-auth';
 import { addRoutesFromTable, type TableRoutes } from './http-routes';
+import { appFunction, type FunctionLogLevel } from './lambda-function';
 import { acknowledge } from './nag';
 
 export interface OAuthFrontProps {
@@ -39,7 +39,7 @@ export interface OAuthFrontProps {
   /** @default RetentionDays.ONE_MONTH */
   readonly logRetention?: logs.RetentionDays;
   /** @default 'INFO' */
-  readonly logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+  readonly logLevel?: FunctionLogLevel;
   /** Lifetime of access tokens (OAUTH_ACCESS_TOKEN_TTL_SECONDS). @default Duration.hours(1) */
   readonly accessTokenTtl?: Duration;
   /** Lifetime of refresh tokens, renewed by each rotation (OAUTH_REFRESH_TOKEN_TTL_SECONDS). @default Duration.days(30) */
@@ -103,27 +103,16 @@ export class OAuthFront extends Construct {
       refreshTokenValidity: Duration.minutes(60),
     });
 
-    const logGroup = new logs.LogGroup(this, 'FunctionLogs', {
-      retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
-    this.role = new iam.Role(this, 'FunctionRole', {
-      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
-      description: 'OAuth front: registers clients, issues, rotates and revokes opaque tokens',
-    });
-    logGroup.grantWrite(this.role);
-
     const seconds = (d: Duration | undefined, fallback: number) => String(d ? d.toSeconds() : fallback);
-    this.fn = new NodejsFunction(this, 'Function', {
+    ({ fn: this.fn, role: this.role } = appFunction(this, 'Function', {
       description: 'OAuth 2.1 front for MCP clients (/oauth/*, /.well-known/oauth-*)',
+      roleDescription: 'OAuth front: registers clients, issues, rotates and revokes opaque tokens',
       entry: props.entry ?? DEFAULT_ENTRY,
-      handler: 'handler',
-      runtime: lambda.Runtime.NODEJS_24_X,
-      architecture: lambda.Architecture.ARM_64,
       memorySize: props.memorySize ?? 512,
       timeout: props.timeout ?? Duration.seconds(10),
-      role: this.role,
-      logGroup,
+      logRetention: props.logRetention,
+      logLevel: props.logLevel,
+      serviceName: 'oauth',
       environment: {
         ...auth.verifierEnvironment(),
         COGNITO_DOMAIN: auth.signInDomain.baseUrl(),
@@ -136,20 +125,8 @@ export class OAuthFront extends Construct {
         OAUTH_TOKEN_RATE_PER_MINUTE: String(props.tokenRatePerMinute ?? 60),
         RATE_LIMIT_TABLE: props.rateLimitTable.tableName,
         ORIGIN_VERIFY_SECRET_ARN: props.originVerifySecret.secretArn,
-        LOG_LEVEL: props.logLevel ?? 'INFO',
-        POWERTOOLS_SERVICE_NAME: 'oauth',
-        NODE_OPTIONS: '--enable-source-maps',
       },
-      bundling: {
-        minify: true,
-        sourceMap: true,
-        sourcesContent: false,
-        target: 'node24',
-        format: OutputFormat.CJS,
-        logLevel: LogLevel.WARNING,
-        forceDockerBundling: false,
-      },
-    });
+    }));
 
     // Least privilege. Tokens: the strongly consistent reads of a credential and its family, the
     // transactional puts and conditional updates of issue, redeem, rotate and revoke. Clients: one
