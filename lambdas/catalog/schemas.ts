@@ -1,5 +1,5 @@
 import { extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
-import { z } from 'zod';
+import * as z from 'zod';
 import { CATEGORIES, REGISTRY_TYPES, SORTS, VIEWS } from './domain/types';
 
 /**

@@ -1,5 +1,5 @@
 import { extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
-import { z } from 'zod';
+import * as z from 'zod';
 import { DEFAULT_LIMITS } from '../memory/config';
 import { V1_ERROR_CODES } from './errors';
 

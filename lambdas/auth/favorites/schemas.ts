@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { VIEWS } from '../../catalog/domain/types';
 // Imported for its side effect too: it extends zod with `.openapi()` before the schemas below use it.
 import { CatalogServer, envelope, SlugParamSchema } from '../../catalog/schemas';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { HttpEvent, HttpResult } from '../../shared/http/types';
 import { logger } from '../../shared/logger';
 import { MEMORY_NAME, MEMORY_SCOPES, type MemoryScope } from '../principal';

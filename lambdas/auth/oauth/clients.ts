@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ClientStore, OAuthClient } from '../client-store';
 import type { OAuthFrontConfig } from './config';
 import { randomId } from './signed';

@@ -1,6 +1,6 @@
 import { CognitoJwtVerifier } from 'aws-jwt-verify';
 import { SimpleJwksCache } from 'aws-jwt-verify/jwk';
-import { z } from 'zod';
+import * as z from 'zod';
 import { JwksHttpFetcher } from '../jwt';
 import type { HttpFetch } from './clients';
 import type { CognitoUpstream } from './config';

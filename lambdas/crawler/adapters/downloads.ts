@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { DownloadsSource } from '../domain/ports';
 import { bodyJson, type HttpClient } from '../http/http-client';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ReadmeContent } from '../../catalog/domain/types';
 import type { CachedResponse, GithubSource, RepoRef } from '../domain/ports';
 export { parseGithubRepo } from '../domain/repo-ref';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { UpstreamPage, UpstreamRegistry } from '../domain/ports';
 import { bodyJson, bodyText, type HttpClient } from '../http/http-client';
 

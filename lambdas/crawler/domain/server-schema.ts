@@ -9,7 +9,7 @@
  * allow additional properties unless the schema says otherwise, so these objects are `loose`.
  */
 
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Code points, as JSON Schema counts string length. */
 export function codePointLength(s: string): number {
