@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { BearerCallers } from '../auth/callers';
 import type { TokenVerifier } from '../auth/verifier';
 import { dynamoClient, documentClient, s3Config } from '../shared/aws/clients';
@@ -6,7 +5,7 @@ import type { CatalogConfig } from '../shared/config';
 import { CursorCodec, parseKeyRing } from '../shared/cursor';
 import { DynamoTokenBuckets } from '../shared/rate-limit/dynamo-rate-limiter';
 import { LeasingRateLimiter } from '../shared/rate-limit/rate-limiter';
-import { CachedSecret, secretsClient } from '../shared/secrets';
+import { keyRingJson, originSecretGetter, secretsClient } from '../shared/secrets';
 import { DynamoCatalogStore } from './adapters/dynamo-catalog-store';
 import { S3IconStore } from './adapters/s3-icon-store';
 import { AnonymousCallers } from './caller';
@@ -23,22 +22,8 @@ export async function createCatalogDeps(config: CatalogConfig, index: SearchInde
   const clientOpts = { region: config.region, dynamoEndpoint: config.dynamoEndpoint, s3Endpoint: config.s3Endpoint };
   const ddb = dynamoClient(clientOpts);
   const secrets = config.cursorSecretArn || config.originVerifySecretArn ? await secretsClient(config.region) : undefined;
-
-  let keyRingJson: string;
-  if (config.cursorKeysFile) keyRingJson = readFileSync(config.cursorKeysFile, 'utf8');
-  else if (config.cursorSecretArn && secrets) keyRingJson = await new CachedSecret(secrets, config.cursorSecretArn).get();
-  else throw new Error('cursor keys: set CURSOR_KEYS_FILE (local) or CURSOR_SECRET_ARN (AWS)');
-
-  let originSecret: () => string | undefined = () => config.originVerifySecret;
-  if (!config.originVerifySecret && config.originVerifySecretArn && secrets) {
-    const cached = new CachedSecret(secrets, config.originVerifySecretArn);
-    await cached.get();
-    // Refresh in the background; the request never waits for Secrets Manager after init.
-    originSecret = () => {
-      void cached.get().catch(() => undefined);
-      return cached.peek();
-    };
-  }
+  const keys = await keyRingJson({ file: config.cursorKeysFile, arn: config.cursorSecretArn, region: config.region }, secrets);
+  const originSecret = await originSecretGetter({ value: config.originVerifySecret, arn: config.originVerifySecretArn, region: config.region }, secrets);
 
   return {
     config,
@@ -46,7 +31,7 @@ export async function createCatalogDeps(config: CatalogConfig, index: SearchInde
     index,
     icons: new S3IconStore((mod) => new mod.S3Client(s3Config(clientOpts)), config.iconsBucket),
     limiter: new LeasingRateLimiter(new DynamoTokenBuckets(ddb, config.rateLimitTable), { leaseFraction: config.rateLeaseFraction }),
-    cursors: new CursorCodec(parseKeyRing(keyRingJson)),
+    cursors: new CursorCodec(parseKeyRing(keys)),
     callers: verifier ? new BearerCallers(verifier, config, originSecret) : new AnonymousCallers(config, originSecret),
   };
 }

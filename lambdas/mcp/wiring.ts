@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { loadAuthConfig } from '../auth/config';
 import type { TokenVerifier } from '../auth/verifier';
 import { createAuthDeps } from '../auth/wiring';
@@ -7,7 +6,7 @@ import { createMemoryRuntime, type MemoryRuntime } from '../memory/wiring';
 import { parseKeyRing } from '../shared/cursor';
 import { DynamoTokenBuckets } from '../shared/rate-limit/dynamo-rate-limiter';
 import { LeasingRateLimiter } from '../shared/rate-limit/rate-limiter';
-import { CachedSecret, secretsClient } from '../shared/secrets';
+import { CachedSecret, keyRingJson, secretsClient } from '../shared/secrets';
 import { loadMcpConfig } from './config';
 import type { McpDeps } from './http';
 
@@ -59,10 +58,7 @@ export async function createMcpDeps(baseEnv: Env = process.env): Promise<McpDeps
   const env = await withSettings(baseEnv);
   const memoryConfig = loadMemoryConfig(env);
   const authConfig = loadAuthConfig(env);
-  let keyRingJson: string;
-  if (env.CURSOR_KEYS_FILE) keyRingJson = readFileSync(env.CURSOR_KEYS_FILE, 'utf8');
-  else if (env.CURSOR_SECRET_ARN) keyRingJson = await new CachedSecret(await secretsClient(memoryConfig.region), env.CURSOR_SECRET_ARN).get();
-  else throw new Error('cursor keys: set CURSOR_KEYS_FILE (local) or CURSOR_SECRET_ARN (AWS)');
-  const memory = createMemoryRuntime(memoryConfig, parseKeyRing(keyRingJson));
+  const keys = await keyRingJson({ file: env.CURSOR_KEYS_FILE, arn: env.CURSOR_SECRET_ARN, region: memoryConfig.region });
+  const memory = createMemoryRuntime(memoryConfig, parseKeyRing(keys));
   return mcpDepsFrom({ env, memory, verifier: createAuthDeps(authConfig).verifier, audience: authConfig.audience });
 }

@@ -1,10 +1,9 @@
-import { readFileSync } from 'node:fs';
 import type { TokenVerifier } from '../auth/verifier';
 import { createMemoryRuntime, type MemoryRuntime } from '../memory/wiring';
 import { parseKeyRing } from '../shared/cursor';
 import { DynamoTokenBuckets } from '../shared/rate-limit/dynamo-rate-limiter';
 import { LeasingRateLimiter, type RateLimiter } from '../shared/rate-limit/rate-limiter';
-import { CachedSecret, secretsClient } from '../shared/secrets';
+import { keyRingJson, originSecretGetter, secretsClient } from '../shared/secrets';
 import type { MemoryApiConfig } from './config';
 import type { MemoryApiDeps } from './deps';
 import { S3ExportStore } from './exports';
@@ -25,25 +24,10 @@ export async function createMemoryApiDeps(config: MemoryApiConfig, verifier: Tok
   const needsSecrets = (!opts.runtime && !config.cursorKeysFile && config.cursorSecretArn) || (!config.originVerifySecret && config.originVerifySecretArn);
   const secrets = needsSecrets ? await secretsClient(config.memory.region) : undefined;
 
-  let runtime = opts.runtime;
-  if (!runtime) {
-    let keyRingJson: string;
-    if (config.cursorKeysFile) keyRingJson = readFileSync(config.cursorKeysFile, 'utf8');
-    else if (config.cursorSecretArn && secrets) keyRingJson = await new CachedSecret(secrets, config.cursorSecretArn).get();
-    else throw new Error('cursor keys: set CURSOR_KEYS_FILE (local) or CURSOR_SECRET_ARN (AWS)');
-    runtime = createMemoryRuntime(config.memory, parseKeyRing(keyRingJson));
-  }
-
-  let originSecret: () => string | undefined = () => config.originVerifySecret;
-  if (!config.originVerifySecret && config.originVerifySecretArn && secrets) {
-    const cached = new CachedSecret(secrets, config.originVerifySecretArn);
-    await cached.get();
-    // Refreshed in the background: a request never waits for Secrets Manager after init.
-    originSecret = () => {
-      void cached.get().catch(() => undefined);
-      return cached.peek();
-    };
-  }
+  const region = config.memory.region;
+  const runtime =
+    opts.runtime ?? createMemoryRuntime(config.memory, parseKeyRing(await keyRingJson({ file: config.cursorKeysFile, arn: config.cursorSecretArn, region }, secrets)));
+  const originSecret = await originSecretGetter({ value: config.originVerifySecret, arn: config.originVerifySecretArn, region }, secrets);
 
   return {
     config,

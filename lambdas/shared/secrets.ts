@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 
 /**
@@ -59,4 +60,14 @@ export async function originSecretGetter(
     void cached.get().catch(() => undefined);
     return cached.peek();
   };
+}
+
+/**
+ * The cursor key ring's JSON (also the OAuth front's signing keys): a file in the local stack
+ * (`CURSOR_KEYS_FILE`), the Secrets Manager secret in AWS (`CURSOR_SECRET_ARN`).
+ */
+export async function keyRingJson(opts: { file?: string; arn?: string; region: string }, client?: SecretsManagerClient): Promise<string> {
+  if (opts.file) return readFileSync(opts.file, 'utf8');
+  if (opts.arn) return new CachedSecret(client ?? (await secretsClient(opts.region)), opts.arn).get();
+  throw new Error('cursor keys: set CURSOR_KEYS_FILE (local) or CURSOR_SECRET_ARN (AWS)');
 }

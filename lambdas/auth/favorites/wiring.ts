@@ -3,7 +3,7 @@ import { documentClient, dynamoClient } from '../../shared/aws/clients';
 import type { CatalogConfig } from '../../shared/config';
 import { DynamoTokenBuckets } from '../../shared/rate-limit/dynamo-rate-limiter';
 import { LeasingRateLimiter } from '../../shared/rate-limit/rate-limiter';
-import { CachedSecret, secretsClient } from '../../shared/secrets';
+import { originSecretGetter } from '../../shared/secrets';
 import type { TokenVerifier } from '../verifier';
 import type { FavoritesConfig, FavoritesDeps } from './deps';
 import { DynamoFavoritesStore } from './store';
@@ -20,16 +20,11 @@ export async function createFavoritesDeps(
   const ddb = dynamoClient({ region: catalogConfig.region, dynamoEndpoint: catalogConfig.dynamoEndpoint });
   const doc = documentClient(ddb);
 
-  let originSecret: () => string | undefined = () => catalogConfig.originVerifySecret;
-  if (!catalogConfig.originVerifySecret && catalogConfig.originVerifySecretArn) {
-    const cached = new CachedSecret(await secretsClient(catalogConfig.region), catalogConfig.originVerifySecretArn);
-    await cached.get();
-    // Refreshed in the background: a request never waits for Secrets Manager after init.
-    originSecret = () => {
-      void cached.get().catch(() => undefined);
-      return cached.peek();
-    };
-  }
+  const originSecret = await originSecretGetter({
+    value: catalogConfig.originVerifySecret,
+    arn: catalogConfig.originVerifySecretArn,
+    region: catalogConfig.region,
+  });
 
   return {
     catalogConfig,

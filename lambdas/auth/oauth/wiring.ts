@@ -1,9 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { parseKeyRing, type KeyRing } from '../../shared/cursor';
 import { dynamoClient } from '../../shared/aws/clients';
 import { DynamoTokenBuckets } from '../../shared/rate-limit/dynamo-rate-limiter';
 import { LeasingRateLimiter, type RateLimiter } from '../../shared/rate-limit/rate-limiter';
-import { CachedSecret, secretsClient } from '../../shared/secrets';
+import { keyRingJson } from '../../shared/secrets';
 import type { ClientStore } from '../client-store';
 import type { OpaqueTokenStore } from '../token-store';
 import { ClientResolver, type HttpFetch } from './clients';
@@ -51,9 +50,7 @@ export function createOAuthDeps(config: OAuthFrontConfig, w: OAuthWiring): OAuth
 
 /** The signing key ring: the cursor keys (CURSOR_KEYS_FILE locally, CURSOR_SECRET_ARN in AWS). */
 export async function loadKeyRing(env: Record<string, string | undefined>, region: string): Promise<KeyRing> {
-  if (env.CURSOR_KEYS_FILE) return parseKeyRing(readFileSync(env.CURSOR_KEYS_FILE, 'utf8'));
-  if (env.CURSOR_SECRET_ARN) return parseKeyRing(await new CachedSecret(await secretsClient(region), env.CURSOR_SECRET_ARN).get());
-  throw new Error('signing keys: set CURSOR_KEYS_FILE (local) or CURSOR_SECRET_ARN (AWS)');
+  return parseKeyRing(await keyRingJson({ file: env.CURSOR_KEYS_FILE, arn: env.CURSOR_SECRET_ARN, region }));
 }
 
 /** The shared DynamoDB limiter of the front's JSON endpoints (RATE_LIMIT_TABLE). */
