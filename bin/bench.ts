@@ -6,6 +6,7 @@ import { runCatalogBench } from './bench/catalog';
 import { runCrawlerBench } from './bench/crawler';
 import { runMemoryBench } from './bench/memory';
 import { runMcpBench } from './bench/mcp';
+import { runLambdasBench } from './bench/lambdas';
 import type { BenchSection } from './bench/stats';
 
 /** `npm run bench`: every benchmark in one run; the figures go to BENCHMARKS.md. */
@@ -15,6 +16,7 @@ const SECTIONS: Array<{ name: string; run: (log: (m: string) => void) => Promise
   { name: 'crawler', run: runCrawlerBench },
   { name: 'memory', run: runMemoryBench },
   { name: 'mcp', run: runMcpBench },
+  { name: 'lambdas', run: runLambdasBench },
 ];
 
 function render(sections: BenchSection[], started: Date): string {

@@ -1,11 +1,10 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
-import { build } from 'esbuild';
 import { handleCatalogRequest } from '../../lambdas/catalog/api';
 import { EmbeddedSearchIndex } from '../../lambdas/catalog/search/embedded';
 import { generateCatalog, toSearchDocument, TOPICS } from '../../lambdas/catalog/synthetic';
@@ -43,37 +42,6 @@ function event(path: string, query: string, ip: string): HttpEvent {
     },
     isBase64Encoded: false,
   };
-}
-
-/** Lambda-style bundles as CDK builds them (esbuild, minified, AWS SDK v3 left to the runtime). */
-async function bundle(entry: string, outfile: string): Promise<number> {
-  await build({
-    entryPoints: [join(ROOT, entry)],
-    outfile,
-    bundle: true,
-    minify: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'cjs',
-    external: ['@aws-sdk/*'],
-    logLevel: 'silent',
-  });
-  return statSync(outfile).size;
-}
-
-/** Module init: median time to require the bundle in a fresh Node process. */
-function initTime(file: string, runs = 7): number {
-  const samples: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const out = spawnSync(
-      process.execPath,
-      ['-e', `const t=process.hrtime.bigint();require(${JSON.stringify(file)});process.stdout.write(String(Number(process.hrtime.bigint()-t)/1e6))`],
-      { encoding: 'utf8', env: { ...process.env, AWS_REGION: 'us-east-1' } },
-    );
-    if (out.status !== 0 || out.stdout === '') throw new Error(`loading ${file} failed: ${out.stderr}`);
-    samples.push(Number(out.stdout));
-  }
-  return summarize(samples).p50;
 }
 
 function startServer(args: string[]): Promise<{ child: ChildProcess; port: number }> {
@@ -181,25 +149,12 @@ export async function runCatalogBench(log: (m: string) => void): Promise<BenchSe
     rows.push(['throughput ratio local / bare', ratio.toFixed(2), '≥ 0.5', verdict(ratio >= 0.5)]);
     rows.push(['  same, response cache off (RESPONSE_CACHE_ENTRIES=0)', `${uncachedRps.toFixed(0)} req/s, ratio ${(uncachedRps / bareRps).toFixed(2)}`, '', '']);
 
-    for (const [name, entry] of [
-      ['catalog Lambda', 'lambdas/catalog/handler.ts'],
-      ['icon-not-found edge function', 'lambdas/edge/icon-not-found.ts'],
-    ] as const) {
-      // Inside the repository, so `require` finds @aws-sdk in node_modules as Lambda finds its own.
-      const out = join(ROOT, '.bench', `${name.replace(/\W+/g, '-')}.js`);
-      const size = await bundle(entry, out);
-      const init = initTime(out);
-      rows.push([`${name} bundle (minified)`, `${(size / 1024).toFixed(0)} KB`, '< 1 MB', verdict(size < 1024 * 1024)]);
-      rows.push([`${name} module init`, ms(init), '< 150 ms', verdict(init < 150)]);
-    }
-
     return {
       title: 'Catalog API (10,000 synthetic servers)',
       method: [
         `- Data: \`generateCatalog(${COUNT})\` (deterministic, seed 1) in the embedded search index; rate-limit buckets in DynamoDB Local (in memory).`,
         '- Handler latency: `handleCatalogRequest` called in-process with the response cache off (every call validates, queries and serialises), 3,000 sequential requests per case after 200 warm-up requests, wall time per call with `performance.now()`. The real limiter runs at the spec\'s anonymous limit (30 rps, burst 60) with each case\'s requests rotating over 100 client IPs of its own (30 requests each, half a burst), so no caller is limited: every 6th request of a caller takes a lease of 6 tokens from DynamoDB Local, concurrently with the handler\'s own work, and shows in the p99. A caller whose lease ran out (idle for more than 1 s) waits for that round trip: the row \"limiter lease round trip\" gives it alone, measured on 500 fresh keys.',
         '- Throughput: the local stack\'s HTTP server (real handler, 10,000 servers, limiter raised to 1,000,000 rps because one load generator is one client) and a bare `node:http` server answering the same bytes and headers, each in its own process; autocannon with 32 connections for 8 s after an 8 s warm-up, in the bench process. Ratio = local / bare. The local figure is with the default response cache (whole responses of index reads per index generation; the limiter and per-caller headers still run per request); the row below repeats it with the cache off, so the handler\'s own cost per request is visible too.',
-        '- Bundles: esbuild as CDK bundles them (minified, CommonJS, `@aws-sdk/*` left to the Lambda runtime); init = median of 7 fresh `node` processes timing `require()` of the bundle.',
       ].join('\n'),
       rows,
     };

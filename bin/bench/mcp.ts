@@ -1,22 +1,20 @@
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { buildSync } from 'esbuild';
 import { handleMcpRequest } from '../../lambdas/mcp/http';
 import type { HttpEvent } from '../../lambdas/shared/http/types';
 import { startLocalStack } from '../local-stack/stack';
-import { ms, summarize, verdict, type BenchSection } from './stats';
+import { ms, summarize, type BenchSection } from './stats';
 
 /**
  * `npm run bench -- mcp`: tools/call round trips of memory__read, memory__write and memory__search
  * with the SDK's own client over loopback HTTP against the local stack (the same handler, verifier,
  * shared DynamoDB rate limiter and memory core as `npm start`, on DynamoDB Local and the loopback S3
  * server), over a 1,000-note default memory. The same reads straight on the memory core show what
- * the MCP layer (HTTP, JSON-RPC, auth, rate limit, a fresh server per request) adds. Then the
- * function's bundle, built as CDK builds it, and its module init time in a fresh process.
+ * the MCP layer (HTTP, JSON-RPC, auth, rate limit, a fresh server per request) adds. The
+ * function's bundle and module init are in the `lambdas` section with every other function.
  */
 const NOTES = 1000;
 const SAMPLES = 300;
@@ -68,34 +66,6 @@ const row = (name: string, samples: number[]): [string, string, string, string] 
   return [name, `${ms(s.p50)} (p99 ${ms(s.p99)}, n=${s.n})`, '—', 'informational'];
 };
 
-/** The function's bundle as `NodejsFunction` builds it (minified CJS, AWS SDK external), and its module init. */
-function bundleFigures(dir: string): { bytes: number; initMs: number[] } {
-  const root = join(__dirname, '..', '..');
-  const outfile = join(dir, 'bundle', 'index.js');
-  buildSync({
-    absWorkingDir: root,
-    entryPoints: ['lambdas/mcp/handler.ts'],
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'cjs',
-    minify: true,
-    outfile,
-    external: ['@aws-sdk/*'],
-    logLevel: 'error',
-  });
-  const initMs: number[] = [];
-  for (let i = 0; i < 7; i++) {
-    // A fresh process each time: what a cold start pays to load the module (the AWS SDK from node_modules, as the runtime provides it).
-    const r = spawnSync(process.execPath, ['-e', `const t=performance.now();require(${JSON.stringify(outfile)});process.stdout.write(String(performance.now()-t))`], {
-      env: { ...process.env, NODE_PATH: join(root, 'node_modules'), LOG_LEVEL: 'SILENT' },
-      encoding: 'utf8',
-    });
-    if (r.status === 0) initMs.push(Number(r.stdout));
-  }
-  return { bytes: statSync(outfile).size, initMs };
-}
-
 export async function runMcpBench(log: (m: string) => void): Promise<BenchSection> {
   const tmp = mkdtempSync(join(tmpdir(), 'mcp-bench-'));
   // Not a benchmark of the limit: raise it so 1,000+ calls a minute from one user pass.
@@ -142,9 +112,6 @@ export async function runMcpBench(log: (m: string) => void): Promise<BenchSectio
     const check = await read(1);
     if (check.isError) throw new Error(`read failed: ${JSON.stringify(check.structuredContent)}`);
 
-    log('bundling the function');
-    const bundle = bundleFigures(tmp);
-    const init = summarize(bundle.initMs);
     const overhead = summarize(readMs).p50 - summarize(coreMs).p50;
     return {
       title: 'MCP endpoint (/mcp)',
@@ -155,8 +122,6 @@ export async function runMcpBench(log: (m: string) => void): Promise<BenchSectio
         row('the same read through the handler, in-process (no HTTP, no client)', handlerMs),
         row('the same read on the memory core, in-process (no MCP, no HTTP)', coreMs),
         ['MCP layer over the core, read p50 (HTTP, JSON-RPC, token, rate limit, a server per request)', ms(overhead), '—', 'informational'],
-        ['function bundle, minified (AWS SDK external)', `${(bundle.bytes / 1e6).toFixed(2)} MB`, '< 1 MB', verdict(bundle.bytes < 1e6)],
-        ['module init, fresh process', `${ms(init.p50)} (n=${init.n})`, '< 150 ms', verdict(init.p50 < 150)],
       ],
       method: [
         `The local stack in-process (\`startLocalStack\`: DynamoDB Local, the loopback S3 server, every function behind one HTTP server), one user with a ${NOTES.toLocaleString('en')}-note default memory seeded through the core.`,
@@ -164,8 +129,7 @@ export async function runMcpBench(log: (m: string) => void): Promise<BenchSectio
         'Each request runs the whole path: Origin and protocol-version checks, RS256 token verification (JWKS cached), the shared DynamoDB rate limiter (leased tokens, rate raised so it never denies), a new SDK server and stateless transport, argument validation, the memory core on DynamoDB Local and S3.',
         'The handler row calls `handleMcpRequest` with the event the local server would build (token, limiter, server, transport, tool, core), so the difference to the round trip is loopback HTTP, the local server and the SDK client.',
         'Reads and searches hit a warm instance cache (immutable objects are cached forever); writes go to storage every time (one rev read, one PUT wave, one conditional write). Writes cycle over 50 paths, so each replaces an existing note.',
-        'The bundle is built with esbuild as `NodejsFunction` builds it; module init is `require()` of that bundle in a fresh Node process (median of 7), with the AWS SDK loaded from node_modules as the Lambda runtime provides it.',
-        'Module init misses its budget: requiring the MCP SDK\'s server and transport alone takes about 100 ms (the SDK builds its protocol schemas with zod at load), and the AWS SDK\'s DynamoDB and S3 clients, which the memory core needs on every request, about as much again.',
+        'Bundle size and module init: the section "Lambda bundles and module init".',
         'The machine is shared with other work while this runs: figures are for comparison between runs of this script, not absolute.',
       ].join(' '),
     };
