@@ -74,10 +74,11 @@ afterAll(() => {
   server?.kill('SIGKILL');
   for (const f of ['stack.json', 'dynamodb.pid', 's3.pid']) {
     const p = join(dataDir, 'run', f);
-    if (existsSync(p) && f !== 'stack.json') {
-      const pid = Number(readFileSync(p, 'utf8'));
-      if (alive(pid)) process.kill(pid, 'SIGKILL');
-    }
+    if (!existsSync(p)) continue;
+    // stack.json names the server's own node process (tsx runs it as a child, which a kill of
+    // the wrapper would orphan after a failed assertion).
+    const pid = f === 'stack.json' ? (JSON.parse(readFileSync(p, 'utf8')) as { pid: number }).pid : Number(readFileSync(p, 'utf8'));
+    if (alive(pid)) process.kill(pid, 'SIGKILL');
   }
   rmSync(dataDir, { recursive: true, force: true });
 });
@@ -105,6 +106,21 @@ it('runs, seeds while running, and leaves no child behind after a crash', async 
   expect((await fetch(`${base}/api/facets`)).headers.get('x-ratelimit-limit')).toBe('60');
   expect((await fetch(`${base}/api/favorites`)).status).toBe(401);
 
+  // The same token on the memory REST API and the MCP endpoint of the same process.
+  const created = await fetch(`${base}/v1/memories`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'default' }) });
+  expect(created.status).toBe(201);
+  const note = `${base}/v1/memories/default/notes/inbox%2Fstart.md`;
+  const put = await fetch(note, { method: 'PUT', headers: { ...auth, 'content-type': 'text/markdown' }, body: '# Started\nby npm start' });
+  expect(put.status).toBe(200);
+  const mcp = await fetch(`${base}/mcp`, {
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'memory__read', arguments: { path: 'inbox/start.md' } } }),
+  });
+  expect(mcp.status).toBe(200);
+  expect(((await mcp.json()) as { result: { structuredContent: { title: string } } }).result.structuredContent.title).toBe('Started');
+  expect((await fetch(`${base}/.well-known/oauth-protected-resource/mcp`)).status).toBe(200);
+
   const seeded = await run(['bin/seed.ts', '--count', '40'], { ...process.env, DATA_DIR: dataDir });
   expect(seeded.status).toBe(0);
   expect(seeded.stdout).toMatch(/seeded 40 servers/);
@@ -129,6 +145,8 @@ it('runs, seeds while running, and leaves no child behind after a crash', async 
   server = start(port);
   await until('healthz 200 after restart', async () => ((await fetch(`${base}/healthz`)).status === 200 ? true : undefined));
   expect(await total(base)).toBe(7);
+  // Memories persist in DATA_DIR across restarts too.
+  expect(await (await fetch(note, { headers: { ...auth, accept: 'text/markdown' } })).text()).toBe('# Started\nby npm start');
   server.kill('SIGTERM');
   await until('graceful stop', async () => (server?.exitCode !== null ? true : undefined), 15000);
   expect(existsSync(join(dataDir, 'run', 'stack.json'))).toBe(false);
