@@ -5,6 +5,8 @@
  * of local-issuer JWTs, the `resource` (RFC 8707) bound into every opaque token, and by default the
  * Cognito resource-server identifier whose scopes are normalised. A token for anything else is 401.
  */
+import { envNumber, envString, type Env } from '../shared/env';
+
 export interface CognitoJwtConfig {
   kind: 'cognito';
   userPoolId: string;
@@ -37,26 +39,11 @@ export interface AuthConfig {
   dynamoEndpoint?: string;
 }
 
-type Env = Record<string, string | undefined>;
-
-function get(env: Env, name: string): string | undefined {
-  const v = env[name];
-  return v === undefined || v === '' ? undefined : v;
-}
-
-function num(env: Env, name: string, fallback: number, min: number): number {
-  const v = get(env, name);
-  if (v === undefined) return fallback;
-  const n = Number(v);
-  if (!Number.isFinite(n) || n < min) throw new Error(`${name} must be a number >= ${min}, got "${v}"`);
-  return n;
-}
-
 const trimSlash = (s: string) => s.replace(/\/+$/, '');
 
 /** The deployment's public base URL: `PUBLIC_URL`, else the local stack's `http://localhost:<PORT>`. */
 export function publicUrl(env: Env = process.env): string {
-  return trimSlash(get(env, 'PUBLIC_URL') ?? `http://localhost:${get(env, 'PORT') ?? '3000'}`);
+  return trimSlash(envString(env, 'PUBLIC_URL') ?? `http://localhost:${envString(env, 'PORT') ?? '3000'}`);
 }
 
 /**
@@ -65,12 +52,12 @@ export function publicUrl(env: Env = process.env): string {
  */
 export function localIssuerIdentity(env: Env = process.env): { issuer: string; audience: string } {
   const base = publicUrl(env);
-  return { issuer: trimSlash(get(env, 'AUTH_ISSUER') ?? base), audience: get(env, 'AUTH_AUDIENCE') ?? `${base}/mcp` };
+  return { issuer: trimSlash(envString(env, 'AUTH_ISSUER') ?? base), audience: envString(env, 'AUTH_AUDIENCE') ?? `${base}/mcp` };
 }
 
 /** `AUTH_MODE`; a deployment that names a user pool verifies Cognito tokens unless told otherwise. */
 export function authMode(env: Env = process.env): string {
-  return get(env, 'AUTH_MODE') ?? (get(env, 'COGNITO_USER_POOL_ID') ? 'cognito' : 'local');
+  return envString(env, 'AUTH_MODE') ?? (envString(env, 'COGNITO_USER_POOL_ID') ? 'cognito' : 'local');
 }
 
 export function loadAuthConfig(env: Env = process.env): AuthConfig {
@@ -78,23 +65,23 @@ export function loadAuthConfig(env: Env = process.env): AuthConfig {
   const { issuer, audience } = localIssuerIdentity(env);
   let jwt: AuthConfig['jwt'];
   if (mode === 'cognito') {
-    const userPoolId = get(env, 'COGNITO_USER_POOL_ID');
-    const clientIds = (get(env, 'COGNITO_CLIENT_IDS') ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+    const userPoolId = envString(env, 'COGNITO_USER_POOL_ID');
+    const clientIds = (envString(env, 'COGNITO_CLIENT_IDS') ?? '').split(',').map((s) => s.trim()).filter(Boolean);
     if (!userPoolId || clientIds.length === 0) throw new Error('AUTH_MODE=cognito needs COGNITO_USER_POOL_ID and COGNITO_CLIENT_IDS');
-    jwt = { kind: 'cognito', userPoolId, clientIds, resourceServerId: get(env, 'COGNITO_RESOURCE_SERVER') ?? audience };
+    jwt = { kind: 'cognito', userPoolId, clientIds, resourceServerId: envString(env, 'COGNITO_RESOURCE_SERVER') ?? audience };
   } else if (mode === 'local') {
-    jwt = { kind: 'local', issuer, jwksUri: get(env, 'AUTH_JWKS_URI') ?? `${issuer}/.well-known/jwks.json` };
+    jwt = { kind: 'local', issuer, jwksUri: envString(env, 'AUTH_JWKS_URI') ?? `${issuer}/.well-known/jwks.json` };
   } else {
     throw new Error(`AUTH_MODE must be cognito or local, got "${mode}"`);
   }
   return {
     audience,
     jwt,
-    tokenTable: get(env, 'AUTH_TOKEN_TABLE') ?? 'auth-tokens',
-    clientTable: get(env, 'AUTH_CLIENT_TABLE') ?? 'auth-clients',
-    opaqueCacheSeconds: num(env, 'AUTH_TOKEN_CACHE_SECONDS', 30, 0),
-    jwksTimeoutMs: num(env, 'AUTH_JWKS_TIMEOUT_MS', 3000, 1),
-    region: get(env, 'AWS_REGION') ?? 'us-east-1',
-    dynamoEndpoint: get(env, 'DYNAMODB_ENDPOINT'),
+    tokenTable: envString(env, 'AUTH_TOKEN_TABLE') ?? 'auth-tokens',
+    clientTable: envString(env, 'AUTH_CLIENT_TABLE') ?? 'auth-clients',
+    opaqueCacheSeconds: envNumber(env, 'AUTH_TOKEN_CACHE_SECONDS', 30, { min: 0 }),
+    jwksTimeoutMs: envNumber(env, 'AUTH_JWKS_TIMEOUT_MS', 3000, { min: 1 }),
+    region: envString(env, 'AWS_REGION') ?? 'us-east-1',
+    dynamoEndpoint: envString(env, 'DYNAMODB_ENDPOINT'),
   };
 }

@@ -30,6 +30,7 @@
  * | `CRAWLER_ALLOW_PRIVATE_HOSTS` | false | let icon, avatar and remote URLs from registry data point at loopback/private addresses (local fakes only) |
  */
 
+import { envNumber, envString, type Env } from '../shared/env';
 import { ENRICH_STEPS, type EnrichStep } from './domain/types';
 
 export interface CrawlerConfig {
@@ -58,28 +59,8 @@ export interface CrawlerConfig {
   allowPrivateHosts: boolean;
 }
 
-type Env = Record<string, string | undefined>;
-
-function str(env: Env, name: string, fallback: string): string {
-  const v = env[name]?.trim();
-  return v === undefined || v === '' ? fallback : v;
-}
-
-function optional(env: Env, name: string): string | undefined {
-  const v = env[name]?.trim();
-  return v === undefined || v === '' ? undefined : v;
-}
-
-function num(env: Env, name: string, fallback: number, min = 0): number {
-  const v = env[name]?.trim();
-  if (v === undefined || v === '') return fallback;
-  const n = Number(v);
-  if (!Number.isFinite(n) || n < min) throw new Error(`${name} must be a number >= ${min}, got "${v}"`);
-  return n;
-}
-
 function url(env: Env, name: string, fallback: string): string {
-  const v = str(env, name, fallback);
+  const v = envString(env, name) ?? fallback;
   try {
     const u = new URL(v);
     if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('scheme');
@@ -100,33 +81,33 @@ export function parseSteps(value: string | undefined): Record<EnrichStep, boolea
 }
 
 export function loadCrawlerConfig(env: Env = process.env): CrawlerConfig {
-  const classifier = str(env, 'CRAWLER_CLASSIFIER', 'rules');
+  const classifier = envString(env, 'CRAWLER_CLASSIFIER') ?? 'rules';
   if (classifier !== 'rules' && classifier !== 'llm') throw new Error('CRAWLER_CLASSIFIER must be rules or llm');
-  const githubToken = optional(env, 'GITHUB_TOKEN');
-  const githubTokenSecretArn = optional(env, 'GITHUB_TOKEN_SECRET_ARN');
+  const githubToken = envString(env, 'GITHUB_TOKEN');
+  const githubTokenSecretArn = envString(env, 'GITHUB_TOKEN_SECRET_ARN');
   return {
     registryUrl: url(env, 'REGISTRY_URL', 'https://registry.modelcontextprotocol.io'),
-    pageSize: num(env, 'REGISTRY_PAGE_SIZE', 100, 1),
+    pageSize: envNumber(env, 'REGISTRY_PAGE_SIZE', 100, { min: 1 }),
     githubApiUrl: url(env, 'GITHUB_API_URL', 'https://api.github.com'),
     ...(githubToken !== undefined && { githubToken }),
     ...(githubTokenSecretArn !== undefined && { githubTokenSecretArn }),
     npmDownloadsUrl: url(env, 'NPM_DOWNLOADS_URL', 'https://api.npmjs.org'),
     pypiStatsUrl: url(env, 'PYPI_STATS_URL', 'https://pypistats.org'),
-    stateTable: str(env, 'CRAWL_STATE_TABLE', 'crawl-state'),
+    stateTable: envString(env, 'CRAWL_STATE_TABLE') ?? 'crawl-state',
     steps: parseSteps(env.CRAWLER_STEPS),
     classifier,
-    httpTimeoutMs: num(env, 'CRAWLER_HTTP_TIMEOUT_MS', 10_000, 1),
-    healthTimeoutMs: num(env, 'CRAWLER_HEALTH_TIMEOUT_MS', 5_000, 1),
-    retries: num(env, 'CRAWLER_RETRIES', 3),
-    retryBaseMs: num(env, 'CRAWLER_RETRY_BASE_MS', 250),
-    hostConcurrency: num(env, 'CRAWLER_HOST_CONCURRENCY', 4, 1),
-    enrichConcurrency: num(env, 'CRAWLER_ENRICH_CONCURRENCY', 8, 1),
-    unitConcurrency: num(env, 'CRAWLER_UNIT_CONCURRENCY', 2, 1),
-    readmeMaxBytes: num(env, 'README_MAX_BYTES', 256 * 1024, 1),
-    iconMaxBytes: num(env, 'ICON_MAX_BYTES', 1024 * 1024, 1),
-    refreshAfterHours: num(env, 'CRAWLER_REFRESH_AFTER_HOURS', 24),
-    refreshBatch: num(env, 'CRAWLER_REFRESH_BATCH', 500),
-    sweepMinShare: num(env, 'CRAWLER_SWEEP_MIN_SHARE', 0.5),
-    allowPrivateHosts: str(env, 'CRAWLER_ALLOW_PRIVATE_HOSTS', 'false') === 'true',
+    httpTimeoutMs: envNumber(env, 'CRAWLER_HTTP_TIMEOUT_MS', 10_000, { min: 1 }),
+    healthTimeoutMs: envNumber(env, 'CRAWLER_HEALTH_TIMEOUT_MS', 5_000, { min: 1 }),
+    retries: envNumber(env, 'CRAWLER_RETRIES', 3, { min: 0 }),
+    retryBaseMs: envNumber(env, 'CRAWLER_RETRY_BASE_MS', 250, { min: 0 }),
+    hostConcurrency: envNumber(env, 'CRAWLER_HOST_CONCURRENCY', 4, { min: 1 }),
+    enrichConcurrency: envNumber(env, 'CRAWLER_ENRICH_CONCURRENCY', 8, { min: 1 }),
+    unitConcurrency: envNumber(env, 'CRAWLER_UNIT_CONCURRENCY', 2, { min: 1 }),
+    readmeMaxBytes: envNumber(env, 'README_MAX_BYTES', 256 * 1024, { min: 1 }),
+    iconMaxBytes: envNumber(env, 'ICON_MAX_BYTES', 1024 * 1024, { min: 1 }),
+    refreshAfterHours: envNumber(env, 'CRAWLER_REFRESH_AFTER_HOURS', 24, { min: 0 }),
+    refreshBatch: envNumber(env, 'CRAWLER_REFRESH_BATCH', 500, { min: 0 }),
+    sweepMinShare: envNumber(env, 'CRAWLER_SWEEP_MIN_SHARE', 0.5, { min: 0 }),
+    allowPrivateHosts: envString(env, 'CRAWLER_ALLOW_PRIVATE_HOSTS') === 'true',
   };
 }

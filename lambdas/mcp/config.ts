@@ -1,3 +1,5 @@
+import { envInt, envNumber, envString, type Env } from '../shared/env';
+
 /**
  * Configuration of the MCP endpoint, read once from the environment (CDK props set the same
  * variables). Every limit is configuration with the documented default (DECISIONS); the tests of a
@@ -22,29 +24,6 @@ export interface McpConfig {
   maxBodyBytes: number;
 }
 
-type Env = Record<string, string | undefined>;
-
-function get(env: Env, name: string): string | undefined {
-  const v = env[name];
-  return v === undefined || v.trim() === '' ? undefined : v.trim();
-}
-
-function positiveInt(env: Env, name: string, fallback: number): number {
-  const v = get(env, name);
-  if (v === undefined) return fallback;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer, got "${v}"`);
-  return n;
-}
-
-function fraction(env: Env, name: string, fallback: number): number {
-  const v = get(env, name);
-  if (v === undefined) return fallback;
-  const n = Number(v);
-  if (!Number.isFinite(n) || n < 0 || n > 1) throw new Error(`${name} must be a number from 0 to 1, got "${v}"`);
-  return n;
-}
-
 /**
  * An origin as browsers send it: `scheme://host[:port]`, lower-cased, default ports dropped. An
  * allow-list entry that is not an origin (a path, a wildcard) is a configuration error, not a
@@ -64,17 +43,17 @@ export function normaliseOrigin(value: string): string {
 }
 
 export function loadMcpConfig(env: Env = process.env): McpConfig {
-  const origins = (get(env, 'MCP_ALLOWED_ORIGINS') ?? '')
+  const origins = (envString(env, 'MCP_ALLOWED_ORIGINS') ?? '')
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean)
     .map(normaliseOrigin);
   return {
     allowedOrigins: [...new Set(origins)],
-    ratePerMinute: positiveInt(env, 'MCP_RATE_PER_MINUTE', 120),
-    listMaxEntries: positiveInt(env, 'MCP_LIST_MAX_ENTRIES', 100),
-    rateLimitTable: get(env, 'RATE_LIMIT_TABLE') ?? 'rate-limits',
-    rateLeaseFraction: fraction(env, 'RATE_LEASE_FRACTION', 0.1),
-    maxBodyBytes: positiveInt(env, 'MCP_MAX_BODY_BYTES', 4 * 1024 * 1024),
+    ratePerMinute: envInt(env, 'MCP_RATE_PER_MINUTE', 120, { min: 1 }),
+    listMaxEntries: envInt(env, 'MCP_LIST_MAX_ENTRIES', 100, { min: 1 }),
+    rateLimitTable: envString(env, 'RATE_LIMIT_TABLE') ?? 'rate-limits',
+    rateLeaseFraction: envNumber(env, 'RATE_LEASE_FRACTION', 0.1, { min: 0, max: 1 }),
+    maxBodyBytes: envInt(env, 'MCP_MAX_BODY_BYTES', 4 * 1024 * 1024, { min: 1 }),
   };
 }

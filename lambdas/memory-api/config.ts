@@ -1,4 +1,5 @@
 import { loadMemoryConfig, type MemoryConfig } from '../memory/config';
+import { envNumber, envString, type Env } from '../shared/env';
 
 /**
  * Configuration of the `/v1` transport, read once from the environment (CDK props set the same
@@ -39,43 +40,20 @@ export interface MemoryApiConfig {
 /** Key prefix of large exports in the memory bucket (expired after a day by a lifecycle rule). */
 export const EXPORT_PREFIX = 'exports/';
 
-type Env = Record<string, string | undefined>;
-
-function get(env: Env, name: string): string | undefined {
-  const v = env[name];
-  return v === undefined || v === '' ? undefined : v;
-}
-
-function positive(env: Env, name: string, fallback: number): number {
-  const v = get(env, name);
-  if (v === undefined) return fallback;
-  const n = Number(v);
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number, got "${v}"`);
-  return n;
-}
-
-function fraction(env: Env, name: string, fallback: number): number {
-  const v = get(env, name);
-  if (v === undefined) return fallback;
-  const n = Number(v);
-  if (!Number.isFinite(n) || n < 0 || n > 1) throw new Error(`${name} must be a number from 0 to 1, got "${v}"`);
-  return n;
-}
-
 export function loadMemoryApiConfig(env: Env = process.env): MemoryApiConfig {
-  const memory = loadMemoryConfig(env as NodeJS.ProcessEnv);
+  const memory = loadMemoryConfig(env);
   return {
     memory,
-    rateLimitTable: get(env, 'RATE_LIMIT_TABLE') ?? 'rate-limits',
-    rateLimit: positive(env, 'MEMORY_RATE_LIMIT', 60),
-    rateWindowSeconds: positive(env, 'MEMORY_RATE_WINDOW_SECONDS', 60),
-    rateLeaseFraction: fraction(env, 'RATE_LEASE_FRACTION', 0.1),
-    maxRequestBytes: positive(env, 'MEMORY_MAX_REQUEST_BYTES', 2 * memory.limits.maxNoteBytes + 64 * 1024),
-    exportInlineBytes: positive(env, 'MEMORY_EXPORT_INLINE_BYTES', 4 * 1024 * 1024),
-    exportUrlSeconds: positive(env, 'MEMORY_EXPORT_URL_SECONDS', 300),
-    cursorKeysFile: get(env, 'CURSOR_KEYS_FILE'),
-    cursorSecretArn: get(env, 'CURSOR_SECRET_ARN'),
-    originVerifySecret: get(env, 'ORIGIN_VERIFY_SECRET'),
-    originVerifySecretArn: get(env, 'ORIGIN_VERIFY_SECRET_ARN'),
+    rateLimitTable: envString(env, 'RATE_LIMIT_TABLE') ?? 'rate-limits',
+    rateLimit: envNumber(env, 'MEMORY_RATE_LIMIT', 60, { positive: true }),
+    rateWindowSeconds: envNumber(env, 'MEMORY_RATE_WINDOW_SECONDS', 60, { positive: true }),
+    rateLeaseFraction: envNumber(env, 'RATE_LEASE_FRACTION', 0.1, { min: 0, max: 1 }),
+    maxRequestBytes: envNumber(env, 'MEMORY_MAX_REQUEST_BYTES', 2 * memory.limits.maxNoteBytes + 64 * 1024, { positive: true }),
+    exportInlineBytes: envNumber(env, 'MEMORY_EXPORT_INLINE_BYTES', 4 * 1024 * 1024, { positive: true }),
+    exportUrlSeconds: envNumber(env, 'MEMORY_EXPORT_URL_SECONDS', 300, { positive: true }),
+    cursorKeysFile: envString(env, 'CURSOR_KEYS_FILE'),
+    cursorSecretArn: envString(env, 'CURSOR_SECRET_ARN'),
+    originVerifySecret: envString(env, 'ORIGIN_VERIFY_SECRET'),
+    originVerifySecretArn: envString(env, 'ORIGIN_VERIFY_SECRET_ARN'),
   };
 }

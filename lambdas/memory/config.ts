@@ -1,3 +1,5 @@
+import { envInt, envString, type Env } from '../shared/env';
+
 /**
  * Limits and configuration of the memory core. Every limit is configuration with the documented
  * default (DECISIONS: environment variables locally, props in CDK); tests of a limit use the default.
@@ -68,37 +70,19 @@ export interface MemoryConfig {
   limits: MemoryLimits;
 }
 
-function str(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
-  const v = env[name];
-  return v === undefined || v === '' ? fallback : v;
-}
-
-function optional(env: NodeJS.ProcessEnv, name: string): string | undefined {
-  const v = env[name];
-  return v === undefined || v === '' ? undefined : v;
-}
-
-function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const v = env[name];
-  if (v === undefined || v === '') return fallback;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer, got "${v}"`);
-  return n;
-}
-
-export function loadMemoryConfig(env: NodeJS.ProcessEnv = process.env): MemoryConfig {
+export function loadMemoryConfig(env: Env = process.env): MemoryConfig {
   return {
-    region: str(env, 'AWS_REGION', 'us-east-1'),
-    memoryTable: str(env, 'MEMORY_TABLE', 'memories'),
-    memoryBucket: str(env, 'MEMORY_BUCKET', 'memories'),
-    dynamoEndpoint: optional(env, 'DYNAMODB_ENDPOINT'),
-    s3Endpoint: optional(env, 'S3_ENDPOINT'),
-    cacheMegabytes: positiveInt(env, 'MEMORY_CACHE_MB', 128),
+    region: envString(env, 'AWS_REGION') ?? 'us-east-1',
+    memoryTable: envString(env, 'MEMORY_TABLE') ?? 'memories',
+    memoryBucket: envString(env, 'MEMORY_BUCKET') ?? 'memories',
+    dynamoEndpoint: envString(env, 'DYNAMODB_ENDPOINT'),
+    s3Endpoint: envString(env, 'S3_ENDPOINT'),
+    cacheMegabytes: envInt(env, 'MEMORY_CACHE_MB', 128, { min: 1 }),
     limits: {
       ...DEFAULT_LIMITS,
-      maxMemoriesPerAccount: positiveInt(env, 'MEMORY_MAX_PER_ACCOUNT', DEFAULT_LIMITS.maxMemoriesPerAccount),
-      maxNoteBytes: positiveInt(env, 'MEMORY_MAX_NOTE_BYTES', DEFAULT_LIMITS.maxNoteBytes),
-      maxWriteAttempts: positiveInt(env, 'MEMORY_MAX_WRITE_ATTEMPTS', DEFAULT_LIMITS.maxWriteAttempts),
+      maxMemoriesPerAccount: envInt(env, 'MEMORY_MAX_PER_ACCOUNT', DEFAULT_LIMITS.maxMemoriesPerAccount, { min: 1 }),
+      maxNoteBytes: envInt(env, 'MEMORY_MAX_NOTE_BYTES', DEFAULT_LIMITS.maxNoteBytes, { min: 1 }),
+      maxWriteAttempts: envInt(env, 'MEMORY_MAX_WRITE_ATTEMPTS', DEFAULT_LIMITS.maxWriteAttempts, { min: 1 }),
     },
   };
 }

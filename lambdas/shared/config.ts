@@ -2,37 +2,14 @@
  * Runtime configuration, read once from the environment. Every limit is configuration with the
  * spec's value as the default (DECISIONS): environment variables locally, props in CDK.
  */
-function str(name: string, fallback: string): string {
-  const v = process.env[name];
-  return v === undefined || v === '' ? fallback : v;
-}
+import { envNumber, envString, type Env } from './env';
 
-function optional(name: string): string | undefined {
-  const v = process.env[name];
-  return v === undefined || v === '' ? undefined : v;
-}
-
-function int(name: string, fallback: number): number {
-  const v = process.env[name];
-  if (v === undefined || v === '') return fallback;
-  const n = Number(v);
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number, got "${v}"`);
-  return n;
-}
-
-function count(name: string, fallback: number): number {
-  const v = process.env[name];
-  if (v === undefined || v === '') return fallback;
+/** A whole number written as digits only (0 allowed; `1e3`, `1.5` and `-1` are refused). */
+function count(env: Env, name: string, fallback: number): number {
+  const v = envString(env, name);
+  if (v === undefined) return fallback;
   if (!/^\d+$/.test(v)) throw new Error(`${name} must be a whole number, got "${v}"`);
   return Number(v);
-}
-
-function fraction(name: string, fallback: number): number {
-  const v = process.env[name];
-  if (v === undefined || v === '') return fallback;
-  const n = Number(v);
-  if (!Number.isFinite(n) || n < 0 || n > 1) throw new Error(`${name} must be a number from 0 to 1, got "${v}"`);
-  return n;
 }
 
 export interface RateTier {
@@ -74,28 +51,29 @@ export interface CatalogConfig {
 }
 
 export function loadCatalogConfig(): CatalogConfig {
-  const backend = str('SEARCH_BACKEND', 'embedded');
+  const env = process.env;
+  const backend = envString(env, 'SEARCH_BACKEND') ?? 'embedded';
   if (backend !== 'embedded' && backend !== 'opensearch') throw new Error(`SEARCH_BACKEND must be embedded or opensearch`);
   return {
-    catalogTable: str('CATALOG_TABLE', 'catalog'),
-    rateLimitTable: str('RATE_LIMIT_TABLE', 'rate-limits'),
-    iconsBucket: str('ICONS_BUCKET', 'icons'),
-    dynamoEndpoint: optional('DYNAMODB_ENDPOINT'),
-    s3Endpoint: optional('S3_ENDPOINT'),
-    region: str('AWS_REGION', 'us-east-1'),
+    catalogTable: envString(env, 'CATALOG_TABLE') ?? 'catalog',
+    rateLimitTable: envString(env, 'RATE_LIMIT_TABLE') ?? 'rate-limits',
+    iconsBucket: envString(env, 'ICONS_BUCKET') ?? 'icons',
+    dynamoEndpoint: envString(env, 'DYNAMODB_ENDPOINT'),
+    s3Endpoint: envString(env, 'S3_ENDPOINT'),
+    region: envString(env, 'AWS_REGION') ?? 'us-east-1',
     searchBackend: backend,
-    opensearchUrl: optional('OPENSEARCH_URL'),
-    opensearchIndex: str('OPENSEARCH_INDEX', 'catalog'),
-    searchSnapshotPath: optional('SEARCH_SNAPSHOT_PATH'),
-    brand: str('CATALOG_BRAND', 'example'),
-    siteUrlTemplate: optional('SITE_URL_TEMPLATE'),
-    anonymous: { rate: int('RATE_ANON_RPS', 30), burst: int('RATE_ANON_BURST', 60) },
-    authenticated: { rate: int('RATE_USER_RPS', 100), burst: int('RATE_USER_BURST', 200) },
-    rateLeaseFraction: fraction('RATE_LEASE_FRACTION', 0.1),
-    responseCacheEntries: count('RESPONSE_CACHE_ENTRIES', 512),
-    cursorKeysFile: optional('CURSOR_KEYS_FILE'),
-    cursorSecretArn: optional('CURSOR_SECRET_ARN'),
-    originVerifySecret: optional('ORIGIN_VERIFY_SECRET'),
-    originVerifySecretArn: optional('ORIGIN_VERIFY_SECRET_ARN'),
+    opensearchUrl: envString(env, 'OPENSEARCH_URL'),
+    opensearchIndex: envString(env, 'OPENSEARCH_INDEX') ?? 'catalog',
+    searchSnapshotPath: envString(env, 'SEARCH_SNAPSHOT_PATH'),
+    brand: envString(env, 'CATALOG_BRAND') ?? 'example',
+    siteUrlTemplate: envString(env, 'SITE_URL_TEMPLATE'),
+    anonymous: { rate: envNumber(env, 'RATE_ANON_RPS', 30, { positive: true }), burst: envNumber(env, 'RATE_ANON_BURST', 60, { positive: true }) },
+    authenticated: { rate: envNumber(env, 'RATE_USER_RPS', 100, { positive: true }), burst: envNumber(env, 'RATE_USER_BURST', 200, { positive: true }) },
+    rateLeaseFraction: envNumber(env, 'RATE_LEASE_FRACTION', 0.1, { min: 0, max: 1 }),
+    responseCacheEntries: count(env, 'RESPONSE_CACHE_ENTRIES', 512),
+    cursorKeysFile: envString(env, 'CURSOR_KEYS_FILE'),
+    cursorSecretArn: envString(env, 'CURSOR_SECRET_ARN'),
+    originVerifySecret: envString(env, 'ORIGIN_VERIFY_SECRET'),
+    originVerifySecretArn: envString(env, 'ORIGIN_VERIFY_SECRET_ARN'),
   };
 }

@@ -1,3 +1,4 @@
+import { envBool, envInt, envString, type Env } from '../../shared/env';
 import { authMode, localIssuerIdentity, publicUrl } from '../config';
 
 /**
@@ -61,38 +62,15 @@ export interface OAuthFrontConfig {
   originVerifySecretArn?: string;
 }
 
-type Env = Record<string, string | undefined>;
-
-function get(env: Env, name: string): string | undefined {
-  const v = env[name];
-  return v === undefined || v === '' ? undefined : v;
-}
-
-function int(env: Env, name: string, fallback: number, min: number): number {
-  const v = get(env, name);
-  if (v === undefined) return fallback;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}, got "${v}"`);
-  return n;
-}
-
-function bool(env: Env, name: string, fallback: boolean): boolean {
-  const v = get(env, name);
-  if (v === undefined) return fallback;
-  if (v === 'true' || v === '1') return true;
-  if (v === 'false' || v === '0') return false;
-  throw new Error(`${name} must be true or false, got "${v}"`);
-}
-
 export function loadOAuthFrontConfig(env: Env = process.env): OAuthFrontConfig {
   const mode = authMode(env);
   if (mode !== 'local' && mode !== 'cognito') throw new Error(`AUTH_MODE must be cognito or local, got "${mode}"`);
   const issuer = publicUrl(env);
   let cognito: CognitoUpstream | undefined;
   if (mode === 'cognito') {
-    const domain = get(env, 'COGNITO_DOMAIN')?.replace(/\/+$/, '');
-    const clientId = get(env, 'OAUTH_COGNITO_CLIENT_ID');
-    const userPoolId = get(env, 'COGNITO_USER_POOL_ID');
+    const domain = envString(env, 'COGNITO_DOMAIN')?.replace(/\/+$/, '');
+    const clientId = envString(env, 'OAUTH_COGNITO_CLIENT_ID');
+    const userPoolId = envString(env, 'COGNITO_USER_POOL_ID');
     if (!domain || !clientId || !userPoolId) {
       throw new Error('AUTH_MODE=cognito needs COGNITO_DOMAIN, OAUTH_COGNITO_CLIENT_ID and COGNITO_USER_POOL_ID for the OAuth front');
     }
@@ -104,26 +82,26 @@ export function loadOAuthFrontConfig(env: Env = process.env): OAuthFrontConfig {
     mode,
     cognito,
     ttl: {
-      code: int(env, 'OAUTH_CODE_TTL_SECONDS', 60, 1),
-      access: int(env, 'OAUTH_ACCESS_TOKEN_TTL_SECONDS', 3600, 1),
-      refresh: int(env, 'OAUTH_REFRESH_TOKEN_TTL_SECONDS', 30 * 24 * 3600, 1),
-      transaction: int(env, 'OAUTH_TRANSACTION_TTL_SECONDS', 600, 1),
+      code: envInt(env, 'OAUTH_CODE_TTL_SECONDS', 60, { min: 1 }),
+      access: envInt(env, 'OAUTH_ACCESS_TOKEN_TTL_SECONDS', 3600, { min: 1 }),
+      refresh: envInt(env, 'OAUTH_REFRESH_TOKEN_TTL_SECONDS', 30 * 24 * 3600, { min: 1 }),
+      transaction: envInt(env, 'OAUTH_TRANSACTION_TTL_SECONDS', 600, { min: 1 }),
     },
     cimd: {
-      timeoutMs: int(env, 'OAUTH_CIMD_TIMEOUT_MS', 3000, 1),
-      maxBytes: int(env, 'OAUTH_CIMD_MAX_BYTES', 8192, 256),
-      cacheSeconds: int(env, 'OAUTH_CIMD_CACHE_SECONDS', 300, 0),
-      allowLoopback: bool(env, 'OAUTH_CIMD_ALLOW_LOOPBACK', mode === 'local'),
+      timeoutMs: envInt(env, 'OAUTH_CIMD_TIMEOUT_MS', 3000, { min: 1 }),
+      maxBytes: envInt(env, 'OAUTH_CIMD_MAX_BYTES', 8192, { min: 256 }),
+      cacheSeconds: envInt(env, 'OAUTH_CIMD_CACHE_SECONDS', 300, { min: 0 }),
+      allowLoopback: envBool(env, 'OAUTH_CIMD_ALLOW_LOOPBACK', mode === 'local'),
     },
-    maxBodyBytes: int(env, 'OAUTH_MAX_BODY_BYTES', 16384, 1024),
+    maxBodyBytes: envInt(env, 'OAUTH_MAX_BODY_BYTES', 16384, { min: 1024 }),
     secureCookies: issuer.startsWith('https://'),
     rate: {
-      registerPerMinute: int(env, 'OAUTH_REGISTER_RATE_PER_MINUTE', 10, 1),
-      tokenPerMinute: int(env, 'OAUTH_TOKEN_RATE_PER_MINUTE', 60, 1),
-      table: get(env, 'RATE_LIMIT_TABLE') ?? 'rate-limits',
-      leaseFraction: Number(get(env, 'RATE_LEASE_FRACTION') ?? '0.1'),
+      registerPerMinute: envInt(env, 'OAUTH_REGISTER_RATE_PER_MINUTE', 10, { min: 1 }),
+      tokenPerMinute: envInt(env, 'OAUTH_TOKEN_RATE_PER_MINUTE', 60, { min: 1 }),
+      table: envString(env, 'RATE_LIMIT_TABLE') ?? 'rate-limits',
+      leaseFraction: Number(envString(env, 'RATE_LEASE_FRACTION') ?? '0.1'),
     },
-    originVerifySecret: get(env, 'ORIGIN_VERIFY_SECRET'),
-    originVerifySecretArn: get(env, 'ORIGIN_VERIFY_SECRET_ARN'),
+    originVerifySecret: envString(env, 'ORIGIN_VERIFY_SECRET'),
+    originVerifySecretArn: envString(env, 'ORIGIN_VERIFY_SECRET_ARN'),
   };
 }
