@@ -1,4 +1,4 @@
-import { envBool, envInt, envString, type Env } from '../../shared/env';
+import { envBool, envInt, envNumber, envString, type Env } from '../../shared/env';
 import { authMode, localIssuerIdentity, publicUrl } from '../config';
 
 /**
@@ -99,7 +99,7 @@ export function loadOAuthFrontConfig(env: Env = process.env): OAuthFrontConfig {
       registerPerMinute: envInt(env, 'OAUTH_REGISTER_RATE_PER_MINUTE', 10, { min: 1 }),
       tokenPerMinute: envInt(env, 'OAUTH_TOKEN_RATE_PER_MINUTE', 60, { min: 1 }),
       table: envString(env, 'RATE_LIMIT_TABLE') ?? 'rate-limits',
-      leaseFraction: Number(envString(env, 'RATE_LEASE_FRACTION') ?? '0.1'),
+      leaseFraction: envNumber(env, 'RATE_LEASE_FRACTION', 0.1, { min: 0, max: 1 }),
     },
     originVerifySecret: envString(env, 'ORIGIN_VERIFY_SECRET'),
     originVerifySecretArn: envString(env, 'ORIGIN_VERIFY_SECRET_ARN'),
