@@ -1,3 +1,4 @@
+import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import * as z from 'zod';
 import type { ClientStore, OAuthClient } from '../client-store';
@@ -150,6 +151,8 @@ export class ClientResolver {
     private readonly cimd: OAuthFrontConfig['cimd'],
     private readonly fetchImpl: HttpFetch,
     private readonly clock: () => number = Date.now,
+    /** The addresses a host name resolves to (the system resolver; tests inject one). */
+    private readonly resolveHost: HostResolver = systemResolver,
   ) {}
 
   async resolve(clientId: string): Promise<Resolution> {
@@ -169,6 +172,8 @@ export class ClientResolver {
       this.remember(stored, stored.metadataExpiresAt);
       return { ok: true, client: stored };
     }
+    const unsafe = await this.privateTarget(clientId);
+    if (unsafe) return { ok: false, reason: `client_id ${unsafe}` };
     const fetched = await this.fetchDocument(clientId, now);
     if (!fetched.ok) return fetched;
     if (this.cimd.cacheSeconds > 0) {
@@ -201,6 +206,26 @@ export class ClientResolver {
     if (u.protocol === 'https:') return undefined;
     if (u.protocol === 'http:' && this.cimd.allowLoopback && LOOPBACK_HOSTS.has(u.hostname)) return undefined;
     return 'must be an https URL';
+  }
+
+  /**
+   * A host name may resolve to an internal address even when it is no address literal: refuse the
+   * fetch when any of its addresses is loopback, private or link-local. This checks the answer the
+   * resolver gives now; a host that answers differently at connect time (DNS rebinding) is not
+   * caught, which would need the connection pinned to the checked address.
+   */
+  private async privateTarget(raw: string): Promise<string | undefined> {
+    if (this.cimd.allowLoopback) return undefined;
+    const host = new URL(raw).hostname.replace(/^\[|\]$/g, '');
+    if (isIP(host) !== 0) return undefined; // literals were judged by documentUrlProblem
+    let addresses: string[];
+    try {
+      addresses = await this.resolveHost(host);
+    } catch {
+      return 'names a host that could not be resolved';
+    }
+    if (addresses.length === 0) return 'names a host that could not be resolved';
+    return addresses.some(privateAddress) ? 'resolves to a loopback or private address' : undefined;
   }
 
   private async fetchDocument(url: string, now: number): Promise<Resolution> {
@@ -280,6 +305,10 @@ async function readCapped(res: Response, max: number): Promise<string | undefine
   }
   return Buffer.concat(chunks).toString('utf8');
 }
+
+export type HostResolver = (host: string) => Promise<string[]>;
+
+const systemResolver: HostResolver = async (host) => (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
 
 /** Loopback, private, link-local and unspecified address literals (the SSRF targets of a document fetch). */
 function privateAddress(ip: string): boolean {
