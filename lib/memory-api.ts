@@ -12,7 +12,6 @@ import { Construct } from 'constructs';
 import { MEMORY_API, MEMORY_FN } from '../lambdas/memory-api/routes';
 import { EXPORT_PREFIX } from '../lambdas/memory-api/config';
 import { memoryTableDefinitions } from '../lambdas/memory/tables';
-import { routeKey } from '../lambdas/shared/http/route-table';
 import { grantTable, type CatalogAuth } from './catalog-auth';
 import type { CatalogData } from './catalog-data';
 import { addRoutesFromTable, type TableRoutes } from './http-routes';
@@ -74,7 +73,7 @@ const REV_LOCK_ACTIONS = ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:Update
  * API, from the route table `MEMORY_API`, plus `ANY /v1/{proxy+}` and `ANY /v1` so unknown paths and
  * wrong verbs under `/v1` reach the function and get the `/v1` envelope (the `$default` route is
  * the catalog's). `bucket` and `table` are public so the MCP construct can be granted the same data
- * (`grantMemoryData`).
+ * (`grantMemoryData`, `memoryDataEnvironment`).
  */
 export class MemoryApi extends Construct {
   /** Private, encrypted, TLS only. `m/<id>/objects/…`, `m/<id>/index/…` (immutable), `exports/…` (a day). */
@@ -140,7 +139,7 @@ export class MemoryApi extends Construct {
       logLevel: props.logLevel,
       serviceName: 'memory',
       environment: {
-        ...this.memoryEnvironment(),
+        ...memoryDataEnvironment(this.table, this.bucket),
         MEMORY_CACHE_MB: String(Math.max(16, Math.floor(memorySize / 4))),
         ...(props.maxMemoriesPerAccount !== undefined && { MEMORY_MAX_PER_ACCOUNT: String(props.maxMemoriesPerAccount) }),
         ...(props.maxNoteBytes !== undefined && { MEMORY_MAX_NOTE_BYTES: String(props.maxNoteBytes) }),
@@ -157,7 +156,7 @@ export class MemoryApi extends Construct {
 
     // Least privilege: the memory data, one bucket policy per request on the rate limiter, token
     // reads, and the two secrets.
-    this.grantMemoryData(this.role);
+    grantMemoryData(this.table, this.bucket, this.role);
     this.role.addToPrincipalPolicy(
       new iam.PolicyStatement({ actions: ['s3:PutObject', 's3:GetObject'], resources: [this.bucket.arnForObjects(`${EXPORT_PREFIX}*`)] }),
     );
@@ -184,31 +183,30 @@ export class MemoryApi extends Construct {
     );
     const reason =
       'The memory function verifies the bearer itself (Cognito JWTs with aws-jwt-verify, the OAuth front\'s opaque tokens in DynamoDB, which an API Gateway JWT authorizer cannot check), checks scopes and per-memory grants, and answers 401/403/503 in the /v1 envelope (spec 2).';
-    for (const def of MEMORY_API.routes) {
-      const route = this.routes.routes.get(routeKey(def));
-      if (route) acknowledge(route, 'AwsSolutions-APIG4', reason);
-    }
+    for (const route of this.routes.routes.values()) acknowledge(route, 'AwsSolutions-APIG4', reason);
     for (const route of this.catchAllRoutes) acknowledge(route, 'AwsSolutions-APIG4', `${reason} The catch-all answers only 404, 405 and CORS preflights.`);
   }
+}
 
-  /** What `loadMemoryConfig()` reads to find the data: for the MCP function too. */
-  memoryEnvironment(): Record<string, string> {
-    return { MEMORY_TABLE: this.table.tableName, MEMORY_BUCKET: this.bucket.bucketName };
-  }
+/** What `loadMemoryConfig()` reads to find the data, for every function that runs the memory core (/v1, /mcp). */
+export function memoryDataEnvironment(table: dynamodb.ITable, bucket: s3.IBucket): Record<string, string> {
+  return { MEMORY_TABLE: table.tableName, MEMORY_BUCKET: bucket.bucketName };
+}
 
-  /**
-   * Lets a role read and write memories through the core (the MCP function too): the rev-lock
-   * table, and objects and indexes under `m/` of the bucket. ListBucket makes a missing object a
-   * 404 rather than a 403, which the core relies on (an index is rebuilt when it is missing).
-   */
-  grantMemoryData(grantee: iam.IRole): void {
-    grantTable(this.table, grantee, REV_LOCK_ACTIONS);
-    grantee.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['s3:GetObject', 's3:PutObject'], resources: [this.bucket.arnForObjects('m/*')] }));
-    grantee.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [this.bucket.bucketArn] }));
-    acknowledge(
-      grantee,
-      `AwsSolutions-IAM5[Resource::${nagRef(this.bucket, 'Arn')}/m/*]`,
-      'Each memory is a git repository of content-addressed objects under m/<memory id>/; ids are data, so the grant covers the m/ prefix of the one memory bucket (objects are written once and never deleted).',
-    );
-  }
+/**
+ * Lets a role read and write memories through the core (the /v1 and MCP functions): the rev-lock
+ * table, and objects and indexes under `m/` of the bucket (and its key, when it has one). ListBucket
+ * makes a missing object a 404 rather than a 403, which the core relies on (an index is rebuilt when
+ * it is missing).
+ */
+export function grantMemoryData(table: dynamodb.ITable, bucket: s3.IBucket, grantee: iam.IRole): void {
+  grantTable(table, grantee, REV_LOCK_ACTIONS);
+  grantee.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['s3:GetObject', 's3:PutObject'], resources: [bucket.arnForObjects('m/*')] }));
+  grantee.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucket.bucketArn] }));
+  bucket.encryptionKey?.grantEncryptDecrypt(grantee);
+  acknowledge(
+    grantee,
+    `AwsSolutions-IAM5[Resource::${nagRef(bucket, 'Arn')}/m/*]`,
+    'Each memory is a git repository of content-addressed objects under m/<memory id>/; ids are data, so the grant covers the m/ prefix of the one memory bucket (objects are written once and never deleted).',
+  );
 }

@@ -10,7 +10,8 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { grantTable } from './catalog-auth';
 import { appFunction, type FunctionLogLevel } from './lambda-function';
-import { acknowledge, nagFlatten, nagRef } from './nag';
+import { acknowledge, nagFlatten } from './nag';
+import { grantMemoryData, memoryDataEnvironment } from './memory-api';
 
 /** What the function needs from the auth context: the verifier's settings and read access to opaque tokens. */
 export interface McpAuth {
@@ -60,9 +61,6 @@ export interface MemoryMcpProps {
 
 const DEFAULT_ENTRY = path.join(__dirname, '..', 'lambdas', 'mcp', 'handler.ts');
 
-/** What `DynamoRevLock` does: item reads, the memory list (Query), conditional updates, create/retire transactions. */
-const REV_LOCK_ACTIONS = ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:ConditionCheckItem'];
-
 /** Request headers MCP clients send from browsers, and response headers they must read. */
 export const MCP_CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Accept', 'MCP-Protocol-Version', 'Mcp-Session-Id', 'Last-Event-ID'];
 export const MCP_CORS_EXPOSED_HEADERS = ['WWW-Authenticate', 'Mcp-Session-Id', 'Retry-After'];
@@ -102,8 +100,7 @@ export class MemoryMcp extends Construct {
     const settingsArn = stack.formatArn({ service: 'secretsmanager', resource: 'secret', resourceName: `${settingsName}-??????`, arnFormat: ArnFormat.COLON_RESOURCE_NAME });
     const environment: Record<string, string> = {
       MCP_SETTINGS_SECRET: settingsName,
-      MEMORY_TABLE: props.table.tableName,
-      MEMORY_BUCKET: props.bucket.bucketName,
+      ...memoryDataEnvironment(props.table, props.bucket),
       RATE_LIMIT_TABLE: props.rateLimitTable.tableName,
       CURSOR_SECRET_ARN: props.cursorKeysSecret.secretArn,
       MCP_RATE_PER_MINUTE: String(props.ratePerMinute ?? 120),
@@ -144,16 +141,7 @@ export class MemoryMcp extends Construct {
     // Least privilege: the rev lock (items, the account's list, conditional writes and transactions),
     // objects and indexes under m/ of the bucket, one conditional update per lease on the limiter,
     // the cursor keys, and reads of the opaque-token table.
-    grantTable(props.table, this.role, REV_LOCK_ACTIONS);
-    this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['s3:GetObject', 's3:PutObject'], resources: [props.bucket.arnForObjects('m/*')] }));
-    // ListBucket makes a missing object a 404 rather than a 403 (the core rebuilds a missing index).
-    this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [props.bucket.bucketArn] }));
-    props.bucket.encryptionKey?.grantEncryptDecrypt(this.role);
-    acknowledge(
-      this.role,
-      `AwsSolutions-IAM5[Resource::${nagRef(props.bucket, 'Arn')}/m/*]`,
-      'Each memory is a git repository of content-addressed objects under m/<memory id>/; ids are data, so the grant covers the m/ prefix of the one memory bucket (objects are written once and never deleted).',
-    );
+    grantMemoryData(props.table, props.bucket, this.role);
     grantTable(props.rateLimitTable, this.role, ['dynamodb:UpdateItem']);
     props.cursorKeysSecret.grantRead(this.role);
     props.auth.grantTokenVerification(this.role);

@@ -11,7 +11,6 @@ import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { OAUTH_ROUTES, OAUTH_WELL_KNOWN_ROUTES } from '../lambdas/auth/oauth/routes';
 import type { ApiTable } from '../lambdas/shared/http/route-table';
-import { routeKey } from '../lambdas/shared/http/route-table';
 import { grantTable, type CatalogAuth } from './catalog-auth';
 import { addRoutesFromTable, type TableRoutes } from './http-routes';
 import { appFunction, type FunctionLogLevel } from './lambda-function';
@@ -149,10 +148,7 @@ export class OAuthFront extends Construct {
     );
     const reason =
       'The OAuth front is the authorization server itself: its endpoints are public by design (RFC 8414, 9728, 7591, 6749, 7009), clients authenticate with PKCE and the code or refresh token they present, and the pages protect themselves with signed, cookie-bound form values; there is no bearer token an authorizer could check.';
-    for (const def of OAUTH_FRONT_TABLE.routes) {
-      const route = this.routes.routes.get(routeKey(def));
-      if (route) acknowledge(route, 'AwsSolutions-APIG4', reason);
-    }
+    for (const route of this.routes.routes.values()) acknowledge(route, 'AwsSolutions-APIG4', reason);
     for (const route of this.proxyRoutes) acknowledge(route, 'AwsSolutions-APIG4', reason);
   }
 }
