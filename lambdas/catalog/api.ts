@@ -7,6 +7,8 @@ import { rateHeaders, toResult } from '../shared/http/respond';
 import { routeResolver, type Resolved } from '../shared/http/resolve';
 import type { HttpEvent, HttpResult } from '../shared/http/types';
 import { logger } from '../shared/logger';
+import { logRequest } from '../shared/http/request-log';
+import { failOpen } from '../shared/rate-limit/fail-open';
 import type { RateDecision } from '../shared/rate-limit/rate-limiter';
 import type { CatalogDeps } from './deps';
 import { CATALOG_HANDLERS } from './handlers';
@@ -15,7 +17,6 @@ import { CATALOG_API } from './routes';
 
 /** Icons are immutable and exempt from rate limits (spec 1). */
 const UNLIMITED = new Set(['getIcon']);
-const LOG_REQUESTS = logger.getLevelName() !== 'SILENT';
 /** Reads answered from the search index alone, whose responses depend only on the query and the index content. */
 const INDEX_READS = new Set(['listServers', 'searchServers', 'autocomplete', 'listCategories', 'listLanguages', 'listLicenses', 'getFacets', 'listSlugs', 'listRegistryServers']);
 const caches = new WeakMap<CatalogDeps, ResponseCache | null>();
@@ -54,14 +55,11 @@ async function runRoute(resolved: Resolved, event: HttpEvent, deps: CatalogDeps,
 }
 
 /** Consults the shared limiter; an outage of the limiter's table fails open (logged), never a 500. */
-async function limit(event: HttpEvent, deps: CatalogDeps, requestId: string): Promise<RateDecision | undefined> {
-  try {
+function limit(event: HttpEvent, deps: CatalogDeps, requestId: string): Promise<RateDecision | undefined> {
+  return failOpen(requestId, async () => {
     const caller = await deps.callers.resolve(event);
-    return await deps.limiter.consume(caller.key, caller.policy);
-  } catch (err) {
-    logger.warn('rate limiter unavailable; request served without a limit', { requestId, err: err instanceof Error ? err.message : String(err) });
-    return undefined;
-  }
+    return deps.limiter.consume(caller.key, caller.policy);
+  });
 }
 
 export async function handleCatalogRequest(event: HttpEvent, deps: CatalogDeps, requestId: string): Promise<HttpResult> {
@@ -82,15 +80,7 @@ export async function handleCatalogRequest(event: HttpEvent, deps: CatalogDeps, 
     );
   }
   out.headers = { ...out.headers, ...corsHeaders(), ...(decision && rateHeaders(decision)) };
-  // Level checked once: building the entry costs more than the (usually silent) call itself.
-  if (LOG_REQUESTS) logger.info('request', {
-    requestId,
-    method: event.requestContext.http.method,
-    path: event.rawPath,
-    route: resolved.kind === 'route' ? resolved.route.operationId : resolved.kind,
-    status: out.statusCode,
-    durationMs: Math.round((performance.now() - started) * 100) / 100,
-  });
+  logRequest(requestId, event, resolved.kind === 'route' ? resolved.route.operationId : resolved.kind, out.statusCode, started);
   return out;
 }
 

@@ -7,6 +7,7 @@ import type { TokenVerifier } from '../auth/verifier';
 import type { MemoryService } from '../memory/service';
 import { header, type HttpEvent, type HttpResult, type LambdaContext } from '../shared/http/types';
 import { logger } from '../shared/logger';
+import { failOpen } from '../shared/rate-limit/fail-open';
 import type { RateLimiter, RatePolicy } from '../shared/rate-limit/rate-limiter';
 import { normaliseOrigin, type McpConfig } from './config';
 import { createMcpServer } from './server';
@@ -167,16 +168,13 @@ export async function handleMcpRequest(event: HttpEvent, deps: McpDeps, requestI
 /** Takes `n` calls from the user's bucket; the seconds to wait when denied. A failing table opens the gate (logged). */
 async function rateLimit(deps: McpDeps, principal: Principal, n: number, requestId: string): Promise<number | undefined> {
   const policy = mcpRatePolicy(deps.config);
-  try {
+  return failOpen(requestId, async () => {
     for (let i = 0; i < n; i++) {
       const d = await deps.limiter.consume(`user:${principal.sub}`, policy);
       if (!d.allowed) return d.retryAfterSeconds;
     }
     return undefined;
-  } catch (err) {
-    logger.warn('rate limiter unavailable; request served without a limit', { requestId, err: err instanceof Error ? err.message : String(err) });
-    return undefined;
-  }
+  });
 }
 
 /**

@@ -9,13 +9,14 @@ import { routeResolver } from '../shared/http/resolve';
 import type { RouteDef } from '../shared/http/route-table';
 import { header, type HttpEvent, type HttpResult, type LambdaContext } from '../shared/http/types';
 import { logger } from '../shared/logger';
+import { logRequest } from '../shared/http/request-log';
+import { failOpen } from '../shared/rate-limit/fail-open';
 import type { RateDecision, RatePolicy } from '../shared/rate-limit/rate-limiter';
 import type { MemoryApiDeps } from './deps';
 import { ApiError, errorResult, forbidden, toApiError } from './errors';
 import { MEMORY_HANDLERS } from './handlers';
 import { ALIAS_HEADERS, baseOperation, isAliasPath, MEMORY_API, MEMORY_FN, scopeOf } from './routes';
 
-const LOG_REQUESTS = logger.getLevelName() !== 'SILENT';
 const resolve = routeResolver(MEMORY_API.routes, MEMORY_FN);
 
 /** What a browser may send and read (bearer, not cookies: `*` is safe). */
@@ -85,16 +86,7 @@ export async function handleMemoryRequest(event: HttpEvent, deps: MemoryApiDeps,
     }
   }
   out.headers = { ...out.headers, ...corsHeaders(), ...limitHeaders, ...(isAliasPath(event.rawPath) && ALIAS_HEADERS) };
-  if (LOG_REQUESTS) {
-    logger.info('request', {
-      requestId,
-      method: event.requestContext.http.method,
-      path: event.rawPath,
-      route: resolved.kind === 'route' ? resolved.route.operationId : resolved.kind,
-      status: out.statusCode,
-      durationMs: Math.round((performance.now() - started) * 100) / 100,
-    });
-  }
+  logRequest(requestId, event, resolved.kind === 'route' ? resolved.route.operationId : resolved.kind, out.statusCode, started);
   return out;
 }
 
@@ -121,13 +113,8 @@ function logUnexpected(requestId: string, err: unknown): void {
 }
 
 /** The shared limiter per client IP; its table failing opens the gate (logged), never a 500. */
-async function consume(event: HttpEvent, deps: MemoryApiDeps, policy: RatePolicy, requestId: string): Promise<RateDecision | undefined> {
-  try {
-    return await deps.limiter.consume(`ip:${clientIp(event, deps.originSecret())}`, policy);
-  } catch (err) {
-    logger.warn('rate limiter unavailable; request served without a limit', { requestId, err: err instanceof Error ? err.message : String(err) });
-    return undefined;
-  }
+function consume(event: HttpEvent, deps: MemoryApiDeps, policy: RatePolicy, requestId: string): Promise<RateDecision | undefined> {
+  return failOpen(requestId, () => deps.limiter.consume(`ip:${clientIp(event, deps.originSecret())}`, policy));
 }
 
 /**

@@ -8,6 +8,8 @@ import { routeResolver } from '../../shared/http/resolve';
 import type { RouteDef } from '../../shared/http/route-table';
 import { header, type HttpEvent, type HttpResult } from '../../shared/http/types';
 import { logger } from '../../shared/logger';
+import { logRequest } from '../../shared/http/request-log';
+import { failOpen } from '../../shared/rate-limit/fail-open';
 import type { RateDecision } from '../../shared/rate-limit/rate-limiter';
 import { callerFor } from '../callers';
 import type { Principal } from '../principal';
@@ -16,7 +18,6 @@ import type { FavoritesDeps } from './deps';
 import { FAVORITES_HANDLERS } from './handlers';
 import { FAVORITES_ROUTES } from './routes';
 
-const LOG_REQUESTS = logger.getLevelName() !== 'SILENT';
 /**
  * In AWS only the three favorites routes reach this function (their preflights and wrong verbs
  * fall to the catalog's catch-all); resolving them here too keeps the function correct wherever
@@ -62,14 +63,7 @@ export async function handleFavoritesRequest(event: HttpEvent, deps: FavoritesDe
     }
   }
   out.headers = { ...out.headers, ...corsHeaders(), ...(decision && rateHeaders(decision)) };
-  if (LOG_REQUESTS) logger.info('request', {
-    requestId,
-    method: event.requestContext.http.method,
-    path: event.rawPath,
-    route: resolved.kind === 'route' ? resolved.route.operationId : resolved.kind,
-    status: out.statusCode,
-    durationMs: Math.round((performance.now() - started) * 100) / 100,
-  });
+  logRequest(requestId, event, resolved.kind === 'route' ? resolved.route.operationId : resolved.kind, out.statusCode, started);
   return out;
 }
 
@@ -86,13 +80,10 @@ async function runRoute(route: RouteDef, params: Record<string, string>, event: 
 
 /** The shared limiter, tiered like catalog reads; its table failing opens the gate (logged), never a 500. */
 async function consume(event: HttpEvent, deps: FavoritesDeps, principal: Principal | undefined, requestId: string): Promise<RateDecision | undefined> {
-  try {
+  return failOpen(requestId, () => {
     const caller = callerFor(principal, event, deps.catalogConfig, deps.originSecret);
-    return await deps.limiter.consume(caller.key, caller.policy);
-  } catch (err) {
-    logger.warn('rate limiter unavailable; request served without a limit', { requestId, err: err instanceof Error ? err.message : String(err) });
-    return undefined;
-  }
+    return deps.limiter.consume(caller.key, caller.policy);
+  });
 }
 
 /** The Lambda entry (see `catalogEnvelopeEntry`). */

@@ -4,6 +4,8 @@ import { routeResolver } from '../../shared/http/resolve';
 import type { RouteDef } from '../../shared/http/route-table';
 import type { HttpEvent, HttpResult, LambdaContext } from '../../shared/http/types';
 import { logger } from '../../shared/logger';
+import { logRequest } from '../../shared/http/request-log';
+import { failOpen } from '../../shared/rate-limit/fail-open';
 import { clientIp } from '../../catalog/caller';
 import type { RatePolicy } from '../../shared/rate-limit/rate-limiter';
 import { authorize, consent, localLogin, upstreamCallback } from './authorize';
@@ -35,7 +37,6 @@ const HANDLERS: Record<string, Handler> = {
 /** Routes answered with pages (a browser is looking); the others answer JSON. */
 const PAGES: ReadonlySet<string> = new Set(['oauthAuthorize', 'oauthLogin', 'oauthCallback', 'oauthConsent']);
 
-const LOG_REQUESTS = logger.getLevelName() !== 'SILENT';
 
 /** Which routes spend from which per-IP budget (see `OAuthFrontConfig.rate`); pages and metadata are not limited. */
 function ratePolicy(route: string, deps: OAuthDeps): RatePolicy | undefined {
@@ -48,16 +49,11 @@ function ratePolicy(route: string, deps: OAuthDeps): RatePolicy | undefined {
 /** A 429 in OAuth's error JSON (RFC 6749 has no code for it; `rate_limited` is ours, documented). */
 async function rateLimited(event: HttpEvent, route: string, deps: OAuthDeps, requestId: string): Promise<HttpResult | undefined> {
   const policy = ratePolicy(route, deps);
-  if (!policy || !deps.limiter) return undefined;
-  try {
-    const d = await deps.limiter.consume(`ip:${clientIp(event, deps.originSecret())}`, policy);
-    if (d.allowed) return undefined;
-    return oauthError(429, 'rate_limited', `Too many requests; retry in ${d.retryAfterSeconds} s`, { 'retry-after': String(d.retryAfterSeconds) });
-  } catch (err) {
-    // The limit protects the tables; an outage of its own table must not lock clients out.
-    logger.warn('rate limiter unavailable; request served without a limit', { requestId, err: err instanceof Error ? err.message : String(err) });
-    return undefined;
-  }
+  const limiter = deps.limiter;
+  if (!policy || !limiter) return undefined;
+  const d = await failOpen(requestId, () => limiter.consume(`ip:${clientIp(event, deps.originSecret())}`, policy));
+  if (!d || d.allowed) return undefined;
+  return oauthError(429, 'rate_limited', `Too many requests; retry in ${d.retryAfterSeconds} s`, { 'retry-after': String(d.retryAfterSeconds) });
 }
 
 /**
@@ -95,15 +91,7 @@ export function createOAuthDispatcher(extraRoutes: readonly RouteDef[] = []) {
       }
     }
     if (cors) out.headers = { ...out.headers, ...CORS_HEADERS };
-    // Never the query string: it carries codes and state.
-    if (LOG_REQUESTS) logger.info('request', {
-      requestId,
-      method: event.requestContext.http.method,
-      path: event.rawPath,
-      route,
-      status: out.statusCode,
-      durationMs: Math.round((performance.now() - started) * 100) / 100,
-    });
+    logRequest(requestId, event, route, out.statusCode, started);
     return out;
   };
 }
