@@ -6,7 +6,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { handleMcpRequest } from '../../lambdas/mcp/http';
 import type { HttpEvent } from '../../lambdas/shared/http/types';
 import { startLocalStack } from '../local-stack/stack';
-import { ms, summarize, type BenchSection } from './stats';
+import { ms, summarize, timeEach, type BenchSection } from './stats';
 
 /**
  * `npm run bench -- mcp`: tools/call round trips of memory__read, memory__write and memory__search
@@ -51,15 +51,6 @@ function event(token: string, body: unknown): HttpEvent {
   };
 }
 
-async function time(n: number, fn: (i: number) => Promise<unknown>): Promise<number[]> {
-  const out: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const t = performance.now();
-    await fn(i);
-    out.push(performance.now() - t);
-  }
-  return out;
-}
 
 const row = (name: string, samples: number[]): [string, string, string, string] => {
   const s = summarize(samples);
@@ -102,13 +93,13 @@ export async function runMcpBench(log: (m: string) => void): Promise<BenchSectio
     const coreRead = (i: number) => stack.memory.service.readNote(caller, 'default', `area-${i % 10}/note-${String(i % NOTES).padStart(4, '0')}.md`, { includeDeleted: true });
 
     log('warming up');
-    for (const fn of [read, write, search, handlerRead, coreRead]) await time(WARMUP, fn);
+    for (const fn of [read, write, search, handlerRead, coreRead]) await timeEach(WARMUP, fn);
     log(`measuring ${SAMPLES} calls of each`);
-    const readMs = await time(SAMPLES, read);
-    const writeMs = await time(SAMPLES, write);
-    const searchMs = await time(SAMPLES, search);
-    const handlerMs = await time(SAMPLES, handlerRead);
-    const coreMs = await time(SAMPLES, coreRead);
+    const readMs = await timeEach(SAMPLES, read);
+    const writeMs = await timeEach(SAMPLES, write);
+    const searchMs = await timeEach(SAMPLES, search);
+    const handlerMs = await timeEach(SAMPLES, handlerRead);
+    const coreMs = await timeEach(SAMPLES, coreRead);
     const check = await read(1);
     if (check.isError) throw new Error(`read failed: ${JSON.stringify(check.structuredContent)}`);
 

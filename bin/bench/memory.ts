@@ -21,7 +21,7 @@ import { startDynamoLocal, startS3Server } from '../local-stack/backends';
 import { localCatalogConfig, provision } from '../local-stack/catalog-env';
 import { dataDir } from '../local-stack/data-dir';
 import { ensureBuckets, ensureTables } from '../local-stack/provision';
-import { ms, summarize, verdict, type BenchSection } from './stats';
+import { ms, summarize, verdict, timeEach, type BenchSection } from './stats';
 
 /**
  * `npm run bench -- memory`: the `/v1` handler in-process (real verifier with an RS256 token, the
@@ -118,15 +118,6 @@ export async function runMemoryBench(log: (m: string) => void): Promise<BenchSec
     const paths = Array.from({ length: NOTES }, (_, i) => `area-${i % 10}/topic-${i % 37}/note-${i}.md`);
     await runtime.service.importNotes(caller, 'big', paths.map((path, i) => ({ path, markdown: noteText(i) })));
 
-    const time = async (n: number, fn: (i: number) => Promise<unknown>): Promise<number[]> => {
-      const out: number[] = [];
-      for (let i = 0; i < n; i++) {
-        const t = performance.now();
-        await fn(i);
-        out.push(performance.now() - t);
-      }
-      return out;
-    };
     const rows: BenchSection['rows'] = [];
     const calls: Array<[string, CallCounts, string, boolean]> = [];
 
@@ -154,10 +145,10 @@ export async function runMemoryBench(log: (m: string) => void): Promise<BenchSec
     coldRuntime.dynamodb.destroy();
 
     log('warm reads, listings, searches, writes');
-    const read = await time(300, (i) => call('GET', `/v1/memories/big/notes/${paths[(i * 13) % NOTES]}`));
-    const list = await time(100, () => call('GET', '/v1/memories/big/notes', 'depth=all&type=file&limit=200'));
-    const search = await time(50, (i) => call('GET', '/v1/memories/big/search', `q=${WORDS[i % WORDS.length]}&limit=20`));
-    const write = await time(200, (i) => call('PUT', `/v1/memories/big/notes/area-${i % 10}/topic-${i % 37}/bench-${i}.md`, '', { body: `bench write ${i}` }));
+    const read = await timeEach(300, (i) => call('GET', `/v1/memories/big/notes/${paths[(i * 13) % NOTES]}`));
+    const list = await timeEach(100, () => call('GET', '/v1/memories/big/notes', 'depth=all&type=file&limit=200'));
+    const search = await timeEach(50, (i) => call('GET', '/v1/memories/big/search', `q=${WORDS[i % WORDS.length]}&limit=20`));
+    const write = await timeEach(200, (i) => call('PUT', `/v1/memories/big/notes/area-${i % 10}/topic-${i % 37}/bench-${i}.md`, '', { body: `bench write ${i}` }));
 
     const warmRead = await counter.measure(() => call('GET', `/v1/memories/big/notes/${paths[13]}`));
     calls.push(['read, warm', warmRead.calls, '1 GetItem', fmtCalls(warmRead.calls) === '1 dynamodb.GetItem']);

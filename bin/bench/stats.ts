@@ -10,6 +10,17 @@ export function summarize(samples: number[]): { p50: number; p99: number; n: num
   return { p50: percentile(s, 50), p99: percentile(s, 99), n: s.length };
 }
 
+/** Wall time in ms of each of `n` sequential calls of `fn(i)`. */
+export async function timeEach(n: number, fn: (i: number) => Promise<unknown>): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    await fn(i);
+    out.push(performance.now() - t);
+  }
+  return out;
+}
+
 export const ms = (v: number): string => `${v.toFixed(v < 1 ? 3 : 2)} ms`;
 
 export interface BenchSection {
