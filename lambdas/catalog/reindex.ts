@@ -1,8 +1,5 @@
 import type { CatalogStore, SearchIndex } from './domain/ports';
-import type { SearchDocument } from './domain/types';
-
-/** README text indexed per server (the stored README may be up to 256 KB). */
-const README_INDEX_CHARS = 32 * 1024;
+import { README_INDEX_CHARS, type SearchDocument } from './domain/types';
 
 export function searchDocumentOf(d: { record: SearchDocument['record']; readme?: { content: string }; tools?: Array<{ name: string; description?: string }> }): SearchDocument {
   return {

@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync, utimesSync, writeFileSync, existsSync, readdirSync
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { EmbeddedSearchIndex, README_INDEX_CHARS } from '../../lambdas/catalog/search/embedded';
+import { README_INDEX_CHARS } from '../../lambdas/catalog/domain/types';
+import { EmbeddedSearchIndex } from '../../lambdas/catalog/search/embedded';
 import type { SearchDocument } from '../../lambdas/catalog/domain/types';
 import { makeDoc, makeRecord, searchIndexContract } from './search-contract';
 

@@ -1,5 +1,6 @@
 import { Client, type API } from '@opensearch-project/opensearch';
 import { SearchWindowError } from '../../lambdas/catalog/domain/ports';
+import { README_INDEX_CHARS } from '../../lambdas/catalog/domain/types';
 import {
   buildAutocompleteRequest,
   buildBulkDelete,
@@ -13,7 +14,6 @@ import {
   createOpenSearchClient,
   indexDefinition,
   OpenSearchIndex,
-  README_INDEX_CHARS,
   toIndexedDocument,
   type OpenSearchClientLike,
 } from '../../lambdas/catalog/search/opensearch';

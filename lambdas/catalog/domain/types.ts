@@ -138,6 +138,12 @@ export interface CatalogRecord {
   hasIcon: boolean;
 }
 
+/**
+ * README characters the search engines index per server (both adapters, so they rank on the same
+ * text): the head carries the description; the rest mostly bloats the index.
+ */
+export const README_INDEX_CHARS = 8192;
+
 /** What the search index stores per server: the record plus the text it searches. */
 export interface SearchDocument {
   record: CatalogRecord;

@@ -32,6 +32,7 @@ import {
 } from '../domain/ports';
 import {
   lastModified,
+  README_INDEX_CHARS,
   SORTS,
   type CatalogRecord,
   type Facets,
@@ -41,8 +42,6 @@ import {
   type SortKey,
 } from '../domain/types';
 
-/** Only the head of a README is indexed: it carries the description; the rest mostly bloats the index. */
-export const README_INDEX_CHARS = 8192;
 /** Same window as OpenSearch's default `max_result_window`, so both adapters page alike. */
 export const EMBEDDED_SEARCH_WINDOW = 10_000;
 

@@ -23,6 +23,7 @@ import {
 } from '../domain/ports';
 import {
   lastModified,
+  README_INDEX_CHARS,
   type CatalogRecord,
   type Facets,
   type NameCount,
@@ -35,8 +36,6 @@ import {
 export const SEARCH_WINDOW = 10_000;
 /** `max_result_window` of our indices: sorted listings of the whole catalog stay pageable. */
 export const LIST_WINDOW = 50_000;
-/** Same cap as the embedded index, so both rank on the same text. */
-export const README_INDEX_CHARS = 8192;
 const BULK_CHUNK = 500;
 const SLUG_PAGE = 5000;
 const FACET_SIZE = 1000;
