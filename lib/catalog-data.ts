@@ -90,6 +90,17 @@ const SEARCH_READ_ACTIONS = ['es:ESHttpGet', 'es:ESHttpHead', 'es:ESHttpPost'];
 const SEARCH_WRITE_ACTIONS = ['es:ESHttpPut', 'es:ESHttpDelete', 'es:ESHttpPatch'];
 
 /**
+ * What every bucket of the deployment has: no public access, encryption at rest, TLS 1.2+ only
+ * (the bucket policy refuses plain HTTP). One definition, so a new bucket cannot miss one of them.
+ */
+export const PRIVATE_BUCKET = {
+  blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+  encryption: s3.BucketEncryption.S3_MANAGED,
+  enforceSSL: true,
+  minimumTLSVersion: 1.2,
+} as const satisfies s3.BucketProps;
+
+/**
  * The catalog's stateful resources: the `catalog` and `rate-limits` tables (DynamoDB is the source
  * of truth), the icons bucket, the OpenSearch domain (the query engine), the access-log bucket, and
  * the secrets for cursor signing and the CloudFront origin header.
@@ -144,10 +155,7 @@ export class CatalogData extends Construct {
     });
 
     this.accessLogsBucket = new s3.Bucket(this, 'AccessLogsBucket', {
-      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
-      encryption: s3.BucketEncryption.S3_MANAGED,
-      enforceSSL: true,
-      minimumTLSVersion: 1.2,
+      ...PRIVATE_BUCKET,
       // CloudFront standard logs are delivered through a bucket ACL grant; S3 server access logs use
       // the bucket policy CDK adds. BUCKET_OWNER_PREFERRED keeps ACLs usable and objects ours.
       objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_PREFERRED,
@@ -161,10 +169,7 @@ export class CatalogData extends Construct {
     );
 
     this.iconsBucket = new s3.Bucket(this, 'IconsBucket', {
-      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
-      encryption: s3.BucketEncryption.S3_MANAGED,
-      enforceSSL: true,
-      minimumTLSVersion: 1.2,
+      ...PRIVATE_BUCKET,
       objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
       // Icons are immutable per slug (stored once, never replaced) and the crawler can fetch any of
       // them again from upstream: versioning would only keep copies of objects that never change.

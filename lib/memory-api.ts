@@ -13,7 +13,7 @@ import { MEMORY_API, MEMORY_FN } from '../lambdas/memory-api/routes';
 import { EXPORT_PREFIX } from '../lambdas/memory-api/config';
 import { memoryTableDefinitions } from '../lambdas/memory/tables';
 import { grantTable, type CatalogAuth } from './catalog-auth';
-import type { CatalogData } from './catalog-data';
+import { PRIVATE_BUCKET, type CatalogData } from './catalog-data';
 import { addRoutesFromTable, type TableRoutes } from './http-routes';
 import { appFunction, type FunctionLogLevel } from './lambda-function';
 import { acknowledge, nagRef } from './nag';
@@ -93,10 +93,7 @@ export class MemoryApi extends Construct {
     const retained = removalPolicy === RemovalPolicy.RETAIN;
 
     this.bucket = new s3.Bucket(this, 'MemoryBucket', {
-      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
-      encryption: s3.BucketEncryption.S3_MANAGED,
-      enforceSSL: true,
-      minimumTLSVersion: 1.2,
+      ...PRIVATE_BUCKET,
       objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
       // Git objects and indexes are content-addressed and written once: versioning would only copy
       // objects that never change. History lives in git itself.
