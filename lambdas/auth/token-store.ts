@@ -44,6 +44,8 @@ export interface IssueOptions {
 
 export interface IssuedTokens {
   familyId: string;
+  /** Epoch seconds the tokens were minted at; expires_in is counted from here, not from a later clock reading. */
+  issuedAt: number;
   accessToken: string;
   accessExpiresAt: number;
   refreshToken?: string;
@@ -177,6 +179,7 @@ export class DynamoTokenStore implements OpaqueTokenStore {
     }
     return {
       familyId,
+      issuedAt: now,
       accessToken,
       accessExpiresAt,
       ...(refreshToken !== undefined && { refreshToken, refreshExpiresAt }),

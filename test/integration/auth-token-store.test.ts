@@ -33,6 +33,14 @@ it('stores only hashes of the credentials it issues', async () => {
   expect(JSON.stringify(raw.Item)).not.toContain(issued.accessToken.split('.')[1]);
 });
 
+it('counts lifetimes from the moment of issue, so expires_in is the TTL even when the clock ticks during the write', async () => {
+  let t = 1_800_000_000_999;
+  const ticking = new DynamoTokenStore(doc, tables.tokens, () => (t += 700));
+  const issued = await ticking.issueTokens(grant, TTL);
+  expect(issued.accessExpiresAt - issued.issuedAt).toBe(TTL.accessTtlSeconds);
+  expect((issued.refreshExpiresAt as number) - issued.issuedAt).toBe(TTL.refreshTtlSeconds);
+});
+
 describe('authorization codes', () => {
   it('redeems once for the client it was issued to; a replay revokes every token issued from it', async () => {
     const code = await store.saveCode(codeGrant, 60);

@@ -25,11 +25,11 @@ function readForm(event: HttpEvent, deps: OAuthDeps): Params | HttpResult {
   }
 }
 
-function tokenResponse(tokens: IssuedTokens, grant: Grant, deps: OAuthDeps): HttpResult {
+function tokenResponse(tokens: IssuedTokens, grant: Grant): HttpResult {
   return jsonResult(200, {
     access_token: tokens.accessToken,
     token_type: 'Bearer',
-    expires_in: Math.max(0, tokens.accessExpiresAt - nowSeconds(deps)),
+    expires_in: tokens.accessExpiresAt - tokens.issuedAt,
     ...(tokens.refreshToken !== undefined && { refresh_token: tokens.refreshToken }),
     scope: grant.scopes.join(' '),
   });
@@ -106,7 +106,7 @@ async function authorizationCode(form: Params, deps: OAuthDeps): Promise<HttpRes
     if (err instanceof FamilyRevokedError) return invalidGrant('the code was already used; every token issued from it is now revoked');
     throw err;
   }
-  return tokenResponse(tokens, plain, deps);
+  return tokenResponse(tokens, plain);
 }
 
 async function refreshToken(form: Params, deps: OAuthDeps): Promise<HttpResult> {
@@ -129,7 +129,7 @@ async function refreshToken(form: Params, deps: OAuthDeps): Promise<HttpResult> 
   });
   if (rotation.status === 'invalid') return invalidGrant('the refresh token is invalid, expired, revoked, or was issued to another client');
   if (rotation.status === 'reused') return invalidGrant('the refresh token was already used; the whole grant is now revoked');
-  return tokenResponse(rotation.tokens, rotation.grant, deps);
+  return tokenResponse(rotation.tokens, rotation.grant);
 }
 
 /** POST /oauth/revoke (RFC 7009): 200 for every well-formed request, known token or not. */
