@@ -1,8 +1,8 @@
-import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import * as z from 'zod';
 import type { ClientStore, OAuthClient } from '../client-store';
 import type { OAuthFrontConfig } from './config';
+import { AddressRefusedError, privateAddress } from './pinned-fetch';
 import { randomId } from './signed';
 
 /** `fetch` as the front uses it (Client ID Metadata Documents, Cognito's token endpoint); tests inject their own. */
@@ -149,10 +149,12 @@ export class ClientResolver {
   constructor(
     private readonly store: ClientStore,
     private readonly cimd: OAuthFrontConfig['cimd'],
+    /**
+     * Fetches the documents. In a deployment this is `pinnedFetch` with `guardedLookup`, which
+     * refuses host names that resolve to internal addresses and connects to the address it checked.
+     */
     private readonly fetchImpl: HttpFetch,
     private readonly clock: () => number = Date.now,
-    /** The addresses a host name resolves to (the system resolver; tests inject one). */
-    private readonly resolveHost: HostResolver = systemResolver,
   ) {}
 
   async resolve(clientId: string): Promise<Resolution> {
@@ -172,8 +174,6 @@ export class ClientResolver {
       this.remember(stored, stored.metadataExpiresAt);
       return { ok: true, client: stored };
     }
-    const unsafe = await this.privateTarget(clientId);
-    if (unsafe) return { ok: false, reason: `client_id ${unsafe}` };
     const fetched = await this.fetchDocument(clientId, now);
     if (!fetched.ok) return fetched;
     if (this.cimd.cacheSeconds > 0) {
@@ -208,26 +208,6 @@ export class ClientResolver {
     return 'must be an https URL';
   }
 
-  /**
-   * A host name may resolve to an internal address even when it is no address literal: refuse the
-   * fetch when any of its addresses is loopback, private or link-local. This checks the answer the
-   * resolver gives now; a host that answers differently at connect time (DNS rebinding) is not
-   * caught, which would need the connection pinned to the checked address.
-   */
-  private async privateTarget(raw: string): Promise<string | undefined> {
-    if (this.cimd.allowLoopback) return undefined;
-    const host = new URL(raw).hostname.replace(/^\[|\]$/g, '');
-    if (isIP(host) !== 0) return undefined; // literals were judged by documentUrlProblem
-    let addresses: string[];
-    try {
-      addresses = await this.resolveHost(host);
-    } catch {
-      return 'names a host that could not be resolved';
-    }
-    if (addresses.length === 0) return 'names a host that could not be resolved';
-    return addresses.some(privateAddress) ? 'resolves to a loopback or private address' : undefined;
-  }
-
   private async fetchDocument(url: string, now: number): Promise<Resolution> {
     let res: Response;
     try {
@@ -237,7 +217,10 @@ export class ClientResolver {
         redirect: 'manual',
         signal: AbortSignal.timeout(this.cimd.timeoutMs),
       });
-    } catch {
+    } catch (err) {
+      if (err instanceof AddressRefusedError) {
+        return { ok: false, reason: err.why === 'private' ? 'client_id resolves to a loopback or private address' : 'client_id names a host that could not be resolved' };
+      }
       return { ok: false, reason: 'the client metadata document could not be fetched' };
     }
     if (res.status !== 200) {
@@ -304,18 +287,4 @@ async function readCapped(res: Response, max: number): Promise<string | undefine
     return undefined;
   }
   return Buffer.concat(chunks).toString('utf8');
-}
-
-export type HostResolver = (host: string) => Promise<string[]>;
-
-const systemResolver: HostResolver = async (host) => (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
-
-/** Loopback, private, link-local and unspecified address literals (the SSRF targets of a document fetch). */
-function privateAddress(ip: string): boolean {
-  if (isIP(ip) === 4) {
-    const [a, b] = ip.split('.').map(Number);
-    return a === 10 || a === 127 || a === 0 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127);
-  }
-  const v6 = ip.toLowerCase();
-  return v6 === '::1' || v6 === '::' || v6.startsWith('fc') || v6.startsWith('fd') || v6.startsWith('fe80') || v6.startsWith('::ffff:');
 }

@@ -9,13 +9,14 @@ import { ClientResolver, type HttpFetch } from './clients';
 import { CognitoUpstreamIdentity, type UpstreamIdentity } from './cognito';
 import type { OAuthFrontConfig } from './config';
 import type { OAuthDeps } from './deps';
+import { guardedLookup, pinnedFetch, systemResolver } from './pinned-fetch';
 import { FrontSigner } from './signed';
 
 export interface OAuthWiring {
   tokens: OpaqueTokenStore | undefined;
   clients: ClientStore;
   keyRing: KeyRing;
-  /** Replaces global fetch for metadata documents and Cognito (tests serve both on loopback). */
+  /** Replaces the fetches of metadata documents and of Cognito (tests serve both on loopback). */
   fetchImpl?: HttpFetch;
   /** Replaces the Cognito upstream (tests of the AWS mode). */
   upstream?: UpstreamIdentity;
@@ -29,6 +30,8 @@ export interface OAuthWiring {
 export function createOAuthDeps(config: OAuthFrontConfig, w: OAuthWiring): OAuthDeps {
   if (!w.tokens) throw new Error('the OAuth front needs the token table (AUTH_TOKEN_TABLE)');
   const fetchImpl: HttpFetch = w.fetchImpl ?? ((input, init) => fetch(input, init));
+  // Documents live at URLs the client chose: resolve once, refuse internal addresses, connect to the checked one.
+  const documentFetch: HttpFetch = w.fetchImpl ?? pinnedFetch(guardedLookup(systemResolver, config.cimd.allowLoopback));
   const clock = w.clock ?? Date.now;
   let upstream = w.upstream;
   if (!upstream && config.mode === 'cognito') {
@@ -39,7 +42,7 @@ export function createOAuthDeps(config: OAuthFrontConfig, w: OAuthWiring): OAuth
     config,
     tokens: w.tokens,
     clients: w.clients,
-    resolver: new ClientResolver(w.clients, config.cimd, fetchImpl, clock),
+    resolver: new ClientResolver(w.clients, config.cimd, documentFetch, clock),
     signer: new FrontSigner(w.keyRing),
     ...(upstream && { upstream }),
     clock,
