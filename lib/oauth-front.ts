@@ -45,6 +45,10 @@ export interface OAuthFrontProps {
   readonly refreshTokenTtl?: Duration;
   /** Lifetime of authorization codes (OAUTH_CODE_TTL_SECONDS). @default Duration.seconds(60) */
   readonly codeTtl?: Duration;
+  /** How long a registered client that never signs anyone in is kept (OAUTH_UNUSED_CLIENT_TTL_SECONDS). @default Duration.days(1) */
+  readonly unusedClientTtl?: Duration;
+  /** How long a registered client is kept after its last token grant, at least `refreshTokenTtl` (OAUTH_IDLE_CLIENT_TTL_SECONDS). @default Duration.days(90) */
+  readonly idleClientTtl?: Duration;
   /** The shared rate-limit table (GCRA buckets) that limits registrations and token requests per client IP. */
   readonly rateLimitTable: dynamodb.ITable;
   /** CloudFront's origin header secret: with it the viewer address (not CloudFront's) is the client IP. */
@@ -120,6 +124,8 @@ export class OAuthFront extends Construct {
         OAUTH_ACCESS_TOKEN_TTL_SECONDS: seconds(props.accessTokenTtl, 3600),
         OAUTH_REFRESH_TOKEN_TTL_SECONDS: seconds(props.refreshTokenTtl, 30 * 24 * 3600),
         OAUTH_CODE_TTL_SECONDS: seconds(props.codeTtl, 60),
+        OAUTH_UNUSED_CLIENT_TTL_SECONDS: seconds(props.unusedClientTtl, 24 * 3600),
+        OAUTH_IDLE_CLIENT_TTL_SECONDS: seconds(props.idleClientTtl, 90 * 24 * 3600),
         OAUTH_REGISTER_RATE_PER_MINUTE: String(props.registerRatePerMinute ?? 10),
         OAUTH_TOKEN_RATE_PER_MINUTE: String(props.tokenRatePerMinute ?? 60),
         RATE_LIMIT_TABLE: props.rateLimitTable.tableName,

@@ -1,5 +1,5 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
 /**
  * OAuth clients of the front: dynamically registered ones (RFC 7591) and, cached, those known by a
@@ -17,7 +17,11 @@ export interface OAuthClient {
   createdAt: number;
   /** Set for a client id that is a metadata-document URL: when to fetch the document again. */
   metadataExpiresAt?: number;
-  /** TTL (epoch seconds): registrations that are never used can be made to disappear. */
+  /**
+   * TTL (epoch seconds): when the client is forgotten. Registrations get a short one, extended by
+   * each token grant; readers treat a past value as gone (DynamoDB deletes expired items lazily).
+   * Absent on registrations made before expiry existed: they live until their next grant sets it.
+   */
   expiresAt?: number;
 }
 
@@ -27,6 +31,8 @@ export interface ClientStore {
   register(client: OAuthClient): Promise<boolean>;
   /** Inserts or replaces (metadata-document clients are refreshed from their URL). */
   put(client: OAuthClient): Promise<void>;
+  /** Moves an existing client's expiry later (never earlier); a client already gone stays gone. */
+  extend(clientId: string, expiresAt: number): Promise<void>;
 }
 
 /** Table keyed by `clientId`, TTL attribute `expiresAt`. */
@@ -53,5 +59,22 @@ export class DynamoClientStore implements ClientStore {
 
   async put(client: OAuthClient): Promise<void> {
     await this.doc.send(new PutCommand({ TableName: this.table, Item: client }));
+  }
+
+  async extend(clientId: string, expiresAt: number): Promise<void> {
+    try {
+      await this.doc.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { clientId },
+          UpdateExpression: 'SET expiresAt = :e',
+          ConditionExpression: 'attribute_exists(clientId) AND (attribute_not_exists(expiresAt) OR expiresAt < :e)',
+          ExpressionAttributeValues: { ':e': expiresAt },
+        }),
+      );
+    } catch (err) {
+      if (err instanceof ConditionalCheckFailedException) return;
+      throw err;
+    }
   }
 }

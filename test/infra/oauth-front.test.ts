@@ -86,6 +86,8 @@ describe('OAuth front Lambda', () => {
       OAUTH_ACCESS_TOKEN_TTL_SECONDS: '3600',
       OAUTH_REFRESH_TOKEN_TTL_SECONDS: String(30 * 24 * 3600),
       OAUTH_CODE_TTL_SECONDS: '60',
+      OAUTH_UNUSED_CLIENT_TTL_SECONDS: String(24 * 3600),
+      OAUTH_IDLE_CLIENT_TTL_SECONDS: String(90 * 24 * 3600),
       POWERTOOLS_SERVICE_NAME: 'oauth',
     });
     expect(JSON.stringify(env.COGNITO_DOMAIN)).toContain('.auth.');

@@ -137,4 +137,16 @@ describe('client store', () => {
     await expect(clients.get(client.clientId)).resolves.toEqual(client);
     await expect(clients.get('nobody')).resolves.toBeUndefined();
   });
+
+  it('extends a client\'s expiry only later, and never brings back one that is gone', async () => {
+    const clients = new DynamoClientStore(doc, tables.clients);
+    const client: OAuthClient = { clientId: randomName('client'), redirectUris: ['https://c.example/cb'], grantTypes: ['authorization_code'], tokenEndpointAuthMethod: 'none', createdAt: 1_800_000_000 };
+    await clients.register(client);
+    await clients.extend(client.clientId, 1_800_001_000);
+    expect((await clients.get(client.clientId))?.expiresAt).toBe(1_800_001_000);
+    await clients.extend(client.clientId, 1_800_000_500);
+    expect((await clients.get(client.clientId))?.expiresAt).toBe(1_800_001_000);
+    await clients.extend('gone', 1_800_001_000);
+    await expect(clients.get('gone')).resolves.toBeUndefined();
+  });
 });

@@ -220,6 +220,48 @@ describe('dynamic client registration (RFC 7591)', () => {
   });
 });
 
+describe('registration lifetime', () => {
+  const DAY = 24 * 3600;
+  const nowS = () => Math.floor(Date.now() / 1000);
+  const expiryOf = async (clientId: string) => (await stack.oauth.clients.get(clientId))?.expiresAt as number;
+
+  it('forgets a registration after a day unless it signs someone in, then keeps it 90 days past each grant', async () => {
+    const clientId = await newClient();
+    expect(Math.abs((await expiryOf(clientId)) - (nowS() + DAY))).toBeLessThanOrEqual(5);
+    await tokensFor(clientId);
+    expect(Math.abs((await expiryOf(clientId)) - (nowS() + 90 * DAY))).toBeLessThanOrEqual(5);
+  });
+
+  it('extends on a refresh once the remaining life nears the refresh lifetime, not on every refresh', async () => {
+    const clientId = await newClient();
+    const { refresh_token } = await tokensFor(clientId);
+    const client = await stack.oauth.clients.get(clientId);
+    // 70 days left: more than 30 (refresh) + 30 (half the 60 days of slack), so a refresh writes nothing.
+    await stack.oauth.clients.put({ ...client!, expiresAt: nowS() + 70 * DAY });
+    const first = await tokenRequest({ grant_type: 'refresh_token', refresh_token, client_id: clientId });
+    expect(first.status).toBe(200);
+    expect(Math.abs((await expiryOf(clientId)) - (nowS() + 70 * DAY))).toBeLessThanOrEqual(5);
+    // 50 days left: below 60, so the refresh moves it to 90 days again.
+    await stack.oauth.clients.put({ ...client!, expiresAt: nowS() + 50 * DAY });
+    const second = await tokenRequest({ grant_type: 'refresh_token', refresh_token: ((await first.json()) as { refresh_token: string }).refresh_token, client_id: clientId });
+    expect(second.status).toBe(200);
+    expect(Math.abs((await expiryOf(clientId)) - (nowS() + 90 * DAY))).toBeLessThanOrEqual(5);
+  });
+
+  it('treats an expired registration as unknown at once (the table deletes it lazily): error page at authorize, invalid_client at token', async () => {
+    const clientId = await newClient();
+    const { refresh_token } = await tokensFor(clientId);
+    const client = await stack.oauth.clients.get(clientId);
+    await stack.oauth.clients.put({ ...client!, expiresAt: nowS() - 1 });
+    const { challenge } = pkcePair();
+    const page = await fetch(authorizeUrl(goodParams(clientId, challenge)), { redirect: 'manual' });
+    expect([page.status, page.headers.get('location')]).toEqual([400, null]);
+    const refreshed = await tokenRequest({ grant_type: 'refresh_token', refresh_token, client_id: clientId });
+    expect(refreshed.status).toBe(401);
+    expect(await oauthErrorOf(refreshed)).toBe('invalid_client');
+  });
+});
+
 describe('authorization endpoint', () => {
   it('shows an error page, never a redirect, for an unknown client or a redirect URI it did not register', async () => {
     const clientId = await newClient();

@@ -16,6 +16,7 @@ const emptyStore: ClientStore = {
   get: async () => undefined,
   register: async (_c: OAuthClient) => true,
   put: async (_c: OAuthClient) => undefined,
+  extend: async () => undefined,
 };
 const URL_ID = 'https://client.example.org/oauth/client.json';
 

@@ -100,7 +100,7 @@ describe('configuration', () => {
       issuer: 'http://localhost:4000',
       audience: 'http://localhost:4000/mcp',
       mode: 'local',
-      ttl: { code: 60, access: 3600, refresh: 2592000, transaction: 600 },
+      ttl: { code: 60, access: 3600, refresh: 2592000, transaction: 600, unusedClient: 86400, idleClient: 7776000 },
       cimd: { allowLoopback: true },
       secureCookies: false,
     });
@@ -118,6 +118,10 @@ describe('configuration', () => {
     expect(() => loadOAuthFrontConfig({ AUTH_MODE: 'cognito', COGNITO_USER_POOL_ID: 'p' })).toThrow(/COGNITO_DOMAIN/);
     expect(() => loadOAuthFrontConfig({ OAUTH_CODE_TTL_SECONDS: '0' })).toThrow(/OAUTH_CODE_TTL_SECONDS/);
     expect(() => loadOAuthFrontConfig({ OAUTH_CIMD_ALLOW_LOOPBACK: 'maybe' })).toThrow(/true or false/);
+    // A client must outlive its refresh tokens.
+    expect(() => loadOAuthFrontConfig({ OAUTH_IDLE_CLIENT_TTL_SECONDS: '3600' })).toThrow(/at least OAUTH_REFRESH_TOKEN_TTL_SECONDS/);
+    expect(loadOAuthFrontConfig({ OAUTH_REFRESH_TOKEN_TTL_SECONDS: String(200 * 86400) }).ttl.idleClient).toBe(200 * 86400);
+    expect(() => loadOAuthFrontConfig({ OAUTH_UNUSED_CLIENT_TTL_SECONDS: '5' })).toThrow(/OAUTH_UNUSED_CLIENT_TTL_SECONDS/);
   });
 });
 

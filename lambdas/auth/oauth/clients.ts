@@ -99,8 +99,8 @@ export function validateClientMetadata(body: unknown): ValidatedMetadata {
   };
 }
 
-/** POST /oauth/register: a new public client with a random id. */
-export async function registerClient(store: ClientStore, body: unknown, nowSeconds: number): Promise<{ client: OAuthClient; response: Record<string, unknown> }> {
+/** POST /oauth/register: a new public client with a random id, forgotten after `unusedTtlSeconds` unless it signs someone in. */
+export async function registerClient(store: ClientStore, body: unknown, nowSeconds: number, unusedTtlSeconds: number): Promise<{ client: OAuthClient; response: Record<string, unknown> }> {
   const meta = validateClientMetadata(body);
   for (let attempt = 0; attempt < 3; attempt++) {
     const client: OAuthClient = {
@@ -110,6 +110,7 @@ export async function registerClient(store: ClientStore, body: unknown, nowSecon
       grantTypes: meta.grantTypes,
       tokenEndpointAuthMethod: 'none',
       createdAt: nowSeconds,
+      expiresAt: nowSeconds + unusedTtlSeconds,
     };
     if (await store.register(client)) {
       return {
@@ -161,7 +162,8 @@ export class ClientResolver {
     if (clientId.length > 2000) return { ok: false, reason: 'client_id is too long' };
     if (!isUrlClientId(clientId)) {
       const client = await this.store.get(clientId);
-      if (!client || client.metadataExpiresAt !== undefined) return { ok: false, reason: 'unknown client_id' };
+      const expired = client?.expiresAt !== undefined && client.expiresAt <= Math.floor(this.clock() / 1000);
+      if (!client || client.metadataExpiresAt !== undefined || expired) return { ok: false, reason: 'unknown client_id' };
       return { ok: true, client };
     }
     const problem = this.documentUrlProblem(clientId);

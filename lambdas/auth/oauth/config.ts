@@ -31,6 +31,13 @@ export interface OAuthFrontConfig {
     refresh: number;
     /** A pending authorization between /authorize and the consent (OAUTH_TRANSACTION_TTL_SECONDS, default 600). */
     transaction: number;
+    /** A registered client that never completes a sign-in is forgotten (OAUTH_UNUSED_CLIENT_TTL_SECONDS, default 1 day). */
+    unusedClient: number;
+    /**
+     * A registered client is forgotten this long after its last token grant (OAUTH_IDLE_CLIENT_TTL_SECONDS,
+     * default 90 days; at least the refresh lifetime, so a client never disappears under a live refresh token).
+     */
+    idleClient: number;
   };
   cimd: {
     /** OAUTH_CIMD_TIMEOUT_MS, default 3000. */
@@ -63,6 +70,9 @@ export interface OAuthFrontConfig {
 }
 
 export function loadOAuthFrontConfig(env: Env = process.env): OAuthFrontConfig {
+  const refresh = envInt(env, 'OAUTH_REFRESH_TOKEN_TTL_SECONDS', 30 * 24 * 3600, { min: 1 });
+  const idleClient = envInt(env, 'OAUTH_IDLE_CLIENT_TTL_SECONDS', Math.max(90 * 24 * 3600, refresh), { min: 1 });
+  if (idleClient < refresh) throw new Error(`OAUTH_IDLE_CLIENT_TTL_SECONDS (${idleClient}) must be at least OAUTH_REFRESH_TOKEN_TTL_SECONDS (${refresh})`);
   const mode = authMode(env);
   if (mode !== 'local' && mode !== 'cognito') throw new Error(`AUTH_MODE must be cognito or local, got "${mode}"`);
   const issuer = publicUrl(env);
@@ -84,8 +94,10 @@ export function loadOAuthFrontConfig(env: Env = process.env): OAuthFrontConfig {
     ttl: {
       code: envInt(env, 'OAUTH_CODE_TTL_SECONDS', 60, { min: 1 }),
       access: envInt(env, 'OAUTH_ACCESS_TOKEN_TTL_SECONDS', 3600, { min: 1 }),
-      refresh: envInt(env, 'OAUTH_REFRESH_TOKEN_TTL_SECONDS', 30 * 24 * 3600, { min: 1 }),
+      refresh,
       transaction: envInt(env, 'OAUTH_TRANSACTION_TTL_SECONDS', 600, { min: 1 }),
+      unusedClient: envInt(env, 'OAUTH_UNUSED_CLIENT_TTL_SECONDS', 24 * 3600, { min: 60 }),
+      idleClient,
     },
     cimd: {
       timeoutMs: envInt(env, 'OAUTH_CIMD_TIMEOUT_MS', 3000, { min: 1 }),

@@ -1,5 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { HttpEvent, HttpResult } from '../../shared/http/types';
+import { logger } from '../../shared/logger';
+import type { OAuthClient } from '../client-store';
 import { MEMORY_SCOPES } from '../principal';
 import { FamilyRevokedError, type Grant, type IssuedTokens } from '../token-store';
 import { ClientMetadataError, registerClient } from './clients';
@@ -106,6 +108,7 @@ async function authorizationCode(form: Params, deps: OAuthDeps): Promise<HttpRes
     if (err instanceof FamilyRevokedError) return invalidGrant('the code was already used; every token issued from it is now revoked');
     throw err;
   }
+  await keepClientAlive(client.client, deps);
   return tokenResponse(tokens, plain);
 }
 
@@ -129,7 +132,27 @@ async function refreshToken(form: Params, deps: OAuthDeps): Promise<HttpResult> 
   });
   if (rotation.status === 'invalid') return invalidGrant('the refresh token is invalid, expired, revoked, or was issued to another client');
   if (rotation.status === 'reused') return invalidGrant('the refresh token was already used; the whole grant is now revoked');
+  await keepClientAlive(client.client, deps);
   return tokenResponse(rotation.tokens, rotation.grant);
+}
+
+/**
+ * A registered client lives `idleClient` past its last grant. The extension is written only once
+ * the remaining life drops below the refresh lifetime plus half the slack between the two, so an
+ * active client costs one write a month at the defaults and never expires under a live refresh
+ * token. Metadata-document clients are fetched again instead. The tokens are already issued: a
+ * failed extension is logged, not turned into a failed grant.
+ */
+async function keepClientAlive(client: OAuthClient, deps: OAuthDeps): Promise<void> {
+  if (client.metadataExpiresAt !== undefined) return;
+  const now = nowSeconds(deps);
+  const { refresh, idleClient } = deps.config.ttl;
+  if (client.expiresAt !== undefined && client.expiresAt >= now + refresh + (idleClient - refresh) / 2) return;
+  try {
+    await deps.clients.extend(client.clientId, now + idleClient);
+  } catch (err) {
+    logger.warn('could not extend the client registration', { clientId: client.clientId, err: err instanceof Error ? err.message : String(err) });
+  }
 }
 
 /** POST /oauth/revoke (RFC 7009): 200 for every well-formed request, known token or not. */
@@ -160,7 +183,7 @@ export async function register(event: HttpEvent, deps: OAuthDeps): Promise<HttpR
     return oauthError(400, 'invalid_client_metadata', 'the body is not valid JSON');
   }
   try {
-    const { response } = await registerClient(deps.clients, body, nowSeconds(deps));
+    const { response } = await registerClient(deps.clients, body, nowSeconds(deps), deps.config.ttl.unusedClient);
     return jsonResult(201, response);
   } catch (err) {
     if (err instanceof ClientMetadataError) return oauthError(400, err.error, err.message);
