@@ -4,6 +4,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { LogLevel, NodejsFunction, OutputFormat, type BundlingOptions, type NodejsFunctionProps } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { SDK_EXTERNALS } from './bundling-externals';
 
 /** Log levels the Powertools logger of the handlers accepts (LOG_LEVEL). */
 export type FunctionLogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
@@ -11,10 +12,11 @@ export type FunctionLogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
 /**
  * Bundling of every function: minified CommonJS for Node.js 24 with source maps (without the
  * sources, to keep the bundle small; NODE_OPTIONS=--enable-source-maps maps stack traces back).
- * The AWS SDK is left out (NodejsFunction's default externals for a Node.js 18+ runtime): the
- * runtime provides it.
+ * The AWS SDK is left out (NodejsFunction's default for a Node.js 18+ runtime, spelled out in
+ * bundling-externals.ts): the runtime provides it. A function may keep more of it in its bundle.
  */
 const BUNDLING: BundlingOptions = {
+  externalModules: [...SDK_EXTERNALS],
   minify: true,
   sourceMap: true,
   sourcesContent: false,

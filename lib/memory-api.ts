@@ -15,6 +15,7 @@ import { memoryTableDefinitions } from '../lambdas/memory/tables';
 import { grantTable, type CatalogAuth } from './catalog-auth';
 import { PRIVATE_BUCKET, type CatalogData } from './catalog-data';
 import { addRoutesFromTable, type TableRoutes } from './http-routes';
+import { MEMORY_API_EXTERNALS } from './bundling-externals';
 import { appFunction, type FunctionLogLevel } from './lambda-function';
 import { acknowledge, nagRef } from './nag';
 
@@ -130,6 +131,9 @@ export class MemoryApi extends Construct {
       description: 'Memory REST API /v1 (routes of MEMORY_API plus the /v1 catch-all)',
       roleDescription: 'Memory REST API function: memory objects in S3, the rev lock, rate-limit buckets, token verification',
       entry: props.entry ?? DEFAULT_ENTRY,
+      // The runtime's SDK serves the clients; the presigner of large exports is bundled, so the one
+      // deployed is the version the tests ran and /v1 does not depend on the runtime shipping it.
+      bundling: { externalModules: [...MEMORY_API_EXTERNALS] },
       memorySize,
       timeout: props.timeout ?? Duration.seconds(25),
       logRetention: props.logRetention,

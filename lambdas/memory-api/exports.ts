@@ -1,5 +1,4 @@
 import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 
 /**
  * Where an export too large for a Lambda response goes: an object under `exports/` in the memory
@@ -21,7 +20,9 @@ export interface ExportFile {
 /**
  * The S3 adapter. The URL is presigned (SigV4, query string) with the function's own credentials
  * by `@aws-sdk/s3-request-presigner`, against the same client (so the local stack's path-style
- * endpoint is honoured as it is for every other call).
+ * endpoint is honoured as it is for every other call). The presigner is bundled into the function
+ * (lib/memory-api.ts) rather than taken from the Lambda runtime, and loaded on the first large
+ * export only, so module init does not pay for a path most requests never take.
  */
 export class S3ExportStore implements ExportStore {
   constructor(
@@ -42,7 +43,8 @@ export class S3ExportStore implements ExportStore {
     return this.presign(file.key, expiresInSeconds);
   }
 
-  presign(key: string, expiresInSeconds: number): Promise<string> {
+  async presign(key: string, expiresInSeconds: number): Promise<string> {
+    const { getSignedUrl } = await import('@aws-sdk/s3-request-presigner');
     return getSignedUrl(this.s3, new GetObjectCommand({ Bucket: this.bucket, Key: key }), { expiresIn: Math.floor(expiresInSeconds) });
   }
 }

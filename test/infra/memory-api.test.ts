@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
+import * as cxapi from 'aws-cdk-lib/cx-api';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { MEMORY_API } from '../../lambdas/memory-api/routes';
@@ -18,6 +19,7 @@ const CONTEXT = (JSON.parse(readFileSync(path.join(ROOT, 'cdk.json'), 'utf8')) a
 
 type Resource = { Type: string; Properties: Record<string, unknown>; DeletionPolicy?: string };
 
+let app: App;
 let stack: CatalogStack;
 let template: Template;
 let violations: string[];
@@ -28,7 +30,7 @@ function logicalId(scope: IConstruct): string {
 }
 
 beforeAll(() => {
-  const app = new App({ context: CONTEXT });
+  app = new App({ context: { ...CONTEXT, [cxapi.ASSET_RESOURCE_METADATA_ENABLED_CONTEXT]: true } });
   stack = new CatalogStack(app, 'McpCatalog', { env: { account: '123456789012', region: 'us-east-1' }, memoryApi: { rateLimit: 60 } });
   template = Template.fromStack(stack);
   const memoryPath = stack.memory.node.path;
@@ -81,6 +83,17 @@ describe('data', () => {
 });
 
 describe('function and permissions', () => {
+  it('bundles the presigner of large exports and leaves only the SDK clients to the runtime', () => {
+    const fn = template.toJSON().Resources[logicalId(stack.memory.fn)] as Resource & { Metadata: Record<string, string> };
+    const bundle = readFileSync(path.join(app.synth().directory, fn.Metadata[cxapi.ASSET_RESOURCE_METADATA_PATH_KEY], 'index.js'), 'utf8');
+    // Real requires only: the SigV4a error message quotes `[require("@aws-sdk/signature-v4-crt");]` as advice.
+    const required = [...bundle.matchAll(/(?<!\[)require\("(@aws-sdk\/[^"]+)"\)/g)].map((m) => m[1]);
+    expect(required).toEqual(expect.arrayContaining(['@aws-sdk/client-s3', '@aws-sdk/client-dynamodb']));
+    expect(required.filter((m) => !/^@aws-sdk\/(client|lib)-/.test(m))).toEqual([]);
+    // The presigner's own code, not a require of it: its query-string signing names X-Amz-Expires.
+    expect(bundle.includes('X-Amz-Expires')).toBe(true);
+  });
+
   it('runs Node.js 24 on arm64 with the spec\'s limits and the data\'s names in its environment', () => {
     const fn = template.toJSON().Resources[logicalId(stack.memory.fn)] as Resource;
     expect(fn.Properties).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], Handler: 'index.handler' });
