@@ -55,16 +55,15 @@ async function main(): Promise<void> {
     console.error(`[bench] ${s.name}`);
     results.push(await s.run((m) => console.error(`[bench:${s.name}] ${m}`)));
   }
-  // A partial run (`npm run bench -- catalog`) replaces its own sections and keeps the others.
+  // A partial run (`npm run bench -- catalog`) replaces its own sections in place and keeps the others.
   const file = join(__dirname, '..', 'BENCHMARKS.md');
+  let sections = results;
   if (only.length && existsSync(file)) {
-    const kept = readFileSync(file, 'utf8').split(/\n(?=## )/).slice(1);
-    for (const old of kept) {
-      const title = old.slice(3, old.indexOf('\n'));
-      if (!results.some((r) => r.title === title)) results.push(parseSection(old));
-    }
+    const earlier = readFileSync(file, 'utf8').split(/\n(?=## )/).slice(1).map(parseSection);
+    sections = earlier.map((old) => results.find((r) => r.title === old.title) ?? old);
+    sections.push(...results.filter((r) => !earlier.some((old) => old.title === r.title)));
   }
-  const md = render(results, started);
+  const md = render(sections, started);
   writeFileSync(file, md);
   console.log(md);
 }

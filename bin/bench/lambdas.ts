@@ -80,7 +80,7 @@ export async function runLambdasBench(log: (m: string) => void): Promise<BenchSe
     title: 'Lambda bundles and module init',
     rows,
     method: [
-      `- Bundles: esbuild as CDK's \`NodejsFunction\` bundles them (minified, CommonJS, \`@aws-sdk/*\` left to the Lambda runtime); sizes in KiB.`,
+      `- Bundles: esbuild as CDK's \`NodejsFunction\` bundles them (minified, CommonJS, \`@aws-sdk/*\` left to the Lambda runtime, except for the /v1 function, which bundles the S3 presigner and leaves only the SDK's client and lib packages out); sizes in KiB.`,
       `- Init: median of ${RUNS} fresh \`node\` processes timing \`require()\` of the bundle, with the AWS SDK loaded from node_modules as the runtime provides it. The "floor" row is the AWS SDK's S3 and DynamoDB clients alone: the memory REST, MCP and crawler functions need both on every request, so their init cannot go below it on this machine; what they add above it is their own code (isomorphic-git, yaml, zod, the MCP SDK). Moving those requires into the first request would meet the figure without making a cold start faster (Lambda's init phase runs at full CPU), so they stay at module scope and the miss is reported as it is.`,
     ].join('\n'),
   };
