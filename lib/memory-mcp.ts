@@ -78,7 +78,8 @@ export class MemoryMcp extends Construct {
   readonly functionUrl: lambda.FunctionUrl;
   /**
    * The verifier's settings (audience, PUBLIC_URL, Cognito client ids, token tables), read by the
-   * function at initialisation instead of from its environment. By default PUBLIC_URL is the
+   * function at initialisation (and again every MCP_SETTINGS_REFRESH_SECONDS, since a deploy that
+   * changes only them leaves the function as it is) instead of from its environment. By default PUBLIC_URL is the
    * distribution's own domain, and the distribution's `/mcp` origin is this function's URL: with the
    * settings in the environment, function → distribution → function URL → function would be a
    * dependency cycle. The function and its policy name the secret by a fixed name, never by

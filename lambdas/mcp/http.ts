@@ -178,9 +178,9 @@ async function rateLimit(deps: McpDeps, principal: Principal, n: number, request
 }
 
 /**
- * The function's entry: a function URL (or API Gateway v2) event in, a result out. Dependencies are
- * built once per instance; a failed initialisation is a 503 the client retries, and the next
- * request tries again.
+ * The function's entry: a function URL (or API Gateway v2) event in, a result out. `getDeps` builds
+ * the dependencies once per instance (and keeps them fresh, see `mcpDepsSource`); a failed
+ * initialisation is a 503 the client retries, and the next request tries again.
  */
 export function createMcpHandler(getDeps: () => Promise<McpDeps>) {
   return async (event: HttpEvent, context?: Partial<LambdaContext>): Promise<HttpResult> => {

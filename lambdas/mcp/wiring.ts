@@ -6,6 +6,8 @@ import { createMemoryRuntime, type MemoryRuntime } from '../memory/wiring';
 import { parseKeyRing } from '../shared/cursor';
 import { DynamoTokenBuckets } from '../shared/rate-limit/dynamo-rate-limiter';
 import { LeasingRateLimiter } from '../shared/rate-limit/rate-limiter';
+import { envInt } from '../shared/env';
+import { logger } from '../shared/logger';
 import { CachedSecret, keyRingJson, secretsClient } from '../shared/secrets';
 import { loadMcpConfig } from './config';
 import type { McpDeps } from './http';
@@ -33,10 +35,9 @@ export function mcpDepsFrom(parts: { env: Env; memory: MemoryRuntime; verifier: 
  * lib/memory-mcp.ts: they depend on the distribution, which depends on this function's URL). The
  * secret is a JSON object of environment variables; they are merged over the environment.
  */
-async function withSettings(env: Env): Promise<Env> {
-  const name = env.MCP_SETTINGS_SECRET;
-  if (!name) return env;
-  return mergeSettings(env, await new CachedSecret(await secretsClient(env.AWS_REGION ?? 'us-east-1'), name).get(), name);
+async function readSettingsSecret(env: Env): Promise<() => Promise<string>> {
+  const secret = new CachedSecret(await secretsClient(env.AWS_REGION ?? 'us-east-1'), env.MCP_SETTINGS_SECRET as string, 0);
+  return () => secret.get();
 }
 
 /** The settings secret's variables over the environment; anything but a JSON object of strings is refused. */
@@ -53,12 +54,80 @@ export function mergeSettings(env: Env, json: string, name = 'MCP_SETTINGS_SECRE
   return { ...env, ...(parsed as Record<string, string>) };
 }
 
-/** In AWS: configuration from the environment (and the settings secret), the cursor keys from Secrets Manager. */
-export async function createMcpDeps(baseEnv: Env = process.env): Promise<McpDeps> {
-  const env = await withSettings(baseEnv);
-  const memoryConfig = loadMemoryConfig(env);
+/** The dependencies built from one set of settings over the same memory runtime. */
+async function buildDeps(env: Env, memory?: MemoryRuntime): Promise<{ deps: McpDeps; memory: MemoryRuntime }> {
   const authConfig = loadAuthConfig(env);
-  const keys = await keyRingJson({ file: env.CURSOR_KEYS_FILE, arn: env.CURSOR_SECRET_ARN, region: memoryConfig.region });
-  const memory = createMemoryRuntime(memoryConfig, parseKeyRing(keys));
-  return mcpDepsFrom({ env, memory, verifier: createAuthDeps(authConfig).verifier, audience: authConfig.audience });
+  if (!memory) {
+    const memoryConfig = loadMemoryConfig(env);
+    const keys = await keyRingJson({ file: env.CURSOR_KEYS_FILE, arn: env.CURSOR_SECRET_ARN, region: memoryConfig.region });
+    memory = createMemoryRuntime(memoryConfig, parseKeyRing(keys));
+  }
+  return { deps: mcpDepsFrom({ env, memory, verifier: createAuthDeps(authConfig).verifier, audience: authConfig.audience }), memory };
+}
+
+export interface McpDepsSourceOptions {
+  /** Reads the settings secret (default: Secrets Manager, when MCP_SETTINGS_SECRET is set). */
+  readSettings?: () => Promise<string>;
+  /** How often a warm instance looks at the secret again (MCP_SETTINGS_REFRESH_SECONDS, default 300). */
+  refreshMs?: number;
+  clock?: () => number;
+}
+
+/**
+ * In AWS: the dependencies from the environment and the settings secret, the cursor keys from
+ * Secrets Manager. The first request waits for them. A deploy that changes the settings (another
+ * domain, other app clients) leaves this function's own configuration untouched, so warm instances
+ * would keep the old audience until recycled: every `refreshMs` a request reads the secret again in
+ * the background, and when it changed the verifier is rebuilt over the same memory runtime (its
+ * caches survive). A failed re-read keeps the settings in use; a failed first read fails the request
+ * and is retried by the next.
+ */
+export function mcpDepsSource(baseEnv: Env = process.env, opts: McpDepsSourceOptions = {}): () => Promise<McpDeps> {
+  const clock = opts.clock ?? Date.now;
+  const refreshMs = opts.refreshMs ?? envInt(baseEnv, 'MCP_SETTINGS_REFRESH_SECONDS', 300, { min: 1 }) * 1000;
+  let current: Promise<{ deps: McpDeps; memory: MemoryRuntime; settings?: string; checkedAt: number }> | undefined;
+  let refreshing = false;
+  let reader: Promise<() => Promise<string>> | undefined;
+  const read = (): Promise<string> | undefined => {
+    if (opts.readSettings) return opts.readSettings();
+    if (!baseEnv.MCP_SETTINGS_SECRET) return undefined;
+    reader ??= readSettingsSecret(baseEnv);
+    return reader.then((r) => r());
+  };
+  const settingsName = baseEnv.MCP_SETTINGS_SECRET ?? 'MCP_SETTINGS_SECRET';
+
+  const first = async () => {
+    const settings = await read();
+    const built = await buildDeps(settings === undefined ? baseEnv : mergeSettings(baseEnv, settings, settingsName));
+    return { ...built, settings, checkedAt: clock() };
+  };
+
+  const refresh = async (state: Awaited<NonNullable<typeof current>>) => {
+    refreshing = true;
+    try {
+      const settings = await read();
+      if (settings === undefined || settings === state.settings) {
+        state.checkedAt = clock();
+        return;
+      }
+      const built = await buildDeps(mergeSettings(baseEnv, settings, settingsName), state.memory);
+      current = Promise.resolve({ ...built, settings, checkedAt: clock() });
+      logger.info('MCP settings changed: the verifier was rebuilt', { audience: built.deps.audience });
+    } catch (err) {
+      state.checkedAt = clock(); // try again after another interval, not on every request
+      logger.warn('could not re-read the MCP settings; keeping the ones in use', { err: err instanceof Error ? err.message : String(err) });
+    } finally {
+      refreshing = false;
+    }
+  };
+
+  return async () => {
+    current ??= first().catch((err: unknown) => {
+      current = undefined;
+      throw err;
+    });
+    const state = await current;
+    if (!refreshing && state.settings !== undefined && clock() - state.checkedAt >= refreshMs) void refresh(state);
+    return state.deps;
+  };
 }
