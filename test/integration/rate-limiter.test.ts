@@ -65,6 +65,19 @@ describe('on DynamoDB Local', () => {
     // 10 leases of 6, one refused lease of 6 and one refused single token; then the denial is remembered.
     expect(calls).toBe(12);
     expect(results[69]).toMatchObject({ allowed: false, retryAfterSeconds: 1 });
+    // The remembered denial reports the same reset as the table's answer: when the bucket is full, not the retry.
+    expect(results[61]).toMatchObject({ allowed: false, resetSeconds: 2 });
+    expect(results[69]).toMatchObject({ allowed: false, resetSeconds: 2 });
+  });
+
+  it('a remembered denial of a per-minute policy still says the bucket refills over the minute', async () => {
+    const perMinute: RatePolicy = { name: 'memory-ip', ratePerSecond: 1, burst: 60 };
+    const limiter = new LeasingRateLimiter(buckets, { leaseFraction: 0.1, clock });
+    const results = [];
+    for (let i = 0; i < 63; i++) results.push(await limiter.consume('ip:7.7.7.7', perMinute));
+    const denied = results.filter((r) => !r.allowed);
+    expect(denied.length).toBeGreaterThanOrEqual(2);
+    for (const d of denied) expect(d).toMatchObject({ remaining: 0, retryAfterSeconds: 1, resetSeconds: 60 });
   });
 
   it('keeps separate buckets per key and per policy', async () => {

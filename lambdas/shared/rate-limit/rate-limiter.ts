@@ -74,7 +74,8 @@ interface Lease {
  */
 export class LeasingRateLimiter implements RateLimiter {
   private readonly leases = new Map<string, Lease>();
-  private readonly denied = new Map<string, number>();
+  /** A remembered denial: when a retry can succeed, and when the bucket is full again (the `reset`). */
+  private readonly denied = new Map<string, { retryAt: number; fullAt: number }>();
   private readonly pending = new Map<string, Promise<void>>();
 
   constructor(
@@ -87,10 +88,11 @@ export class LeasingRateLimiter implements RateLimiter {
     const id = `${policy.name}#${key}`;
     for (;;) {
       const now = clock();
-      const until = this.denied.get(id);
-      if (until !== undefined && now < until) {
-        const wait = Math.max(1, Math.ceil((until - now) / 1000));
-        return { allowed: false, limit: policy.burst, remaining: 0, resetSeconds: wait, retryAfterSeconds: wait };
+      const denial = this.denied.get(id);
+      if (denial !== undefined && now < denial.retryAt) {
+        const wait = Math.max(1, Math.ceil((denial.retryAt - now) / 1000));
+        const reset = Math.max(wait, Math.ceil((denial.fullAt - now) / 1000 - 1e-9));
+        return { allowed: false, limit: policy.burst, remaining: 0, resetSeconds: reset, retryAfterSeconds: wait };
       }
       const lease = this.leases.get(id);
       if (lease && lease.tokens > 0 && now < lease.expiresMs) {
@@ -125,7 +127,7 @@ export class LeasingRateLimiter implements RateLimiter {
     }
     if (!got.granted) {
       const d = describe(got.tatMs, got.nowMs, policy, false);
-      this.remember(this.denied, id, got.nowMs + d.retryAfterSeconds * 1000);
+      this.remember(this.denied, id, { retryAt: got.nowMs + d.retryAfterSeconds * 1000, fullAt: got.nowMs + d.resetSeconds * 1000 });
       this.leases.delete(id);
       return d;
     }
