@@ -220,6 +220,7 @@ export class CatalogStack extends Stack {
     this.mcp = new MemoryMcp(this, 'Mcp', {
       maxMemoriesPerAccount: props.memoryApi?.maxMemoriesPerAccount,
       maxNoteBytes: props.memoryApi?.maxNoteBytes,
+      limits: props.memoryApi?.limits,
       ...props.mcp,
       table: this.memory.table,
       bucket: this.memory.bucket,

@@ -15,6 +15,7 @@ import { memoryTableDefinitions } from '../lambdas/memory/tables';
 import { grantTable, type CatalogAuth } from './catalog-auth';
 import { PRIVATE_BUCKET, type CatalogData } from './catalog-data';
 import { addRoutesFromTable, type TableRoutes } from './http-routes';
+import { LIMIT_VARIABLES, type MemoryLimits } from '../lambdas/memory/config';
 import { MEMORY_API_EXTERNALS } from './bundling-externals';
 import { appFunction, type FunctionLogLevel } from './lambda-function';
 import { acknowledge, nagRef } from './nag';
@@ -47,6 +48,12 @@ export interface MemoryApiProps {
   readonly maxMemoriesPerAccount?: number;
   /** Largest note, front matter included, in bytes (MEMORY_MAX_NOTE_BYTES). @default 1048576 */
   readonly maxNoteBytes?: number;
+  /**
+   * Any other limit of the memory core (page sizes, path and front matter caps, tag arguments,
+   * query length, tombstones kept), each set as its variable of `LIMIT_VARIABLES`.
+   * @default - the spec's values (`DEFAULT_LIMITS` in lambdas/memory/config.ts)
+   */
+  readonly limits?: Partial<MemoryLimits>;
   /**
    * Exports up to this size are answered inline; larger ones go to S3 under `exports/` with a 302
    * (MEMORY_EXPORT_INLINE_BYTES). Keep base64 of it under Lambda's 6 MB response limit.
@@ -142,6 +149,7 @@ export class MemoryApi extends Construct {
       environment: {
         ...memoryDataEnvironment(this.table, this.bucket),
         MEMORY_CACHE_MB: String(Math.max(16, Math.floor(memorySize / 4))),
+        ...memoryLimitsEnvironment(props.limits),
         ...(props.maxMemoriesPerAccount !== undefined && { MEMORY_MAX_PER_ACCOUNT: String(props.maxMemoriesPerAccount) }),
         ...(props.maxNoteBytes !== undefined && { MEMORY_MAX_NOTE_BYTES: String(props.maxNoteBytes) }),
         MEMORY_RATE_LIMIT: String(props.rateLimit ?? 60),
@@ -187,6 +195,17 @@ export class MemoryApi extends Construct {
     for (const route of this.routes.routes.values()) acknowledge(route, 'AwsSolutions-APIG4', reason);
     for (const route of this.catchAllRoutes) acknowledge(route, 'AwsSolutions-APIG4', `${reason} The catch-all answers only 404, 405 and CORS preflights.`);
   }
+}
+
+/** The variables of the limits a deployment sets; the core's defaults apply to the others. */
+export function memoryLimitsEnvironment(limits: Partial<MemoryLimits> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(limits) as Array<[keyof MemoryLimits, number | undefined]>) {
+    if (value === undefined) continue;
+    if (!Number.isInteger(value) || value < 0) throw new Error(`limits.${key} must be a non-negative integer, got ${value}`);
+    env[LIMIT_VARIABLES[key]] = String(value);
+  }
+  return env;
 }
 
 /** What `loadMemoryConfig()` reads to find the data, for every function that runs the memory core (/v1, /mcp). */

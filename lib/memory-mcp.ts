@@ -11,7 +11,8 @@ import { Construct } from 'constructs';
 import { grantTable } from './catalog-auth';
 import { appFunction, type FunctionLogLevel } from './lambda-function';
 import { acknowledge, nagFlatten } from './nag';
-import { grantMemoryData, memoryDataEnvironment } from './memory-api';
+import type { MemoryLimits } from '../lambdas/memory/config';
+import { grantMemoryData, memoryDataEnvironment, memoryLimitsEnvironment } from './memory-api';
 
 /** What the function needs from the auth context: the verifier's settings and read access to opaque tokens. */
 export interface McpAuth {
@@ -53,6 +54,8 @@ export interface MemoryMcpProps {
   readonly maxMemoriesPerAccount?: number;
   /** Largest note in bytes (MEMORY_MAX_NOTE_BYTES), as the REST API. @default 1048576 */
   readonly maxNoteBytes?: number;
+  /** The memory core's other limits, as the REST API's `limits`. @default - the spec's values */
+  readonly limits?: Partial<MemoryLimits>;
   /** @default RetentionDays.ONE_MONTH */
   readonly logRetention?: logs.RetentionDays;
   /** @default 'INFO' */
@@ -106,6 +109,7 @@ export class MemoryMcp extends Construct {
       CURSOR_SECRET_ARN: props.cursorKeysSecret.secretArn,
       MCP_RATE_PER_MINUTE: String(props.ratePerMinute ?? 120),
       MCP_LIST_MAX_ENTRIES: String(props.listMaxEntries ?? 100),
+      ...memoryLimitsEnvironment(props.limits),
       MEMORY_MAX_PER_ACCOUNT: String(props.maxMemoriesPerAccount ?? 20),
       MEMORY_MAX_NOTE_BYTES: String(props.maxNoteBytes ?? 1048576),
     };

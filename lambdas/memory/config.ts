@@ -27,7 +27,7 @@ export interface MemoryLimits {
   /** Search page size: default and maximum (spec 2). */
   searchDefaultLimit: number;
   searchMaxLimit: number;
-  /** Search query length in characters (after trimming). */
+  /** Search query length in characters. */
   maxQueryChars: number;
   /** Compare-and-set attempts of one write without an expected rev before it gives up (503). */
   maxWriteAttempts: number;
@@ -70,6 +70,41 @@ export interface MemoryConfig {
   limits: MemoryLimits;
 }
 
+/** The environment variable of each limit (DECISIONS: every limit is configuration). */
+export const LIMIT_VARIABLES: Readonly<Record<keyof MemoryLimits, string>> = {
+  maxMemoriesPerAccount: 'MEMORY_MAX_PER_ACCOUNT',
+  maxNoteBytes: 'MEMORY_MAX_NOTE_BYTES',
+  maxPathBytes: 'MEMORY_MAX_PATH_BYTES',
+  maxSegmentBytes: 'MEMORY_MAX_SEGMENT_BYTES',
+  maxFrontmatterBytes: 'MEMORY_MAX_FRONTMATTER_BYTES',
+  maxFrontmatterAliases: 'MEMORY_MAX_FRONTMATTER_ALIASES',
+  maxFrontmatterDepth: 'MEMORY_MAX_FRONTMATTER_DEPTH',
+  maxTagArgs: 'MEMORY_MAX_TAG_ARGS',
+  listDefaultLimit: 'MEMORY_LIST_DEFAULT_LIMIT',
+  listMaxLimit: 'MEMORY_LIST_MAX_LIMIT',
+  searchDefaultLimit: 'MEMORY_SEARCH_DEFAULT_LIMIT',
+  searchMaxLimit: 'MEMORY_SEARCH_MAX_LIMIT',
+  maxQueryChars: 'MEMORY_MAX_QUERY_CHARS',
+  maxWriteAttempts: 'MEMORY_MAX_WRITE_ATTEMPTS',
+  maxImportNotes: 'MEMORY_MAX_IMPORT_NOTES',
+  maxTombstones: 'MEMORY_MAX_TOMBSTONES',
+};
+
+/** Every limit from its variable, the default when unset; a page default above its maximum is refused. */
+export function loadMemoryLimits(env: Env = process.env): MemoryLimits {
+  const limits = { ...DEFAULT_LIMITS };
+  for (const key of Object.keys(LIMIT_VARIABLES) as Array<keyof MemoryLimits>) {
+    limits[key] = envInt(env, LIMIT_VARIABLES[key], DEFAULT_LIMITS[key], { min: key === 'maxTombstones' ? 0 : 1 });
+  }
+  for (const [def, max] of [
+    ['listDefaultLimit', 'listMaxLimit'],
+    ['searchDefaultLimit', 'searchMaxLimit'],
+  ] as const) {
+    if (limits[def] > limits[max]) throw new Error(`${LIMIT_VARIABLES[def]} (${limits[def]}) must not exceed ${LIMIT_VARIABLES[max]} (${limits[max]})`);
+  }
+  return limits;
+}
+
 export function loadMemoryConfig(env: Env = process.env): MemoryConfig {
   return {
     region: envString(env, 'AWS_REGION') ?? 'us-east-1',
@@ -78,11 +113,6 @@ export function loadMemoryConfig(env: Env = process.env): MemoryConfig {
     dynamoEndpoint: envString(env, 'DYNAMODB_ENDPOINT'),
     s3Endpoint: envString(env, 'S3_ENDPOINT'),
     cacheMegabytes: envInt(env, 'MEMORY_CACHE_MB', 128, { min: 1 }),
-    limits: {
-      ...DEFAULT_LIMITS,
-      maxMemoriesPerAccount: envInt(env, 'MEMORY_MAX_PER_ACCOUNT', DEFAULT_LIMITS.maxMemoriesPerAccount, { min: 1 }),
-      maxNoteBytes: envInt(env, 'MEMORY_MAX_NOTE_BYTES', DEFAULT_LIMITS.maxNoteBytes, { min: 1 }),
-      maxWriteAttempts: envInt(env, 'MEMORY_MAX_WRITE_ATTEMPTS', DEFAULT_LIMITS.maxWriteAttempts, { min: 1 }),
-    },
+    limits: loadMemoryLimits(env),
   };
 }
