@@ -156,10 +156,11 @@ export const writeNote: MemoryRouteHandler = async (ctx, deps) => {
   const media = mediaType(ctx.event);
   const bytes = bodyBytes(ctx.event, deps.config.maxRequestBytes);
   let input: NoteInput;
+  // An empty request is a missing body (spec 2: 400). An empty note is still possible: JSON `{"body": ""}`.
+  if (bytes.length === 0) throw badRequest('A body is required: JSON { "body": … } or text/markdown');
   if (isMarkdown(media)) {
     input = { markdown: utf8Text(bytes, media) };
   } else if (isJson(media)) {
-    if (bytes.length === 0) throw badRequest('A body is required: JSON { "body": … } or text/markdown');
     const body = validate(PutNoteBody, parseJson(utf8Text(bytes, media)));
     // The core checks front matter is plain JSON data (finite numbers, depth, size) before use.
     input = body.frontmatter === undefined ? { body: body.body } : { body: body.body, frontmatter: body.frontmatter as FrontMatter };

@@ -47,7 +47,13 @@ export const NoteParams = MemoryParams.extend({
 export const ListNotesQuery = z.object({
   folder: z.string().optional().openapi({ description: 'Folder to list; default the root. A trailing `/` is tolerated.' }),
   depth: z
-    .union([z.literal('all'), z.string().regex(INT, { error: 'must be an integer of at least 1, or all' }).transform(Number)])
+    .string()
+    .transform((v, ctx) => {
+      if (v === 'all') return 'all' as const;
+      if (INT.test(v)) return Number(v);
+      ctx.addIssue({ code: 'custom', message: 'must be an integer of at least 1, or all' });
+      return z.NEVER;
+    })
     .optional()
     .openapi({ description: 'Levels below the folder: an integer of at least 1, or `all`; default 2.', example: '2', type: 'string' }),
   type: z.string().optional().openapi({ enum: ['all', 'file', 'folder'], default: 'all', description: 'Entries to return.' }),

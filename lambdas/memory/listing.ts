@@ -1,5 +1,6 @@
 import type { FileEntry, NoteIndex } from './note-index';
 import { isInside, relativeTo } from './paths';
+import { headingTitle } from './markdown';
 
 /**
  * Listing and search over one commit's index: pure functions, so both transports and the tests
@@ -140,11 +141,28 @@ export interface SearchHit {
   updated: string;
 }
 
-/** Score: total occurrences in title, body and tags. */
-export function scoreNote(re: RegExp, title: string, body: string, tags: readonly string[]): number {
-  let score = countMatches(re, title) + countMatches(re, body);
-  for (const t of tags) score += countMatches(re, t);
-  return score;
+/**
+ * A note as search sees it: its body, its title and its tags, each occurrence counted once. A title
+ * taken from a heading and an inline `#tag` are text of the body already, so only a title taken
+ * from the file name and tags that live in the front matter add to the body's count. The snippet is
+ * the window around the first match in the body, else the title or tag that matched.
+ */
+export function scoreNote(re: RegExp, title: string, body: string, tags: readonly string[]): { score: number; snippet?: string } {
+  const inBody = countMatches(re, body);
+  let score = inBody;
+  let snippet: string | undefined;
+  if (headingTitle(body) === null) {
+    const n = countMatches(re, title);
+    score += n;
+    if (n > 0) snippet = title;
+  }
+  for (const t of tags) {
+    if (body.includes(`#${t}`)) continue;
+    const n = countMatches(re, t);
+    score += n;
+    if (n > 0) snippet ??= `#${t}`;
+  }
+  return inBody > 0 ? { score, snippet: makeSnippet(re, body, '') } : { score, ...(snippet !== undefined && { snippet }) };
 }
 
 /** Highest score first; ties newest first, then by path. */

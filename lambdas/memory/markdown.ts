@@ -222,8 +222,8 @@ function atxHeading(line: string): string | null {
   return text;
 }
 
-/** The first heading's text, else the file name without `.md`. */
-export function extractTitle(body: string, path: string): string {
+/** The first heading's text as a title, or null when the body has no heading. */
+export function headingTitle(body: string): string | null {
   for (const { line, code } of linesWithFences(body)) {
     if (code) continue;
     const heading = atxHeading(line);
@@ -232,7 +232,12 @@ export function extractTitle(body: string, path: string): string {
       if (text) return text.slice(0, MAX_TITLE);
     }
   }
-  return baseName(path).slice(0, -3);
+  return null;
+}
+
+/** The first heading's text, else the file name without `.md`. */
+export function extractTitle(body: string, path: string): string {
+  return headingTitle(body) ?? baseName(path).slice(0, -3);
 }
 
 /** Inline tag: `#` at the start or after whitespace, then [A-Za-z0-9_/-]+, not all digits. */

@@ -14,7 +14,7 @@ import {
   unavailable,
 } from './errors';
 import { GitOverlay } from './git-overlay';
-import { comparePaths, compareHits, hasAllTags, listEntries, literalMatcher, makeSnippet, scoreNote, type ListSort, type ListType, type SearchHit } from './listing';
+import { comparePaths, compareHits, hasAllTags, listEntries, literalMatcher, scoreNote, type ListSort, type ListType, type SearchHit } from './listing';
 import {
   composeNote,
   extractTags,
@@ -90,11 +90,15 @@ function defaultBackoff(attempt: number): Promise<void> {
 
 const isoSeconds = (seconds: number): string => new Date(seconds * 1000).toISOString();
 
-/** If-Match values: `sha`, `"sha"` or `*` (any current rev, i.e. no precondition). */
+/**
+ * If-Match values: `sha`, `"sha"` or `*` (any current rev, i.e. no precondition). A weak tag
+ * (`W/"…"`) is well formed but never matches (RFC 9110 §13.1.1 compares strongly): 409, as a stale rev.
+ */
 export function normalizeRev(value: string | undefined, field = 'If-Match'): string | undefined {
   if (value === undefined) return undefined;
   let v = String(value).trim();
   if (v === '*') return undefined;
+  if (/^W\/"[^"]*"$/.test(v)) throw conflict('stale_rev', `${field} is a weak entity tag, which never matches a rev; send the rev itself`);
   if (v.length >= 2 && v.startsWith('"') && v.endsWith('"')) v = v.slice(1, -1);
   if (!/^[0-9a-fA-F]{40}$/.test(v)) throw badRequest('invalid_rev', `${field} must be a rev (40 hex characters), optionally quoted`, field);
   return v.toLowerCase();
@@ -247,7 +251,7 @@ export class MemoryService {
       const type: ListType = query.type ?? 'all';
       if (!['all', 'file', 'folder'].includes(type)) throw badRequest('invalid_argument', 'type must be all, file or folder', 'type');
       const fields = query.fields ?? 'full';
-      if (fields !== 'path' && fields !== 'full') throw badRequest('invalid_argument', 'fields must be path', 'fields');
+      if (fields !== 'path' && fields !== 'full') throw badRequest('invalid_argument', 'fields must be path or full', 'fields');
       const sort: ListSort = query.sort ?? 'name';
       if (sort !== 'name' && sort !== 'updated') throw badRequest('invalid_argument', 'sort must be name or updated', 'sort');
       const limit = this.pageSize(query.limit, this.limits.listDefaultLimit, this.limits.listMaxLimit);
@@ -273,8 +277,9 @@ export class MemoryService {
   searchNotes(caller: Caller, rawName: string, query: SearchQuery): Promise<SearchPage> {
     return this.guard(async () => {
       const name = this.access(caller, rawName);
-      const q = typeof query.q === 'string' ? query.q.trim() : '';
-      if (q === '') throw badRequest('invalid_argument', 'q is required', 'q');
+      // The query is one literal, spaces included; only a query of nothing but spaces counts as missing.
+      const q = typeof query.q === 'string' ? query.q : '';
+      if (q.trim() === '') throw badRequest('invalid_argument', 'q is required', 'q');
       if (q.length > this.limits.maxQueryChars) throw badRequest('invalid_argument', `q is longer than ${this.limits.maxQueryChars} characters`, 'q');
       const folder = validateFolder(query.folder, this.limits);
       const tags = this.tagArgs(query.tags);
@@ -289,8 +294,8 @@ export class MemoryService {
       const re = literalMatcher(q);
       const hits = await mapLimit(candidates, READ_CONCURRENCY, async ([path, e]): Promise<SearchHit | null> => {
         const body = await this.body(rec, git, e.blob);
-        const score = scoreNote(re, e.title, body, e.tags);
-        return score > 0 ? { path, title: e.title, snippet: makeSnippet(re, body, e.excerpt), score, updated: e.updated } : null;
+        const { score, snippet } = scoreNote(re, e.title, body, e.tags);
+        return score > 0 ? { path, title: e.title, snippet: snippet ?? e.excerpt, score, updated: e.updated } : null;
       });
       const sorted = hits.filter((h): h is SearchHit => h !== null).sort(compareHits);
       const more = offset + limit < sorted.length;
@@ -466,6 +471,10 @@ export class MemoryService {
   private async commitNow(caller: Caller, name: string, path: string, opts: WriteOptions, plan: (base: Base) => Promise<Plan>): Promise<WriteResult> {
     const expected = normalizeRev(opts.expectedRev);
     let rec = await this.deps.lock.get(caller.account, name);
+    // A write that would create the memory meets a retired one as creation does (DECISIONS: 409 naming the restore).
+    if (rec?.state === 'retired' && opts.createMemory) {
+      throw conflict('retired_name', `memory "${rec.name}" was retired; ${this.restoreHint(rec.name)} instead of creating it again`);
+    }
     if (!rec && opts.createMemory) {
       const created = await this.createMemory(caller, name);
       rec = await this.deps.lock.get(caller.account, created.memory.name);

@@ -96,6 +96,7 @@ const ROWS: Row[] = [
   // PUT bodies
   ['a PUT without body', 'PUT', '/v1/memories/m/notes/a.md', AJ, () => j({ frontmatter: {} }), 400, 'BAD_REQUEST'],
   ['a PUT with an empty request', 'PUT', '/v1/memories/m/notes/a.md', AJ, undefined, 400, 'BAD_REQUEST'],
+  ['an empty raw markdown PUT', 'PUT', '/v1/memories/m/notes/a.md', () => ({ ...auth(), 'content-type': 'text/markdown' }), () => '', 400, 'BAD_REQUEST'],
   ['a JSON body starting with a fence', 'PUT', '/v1/memories/m/notes/a.md', AJ, () => j({ body: '---\nk: v\n---\ntext' }), 400, 'BAD_REQUEST'],
   ['front matter that is an array', 'PUT', '/v1/memories/m/notes/a.md', AJ, () => j({ body: 'x', frontmatter: ['a'] }), 400, 'BAD_REQUEST'],
   ['a body that is a number', 'PUT', '/v1/memories/m/notes/a.md', AJ, () => j({ body: 42 }), 400, 'BAD_REQUEST'],
@@ -146,7 +147,8 @@ const ROWS: Row[] = [
   ['exporting a memory that does not exist', 'GET', '/v1/memories/nope/export', A, undefined, 404, 'NOT_FOUND'],
   // If-Match
   ['If-Match that is not a sha', 'PUT', '/v1/memories/m/notes/a.md', () => ({ ...AJ(), 'if-match': 'abc' }), () => j({ body: 'x' }), 400, 'BAD_REQUEST'],
-  ['a weak If-Match', 'PUT', '/v1/memories/m/notes/a.md', () => ({ ...AJ(), 'if-match': `W/"${rev}"` }), () => j({ body: 'x' }), 400, 'BAD_REQUEST'],
+  // RFC 9110 compares If-Match strongly: a weak tag never matches, like a stale rev.
+  ['a weak If-Match', 'PUT', '/v1/memories/m/notes/a.md', () => ({ ...AJ(), 'if-match': `W/"${rev}"` }), () => j({ body: 'x' }), 409, 'CONFLICT'],
   ['an If-Match list', 'DELETE', '/v1/memories/m/notes/a.md', () => ({ ...A(), 'if-match': `"${rev}", "${rev}"` }), undefined, 400, 'BAD_REQUEST'],
   ['a bad If-Match on memory restore', 'POST', '/v1/memories/m/restore', () => ({ ...A(), 'if-match': 'nope' }), undefined, 400, 'BAD_REQUEST'],
   ['a bad If-Match on create', 'POST', '/v1/memories', () => ({ ...AJ(), 'if-match': 'zz' }), () => j({ name: 'm' }), 400, 'BAD_REQUEST'],
@@ -191,6 +193,12 @@ describe('bad input gets the spec code, never a 500', () => {
     expect(JSON.parse(res.text)).toMatchObject({ files: 3, rev });
     const note = await raw('GET', '/v1/memories/m/notes/a.md', { ...auth(), accept: 'text/markdown' });
     expect(note.text).toBe('alpha alpha');
+  });
+
+  it('says what a refused parameter accepts', async () => {
+    const message = async (path: string) => ErrorSchema.parse(JSON.parse((await raw('GET', path, auth())).text)).error.message;
+    expect(await message('/v1/memories/m/notes?depth=ALL')).toMatch(/depth.*must be an integer of at least 1, or all/);
+    expect(await message('/v1/memories/m/notes?fields=title')).toMatch(/fields must be path or full/);
   });
 
   it('ignores unknown query parameters', async () => {

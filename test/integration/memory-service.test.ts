@@ -57,6 +57,11 @@ describe('memories', () => {
     await svc.retireMemory(me, 'old');
     const err = await expectMemoryError(svc.createMemory(me, 'old'), 'CONFLICT', 'retired_name');
     expect(err.message).toMatch(/restore/);
+    // A write that creates its memory on first use (MCP vaults) meets the retired name the same way;
+    // a plain write to it stays NOT_FOUND (a retired memory is 404).
+    const viaWrite = await expectMemoryError(svc.writeNote(me, 'old', 'a.md', { body: 'x' }, { createMemory: true }), 'CONFLICT', 'retired_name');
+    expect(viaWrite.message).toMatch(/restore/);
+    await expectMemoryError(svc.writeNote(me, 'old', 'a.md', { body: 'x' }), 'NOT_FOUND', 'memory_not_found');
   });
 
   test('create with If-Match compares it like every write', async () => {
@@ -120,7 +125,7 @@ describe('memories', () => {
     await expectMemoryError(svc.getMemory(me, 'r'), 'NOT_FOUND');
     await expectMemoryError(svc.readNote(me, 'r', 'keep.md'), 'NOT_FOUND', 'memory_not_found');
     await expectMemoryError(svc.writeNote(me, 'r', 'new.md', { body: 'x' }), 'NOT_FOUND', 'memory_not_found');
-    await expectMemoryError(svc.writeNote(me, 'r', 'new.md', { body: 'x' }, { createMemory: true }), 'NOT_FOUND', 'memory_not_found');
+    await expectMemoryError(svc.writeNote(me, 'r', 'new.md', { body: 'x' }, { createMemory: true }), 'CONFLICT', 'retired_name');
     expect((await svc.listMemories(me)).map((m) => m.name)).toEqual([]);
     const back = await svc.restoreMemory(me, 'r');
     expect(back.rev).toBe(rev);
@@ -483,15 +488,23 @@ describe('search', () => {
 
   test('case-insensitive literal substring; score counts title, body and tags; ties newest first', async () => {
     const page = await svc.searchNotes(me, 'm', { q: 'Quick' });
+    // fox.md: four in the body (the heading that is its title among them) and its front-matter tag.
     expect(page.results.map((r) => [r.path, r.score])).toEqual([
-      ['fox.md', 6],
+      ['fox.md', 5],
       ['deep/er/cow.md', 1],
       ['deep/er/cat.md', 1],
       ['deep/dog.md', 1],
     ]);
     expect(page.nextCursor).toBeUndefined();
     const fox = page.results[0];
-    expect(fox).toEqual({ path: 'fox.md', title: 'The Quick Fox', snippet: expect.stringContaining('Quick Fox'), score: 6, updated: expect.any(String) });
+    expect(fox).toEqual({ path: 'fox.md', title: 'The Quick Fox', snippet: expect.stringContaining('Quick Fox'), score: 5, updated: expect.any(String) });
+  });
+
+  test('spaces around the query are part of the literal', async () => {
+    expect((await svc.searchNotes(me, 'm', { q: ' brown' })).results.map((r) => r.path)).toEqual(['fox.md']);
+    expect((await svc.searchNotes(me, 'm', { q: 'uick' })).results.length).toBeGreaterThan(0);
+    expect((await svc.searchNotes(me, 'm', { q: ' uick' })).results).toEqual([]);
+    await expectMemoryError(svc.searchNotes(me, 'm', { q: '   ' }), 'BAD_REQUEST');
   });
 
   test('the query is one literal, never split into words nor a pattern', async () => {
