@@ -49,7 +49,7 @@ export function toToolError(err: unknown, ctx: ErrorContext): ToolError {
   }
   switch (err.code) {
     case 'BAD_REQUEST':
-      return new ToolError(err.reason === 'refused_content' ? 'refused_content' : 'invalid_argument', err.message);
+      return new ToolError(err.reason === 'refused_content' ? 'refused_content' : 'invalid_argument', inToolTerms(err));
     case 'FORBIDDEN':
       return new ToolError('forbidden', `${ctx.label} is not granted to this token`);
     case 'NOT_FOUND':
@@ -67,6 +67,26 @@ export function toToolError(err: unknown, ctx: ErrorContext): ToolError {
     case 'INTERNAL_ERROR':
       return new ToolError('unavailable', 'internal error; retry later');
   }
+}
+
+/** The core's names of arguments that MCP names otherwise (the core speaks `/v1`'s query parameters). */
+const ARGUMENT_NAMES: Readonly<Record<string, string>> = { q: 'query' };
+
+/**
+ * A core message about a bad argument, in the tools' vocabulary: the argument named as the tool
+ * names it (`query`, not `/v1`'s `q`), and no advice only `/v1` can follow (sending raw
+ * text/markdown). The core's `field` says which argument it is about; messages about an argument
+ * start with its name.
+ */
+function inToolTerms(err: MemoryError): string {
+  const field = err.extra.field;
+  if (field === undefined) return err.message;
+  if (field === 'body' && err.reason === 'invalid_argument' && err.message.startsWith('body may not start with a front-matter fence')) {
+    return 'body may not start with a front-matter fence (---); pass the front matter as the frontmatter argument (an object) and the rest as body';
+  }
+  const name = ARGUMENT_NAMES[field];
+  if (name !== undefined && err.message.startsWith(`${field} `)) return `${name}${err.message.slice(field.length)}`;
+  return err.message;
 }
 
 export function isUnexpected(err: unknown): boolean {

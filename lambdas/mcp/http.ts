@@ -113,7 +113,9 @@ export async function handleMcpRequest(event: HttpEvent, deps: McpDeps, requestI
     principal = await deps.verifier.verify(header(event, 'authorization'));
   } catch (err) {
     if (err instanceof AuthError && err.kind === 'unauthenticated') {
-      const presented = err.reason !== 'missing';
+      // RFC 6750 §3.1: no error code when no bearer token was presented (no header, or another
+      // scheme such as Basic); invalid_token only for a bearer token that is bad.
+      const presented = /^\s*bearer(\s|$)/i.test(header(event, 'authorization') ?? '');
       const challenge = wwwAuthenticate({ audience: deps.audience }, presented ? { error: 'invalid_token' } : {});
       return httpError(401, 'Unauthorized: a valid bearer token for this MCP endpoint is required', { ...cors, 'www-authenticate': challenge });
     }

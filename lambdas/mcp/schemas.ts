@@ -31,7 +31,7 @@ const frontmatterArg = record(string(), unknown())
 export const searchInput = strictObject({
   query: string()
     .min(1, 'query is required')
-    .describe('One keyword or literal fragment, matched case-insensitively as a single substring across titles, bodies and tags (not split into words, not semantic).'),
+    .describe('One keyword or literal fragment, matched case-insensitively as a single substring across titles, bodies and tags (not split into words, not semantic). At most 256 characters.'),
   folder: folderArg.optional().describe('Limit the search to this folder and its subfolders; "@<vault>" searches a whole vault. Omit to search the default memory.'),
   tags: tagsArg.optional(),
   limit: number().int('limit must be an integer').min(1, 'limit must be from 1 to 50').max(50, 'limit must be from 1 to 50').default(20).describe('Results per page, 1-50.'),

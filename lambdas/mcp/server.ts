@@ -1,5 +1,15 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  isJSONRPCRequest,
+  ListToolsRequestSchema,
+  McpError,
+  type JSONRPCMessage,
+  type RequestId,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
 import { TOOLS, TOOLS_BY_NAME, type ToolContext } from './tools';
 
 /**
@@ -28,14 +38,51 @@ export function toolList(): Tool[] {
   return toolListCache;
 }
 
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The SDK checks every `tools/call` against its own schema before any handler runs, and answers an
+ * `arguments` that is present but not an object (`null`, a string, an array, a number) with a
+ * JSON-RPC error carrying zod's raw issue dump. Spec 3 wants bad arguments to be the tool error
+ * `invalid_argument`, so such an `arguments` is set aside on its way from the transport to the SDK
+ * (the request goes on without it) and handed to the tool, whose own validation reports it. A
+ * missing `arguments` is left alone: the tool takes it as `{}`.
+ */
+class MemoryMcpServer extends Server {
+  private readonly setAside = new Map<RequestId, unknown>();
+
+  override async connect(transport: Transport): Promise<void> {
+    await super.connect(transport);
+    const deliver = transport.onmessage;
+    transport.onmessage = (message, extra) => deliver?.(this.setAsideArguments(message), extra);
+  }
+
+  /** The arguments a call was sent with: those set aside for its request id, else the request's own. */
+  argumentsOf(requestId: RequestId, fromRequest: unknown): unknown {
+    if (!this.setAside.has(requestId)) return fromRequest;
+    const raw = this.setAside.get(requestId);
+    this.setAside.delete(requestId);
+    return raw;
+  }
+
+  private setAsideArguments<T extends JSONRPCMessage>(message: T): T {
+    if (!isJSONRPCRequest(message) || message.method !== 'tools/call' || !isPlainObject(message.params)) return message;
+    const { arguments: args, ...params } = message.params;
+    if (args === undefined || isPlainObject(args)) return message;
+    this.setAside.set(message.id, args);
+    return { ...message, params };
+  }
+}
+
 export function createMcpServer(ctx: ToolContext): Server {
-  const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
+  const server = new MemoryMcpServer(SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolList() }));
-  server.setRequestHandler(CallToolRequestSchema, (request) => {
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+    const args = server.argumentsOf(extra.requestId, request.params.arguments);
     const tool = TOOLS_BY_NAME.get(request.params.name);
     // An unknown tool is a protocol error (the client asked for something tools/list never offered).
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool "${request.params.name}"; the tools are ${TOOLS.map((t) => t.name).join(', ')}`);
-    return tool.call(request.params.arguments, ctx);
+    return tool.call(args, ctx);
   });
   return server;
 }

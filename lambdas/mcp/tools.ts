@@ -85,15 +85,40 @@ const isMissingMemory = (err: unknown): boolean => err instanceof MemoryError &&
 // Argument validation: the SDK's own would answer a plain-text error without a code, so the tools
 // validate here and answer `invalid_argument` with a message naming the argument.
 
-function describeIssues(tool: string, input: ZodType, issues: readonly core.$ZodIssue[]): string {
+/** How a value's JSON type reads in a message: `null`, `a string`, `an array`, … */
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  const t = typeof value;
+  return t === 'object' || t === 'undefined' ? `an ${t}` : `a ${t}`;
+}
+
+/** zod's `expected` of an `invalid_type` issue, as a noun phrase (`int` is what `.int()` reports). */
+const EXPECTED: Record<string, string> = {
+  int: 'an integer',
+  number: 'a number',
+  string: 'a string',
+  boolean: 'a boolean',
+  array: 'an array',
+  object: 'an object',
+  record: 'an object',
+};
+
+function describeIssues(tool: string, input: ZodType, issues: readonly core.$ZodIssue[], rawArgs: unknown): string {
   const known = Object.keys((input as unknown as { shape?: Record<string, unknown> }).shape ?? {});
   const parts = issues.slice(0, 5).map((issue) => {
     const field = issue.path.map(String).join('.');
     if (issue.code === 'unrecognized_keys') {
       return `unknown argument${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}; ${tool} takes ${known.join(', ')}`;
     }
+    if (issue.code === 'invalid_type' && field === '') {
+      // The arguments as a whole: `null`, a string, an array… instead of an object of named arguments.
+      return `arguments must be an object of named arguments (${known.join(', ')}), not ${kindOf(rawArgs)}`;
+    }
     if (issue.code === 'invalid_type' && /received undefined/.test(issue.message)) return `${field} is required (${issue.expected})`;
-    if (issue.code === 'invalid_type') return `${field || 'arguments'} must be ${issue.expected === 'record' ? 'an object' : `a ${issue.expected}`}`;
+    // A message written in schemas.ts names its argument already (e.g. "limit must be an integer").
+    if (issue.code === 'invalid_type' && issue.message.startsWith(`${field.split('.')[0]} `)) return issue.message;
+    if (issue.code === 'invalid_type') return `${field} must be ${EXPECTED[issue.expected] ?? `of type ${issue.expected}`}`;
     if (field !== '' && issue.message.startsWith(field.split('.')[0])) return issue.message;
     return field === '' ? issue.message : `${field}: ${issue.message}`;
   });
@@ -123,8 +148,9 @@ function defineTool<I extends ZodType, O extends ZodType>(spec: ToolSpec<I, O>):
           const held = ctx.principal.scopes.length ? ctx.principal.scopes.join(' ') : 'no memory scope';
           throw new ToolError('forbidden', `${spec.name} needs the ${spec.scope} scope; this token has ${held}`);
         }
-        const parsed = spec.input.safeParse(rawArgs ?? {});
-        if (!parsed.success) throw new ToolError('invalid_argument', describeIssues(spec.name, spec.input, parsed.error.issues));
+        // A missing `arguments` is no arguments; anything else that is not an object fails validation.
+        const parsed = spec.input.safeParse(rawArgs === undefined ? {} : rawArgs);
+        if (!parsed.success) throw new ToolError('invalid_argument', describeIssues(spec.name, spec.input, parsed.error.issues, rawArgs));
         return ok((await spec.run(parsed.data, ctx)) as Record<string, unknown>);
       } catch (err) {
         if (isUnexpected(err)) {
@@ -271,7 +297,7 @@ const edit = defineTool({
   description:
     'Change an existing note without resending it. mode "replace" (default): body replaces the body; "append": body is added at the end on a new line (e.g. a log entry); ' +
     '"str_replace": old_str, copied exactly (whitespace included) from the current body and occurring exactly once, is replaced by new_str (omit new_str to delete it). ' +
-    'frontmatter, in any mode but str_replace, merges keys into the front matter. Fails with not_found if the note does not exist: create it with memory__write.',
+    'frontmatter, in any mode (str_replace included), merges keys into the front matter. Fails with not_found if the note does not exist: create it with memory__write.',
   scope: 'memory:write',
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   input: editInput,
@@ -346,7 +372,8 @@ async function listEverything(ctx: ToolContext, depth: 1 | 2, tags: readonly str
       const t = vaultTarget(name);
       const folder: ListFolderEntry = { type: 'folder', path: t.prefix, files: 0, entries: [] };
       if (!existing.has(name)) return folder;
-      const inner = await against(t, () => listFolder(ctx.service, ctx.caller, t, '', 1, tags, max)).catch((err: unknown) => {
+      // Its entries are shown only at depth 2 (as the vault folder's children); at depth 1 only counts are.
+      const inner = await against(t, () => listFolder(ctx.service, ctx.caller, t, '', 1, tags, max, depth === 2)).catch((err: unknown) => {
         if (err instanceof ToolError && err.code === 'not_found') return undefined; // retired meanwhile
         throw err;
       });

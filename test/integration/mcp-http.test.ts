@@ -143,6 +143,14 @@ describe('authentication', () => {
     expect(await prm.json()).toMatchObject({ resource: h.stack.auth.audience, scopes_supported: ['memory:read', 'memory:write'] });
   });
 
+  it('answers 401 without an error code to another scheme (RFC 6750 §3.1: no bearer token was presented)', async () => {
+    for (const authorization of ['Basic dXNlcjpwYXNzd29yZA==', 'Digest username="x"']) {
+      const res = await post(ping, { authorization });
+      expect(res.status).toBe(401);
+      expect(res.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${prmUrl()}", scope="memory:read memory:write"`);
+    }
+  });
+
   const now = () => Math.floor(Date.now() / 1000);
   it.each<[string, () => string]>([
     ['expired', () => h.stack.issuer.signAccessToken({ sub: 'x', scope: 'memory:read memory:write', ttlSeconds: 60, audience: h.stack.auth.audience, issuedAt: now() - 7200 })],

@@ -1,4 +1,5 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Caller } from '../../lambdas/memory/types';
 import { call, ok, startMcpHarness, toolError, type McpHarness, type Structured } from './mcp-harness';
 
@@ -136,6 +137,15 @@ describe('edit', () => {
     expect(await ok(c, 'memory__read', { path: 'log.md' })).toMatchObject({ body: 'replaced\n2nd\nmore', frontmatter: { a: 1, b: 2, c: 3 } });
   });
 
+  it('merges frontmatter in str_replace mode too, as the description says', async () => {
+    const { c } = await session();
+    await ok(c, 'memory__write', { path: 'fm.md', body: 'status: draft here', frontmatter: { a: 1, status: 'draft' } });
+    await ok(c, 'memory__edit', { path: 'fm.md', mode: 'str_replace', old_str: 'draft', new_str: 'final', frontmatter: { status: 'final', b: 2 } });
+    expect(await ok(c, 'memory__read', { path: 'fm.md' })).toMatchObject({ body: 'status: final here', frontmatter: { a: 1, status: 'final', b: 2 } });
+    const edit = (await c.listTools()).tools.find((t) => t.name === 'memory__edit');
+    expect(edit?.description).toMatch(/frontmatter, in any mode \(str_replace included\), merges keys/);
+  });
+
   it('edits in a vault with @-prefixed paths; a missing note is not_found; old_str must occur exactly once', async () => {
     const { c } = await session();
     await ok(c, 'memory__write', { path: '@work/a.md', body: 'dup dup once' });
@@ -173,8 +183,9 @@ describe('search', () => {
     await ok(c, 'memory__write', { path: '@work/pg.md', body: 'postgres at work' });
 
     const all = await ok<{ results: Array<{ path: string; score: number; snippet: string; title: string; updated: string }> }>(c, 'memory__search', { query: 'postgres' });
+    // Three occurrences in the body; the title is its heading, not counted a second time.
     expect(all.results.map((r) => [r.path, r.score])).toEqual([
-      ['db/postgres.md', 4],
+      ['db/postgres.md', 3],
       ['db/mysql.md', 1],
     ]);
     expect(all.results[0]).toMatchObject({ title: 'Postgres', snippet: expect.stringMatching(/postgres/i), updated: expect.stringMatching(ISO) });
@@ -302,6 +313,43 @@ describe('list', () => {
     expect(big.entries[99].path).toBe('big/n099.md');
   });
 
+  it('flags a subfolder with more than 100 entries truncated at depth 1 too, by its entries, not its notes', async () => {
+    const { c, caller } = await session();
+    const many = (folder: string, n: number) => Array.from({ length: n }, (_, i) => ({ path: `${folder}/n${String(i).padStart(3, '0')}.md`, markdown: `note ${i}` }));
+    // big: 101 notes side by side; deep: 101 notes, but one entry (its subfolder); exact: 100 notes.
+    await h.stack.memory.service.importNotes(caller, 'default', [...many('big', 101), ...many('deep/inner', 101), ...many('exact', 100)], { createMemory: true });
+    await ok(c, 'memory__write', { path: 'small/one.md', body: 'one' });
+
+    const top = await ok<Listing>(c, 'memory__list', { depth: 1 });
+    expect(top).toEqual({
+      folder: '',
+      truncated: false,
+      files: 303,
+      entries: [
+        { type: 'folder', path: 'big', files: 101, entries: [], truncated: true },
+        { type: 'folder', path: 'deep', files: 101, entries: [] },
+        { type: 'folder', path: 'exact', files: 100, entries: [] },
+        { type: 'folder', path: 'small', files: 1, entries: [] },
+      ],
+    });
+    // The same folders at depth 2 (the default) carry the same flags.
+    const two = await ok<Listing>(c, 'memory__list', { depth: 2 });
+    expect(two.entries.map((e) => [e.path, (e as { truncated?: boolean }).truncated ?? false])).toEqual([
+      ['big', true],
+      ['deep', false],
+      ['exact', false],
+      ['small', false],
+    ]);
+    // A tag filter counts only the notes that carry the tags: no folder is full then.
+    expect((await ok<Listing>(c, 'memory__list', { depth: 1, tags: ['none'] })).entries).toEqual([]);
+
+    // Inside a vault, listed without a folder at depth 2, the vault root's subfolders are flagged too.
+    await h.stack.memory.service.createMemory(caller, 'work');
+    await h.stack.memory.service.importNotes(caller, 'work', many('big', 101));
+    const all = await ok<Listing>(c, 'memory__list', {});
+    expect(all.entries[0]).toEqual({ type: 'folder', path: '@work/', files: 101, entries: [{ type: 'folder', path: '@work/big', files: 101, entries: [], truncated: true }] });
+  });
+
   it('lists nothing, without an error, before the default memory exists; an unknown vault is not_found', async () => {
     const { c } = await session();
     expect(await ok(c, 'memory__list', {})).toEqual({ folder: '', entries: [], truncated: false, files: 0 });
@@ -418,6 +466,39 @@ describe('bad arguments are tool errors, never protocol errors', () => {
     expect((await toolError(c, 'memory__write', { path: 'a.md' })).message).toBe('body is required (string)');
     expect((await toolError(c, 'memory__write', { path: 'a.md', body: 'x', content: 'y' })).message).toMatch(/unknown argument "content"; memory__write takes path, body, frontmatter/);
     expect((await toolError(c, 'memory__read', { path: '@work' })).message).toMatch(/names a vault, not a note/);
+  });
+
+  it('speaks in the tools\' argument names, not /v1\'s (query, not q; frontmatter, not raw text/markdown)', async () => {
+    expect(await toolError(c, 'memory__search', { query: 'x'.repeat(300) })).toEqual({ code: 'invalid_argument', message: 'query is longer than 256 characters' });
+    expect(await toolError(c, 'memory__search', { query: '   ' })).toEqual({ code: 'invalid_argument', message: 'query is required' });
+    for (const [tool, args] of [
+      ['memory__write', { path: 'a.md', body: '---\nk: v\n---\nbody' }],
+      ['memory__edit', { path: 'dup.md', body: '---\nk: v\n---\nbody' }],
+    ] as const) {
+      const error = await toolError(c, tool, args);
+      expect(error.code).toBe('invalid_argument');
+      expect(error.message).not.toMatch(/text\/markdown/);
+      expect(error.message).toMatch(/pass the front matter as the frontmatter argument/);
+    }
+  });
+
+  it('says what type an argument must be in plain words', async () => {
+    expect((await toolError(c, 'memory__search', { query: 'x', limit: 2.5 })).message).toBe('limit must be an integer');
+    expect((await toolError(c, 'memory__search', { query: 'x', limit: '10' })).message).toBe('limit must be a number');
+    expect((await toolError(c, 'memory__list', { depth: 1.5 })).message).toBe('depth must be 1 or 2');
+    expect((await toolError(c, 'memory__list', { depth: '2' })).message).toBe('depth must be a number');
+    expect((await toolError(c, 'memory__write', { path: 'a.md', body: 'x', frontmatter: [1] })).message).toBe('frontmatter must be an object');
+  });
+
+  it.each<[string, unknown]>([
+    ['null', null],
+    ['a string', 'path=dup.md'],
+    ['an array', ['dup.md']],
+  ])('answers arguments that are %s with invalid_argument over the wire, not a JSON-RPC error', async (_what, args) => {
+    // The SDK's client types arguments as an object; a client that sends anything else is what this guards against.
+    const res = (await c.callTool({ name: 'memory__read', arguments: args as Record<string, unknown> })) as CallToolResult;
+    expect(res.isError).toBe(true);
+    expect(res.structuredContent).toEqual({ error: { code: 'invalid_argument', message: expect.stringMatching(/^arguments must be an object of named arguments \(path\), not /) } });
   });
 
   it('leaves the notes untouched', async () => {

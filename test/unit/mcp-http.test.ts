@@ -131,3 +131,78 @@ it('merges the settings secret (CDK: verifier settings that depend on the distri
   expect(() => mergeSettings({}, '[]')).toThrow(/JSON object of strings/);
   expect(() => mergeSettings({}, 'nope')).toThrow(/not JSON/);
 });
+
+describe('tools/call arguments that are not an object', () => {
+  /** The JSON-RPC response for request `id` in a POST's answer (one message or a batch). */
+  async function answer(body: unknown, o: { deps?: McpDeps; id?: number } = {}): Promise<{ result?: { isError?: boolean; structuredContent?: Record<string, unknown> }; error?: { code: number; message: string } }> {
+    const res = await handleMcpRequest(event(body), o.deps ?? deps(), 'r');
+    expect(res.statusCode).toBe(200);
+    const parsed = JSON.parse(res.body as string) as unknown;
+    const messages = (Array.isArray(parsed) ? parsed : [parsed]) as Array<{ id: number }>;
+    const found = messages.find((m) => m.id === (o.id ?? 7));
+    expect(found).toBeDefined();
+    return found as never;
+  }
+
+  it.each<[string, unknown, string]>([
+    ['null', null, 'null'],
+    ['a string', 'folder=notes', 'a string'],
+    ['an array', ['notes'], 'an array'],
+    ['a number', 5, 'a number'],
+  ])('answers arguments that are %s with the invalid_argument tool error, not a JSON-RPC error', async (_what, args, kind) => {
+    for (const tool of ['memory__list', 'memory__search', 'memory__write']) {
+      const msg = await answer(call(tool, args));
+      expect(msg.error).toBeUndefined();
+      expect(msg.result?.isError).toBe(true);
+      expect(msg.result?.structuredContent).toEqual({ error: { code: 'invalid_argument', message: expect.stringContaining(`arguments must be an object of named arguments`) } });
+      expect((msg.result?.structuredContent as { error: { message: string } }).error.message).toMatch(new RegExp(`not ${kind}$`));
+    }
+  });
+
+  it('keeps a missing arguments as no arguments: list lists, search says query is required', async () => {
+    const noArgs = (name: string) => ({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name } });
+    expect((await answer(noArgs('memory__list'))).result).toMatchObject({ structuredContent: { folder: '', entries: [], truncated: false, files: 0 } });
+    expect((await answer(noArgs('memory__search'))).result).toMatchObject({ isError: true, structuredContent: { error: { code: 'invalid_argument', message: 'query is required (string)' } } });
+  });
+
+  it('answers each call of a batch on its own: a bad one does not spoil a good one', async () => {
+    const batch = [call('memory__list', null), { ...call('memory__list', {}), id: 8 }];
+    const body = { headers: { 'mcp-protocol-version': '2025-03-26' } };
+    const res = await handleMcpRequest(event(batch, body), deps(), 'r');
+    const messages = JSON.parse(res.body as string) as Array<{ id: number; result: { isError?: boolean; structuredContent: Record<string, unknown> } }>;
+    expect(messages.find((m) => m.id === 7)?.result).toMatchObject({ isError: true, structuredContent: { error: { code: 'invalid_argument' } } });
+    expect(messages.find((m) => m.id === 8)?.result).toMatchObject({ structuredContent: { folder: '', entries: [] } });
+  });
+
+  it('checks the scope first, and keeps an unknown tool a protocol error whatever its arguments', async () => {
+    const readOnly = deps({ verifier: verifier(async () => ({ ...principal, scopes: ['memory:read'] })) });
+    expect((await answer(call('memory__write', 'x'), { deps: readOnly })).result).toMatchObject({ isError: true, structuredContent: { error: { code: 'forbidden' } } });
+    const unknown = await answer(call('memory__nope', null));
+    expect(unknown.error).toMatchObject({ code: -32602, message: expect.stringMatching(/unknown tool "memory__nope"/) });
+  });
+});
+
+describe('the 401 challenge (RFC 6750 §3.1)', () => {
+  // The verifier's own parsing: no header is `missing`, any header that is not `Bearer <token>` is `malformed`.
+  const rejecting = verifier(async () => Promise.reject(new AuthError('malformed', 'bad')));
+  const challenge = async (authorization: string | undefined, v: TokenVerifier) => {
+    const e = event(call('memory__list', {}));
+    if (authorization === undefined) delete e.headers.authorization;
+    else e.headers.authorization = authorization;
+    const res = await handleMcpRequest(e, deps({ verifier: v }), 'r');
+    expect(res.statusCode).toBe(401);
+    return res.headers['www-authenticate'];
+  };
+  const base = 'Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp", scope="memory:read memory:write"';
+
+  it('has no error code when no bearer token was presented: no Authorization, or another scheme', async () => {
+    expect(await challenge(undefined, verifier(async () => Promise.reject(new AuthError('missing', 'none'))))).toBe(base);
+    expect(await challenge('Basic dXNlcjpwYXNz', rejecting)).toBe(base);
+    expect(await challenge('Token abc', rejecting)).toBe(base);
+  });
+
+  it('says error="invalid_token" when a bearer token was presented but is bad', async () => {
+    expect(await challenge('Bearer not-valid', verifier(async () => Promise.reject(new AuthError('bad-signature', 'forged'))))).toBe(`${base}, error="invalid_token"`);
+    expect(await challenge('bearer a b', rejecting)).toBe(`${base}, error="invalid_token"`);
+  });
+});
