@@ -147,20 +147,22 @@ export interface SearchHit {
  * from the file name and tags that live in the front matter add to the body's count. The snippet is
  * the window around the first match in the body, else the title or tag that matched.
  */
-export function scoreNote(re: RegExp, title: string, body: string, tags: readonly string[]): { score: number; snippet?: string } {
+export function scoreNote(re: RegExp, title: string, body: string, tags: readonly string[], fileStem: string): { score: number; snippet?: string } {
   const inBody = countMatches(re, body);
   let score = inBody;
   let snippet: string | undefined;
-  if (headingTitle(body) === null) {
+  // A title other than the file name came from a heading; only when they are equal is the body read.
+  if (title === fileStem && headingTitle(body) === null) {
     const n = countMatches(re, title);
     score += n;
     if (n > 0) snippet = title;
   }
   for (const t of tags) {
-    if (body.includes(`#${t}`)) continue;
     const n = countMatches(re, t);
+    // Only a tag that matches is looked for in the body (inline, hence counted there already).
+    if (n === 0 || body.includes(`#${t}`)) continue;
     score += n;
-    if (n > 0) snippet ??= `#${t}`;
+    snippet ??= `#${t}`;
   }
   return inBody > 0 ? { score, snippet: makeSnippet(re, body, '') } : { score, ...(snippet !== undefined && { snippet }) };
 }

@@ -29,7 +29,7 @@ import {
   type NoteMeta,
 } from './markdown';
 import { fileEntry, indexBytes, indexStats, parseIndex, rebuildTrees, serializeIndex, type FileEntry, type NoteIndex, type Tombstone } from './note-index';
-import { isInside, validateFolder, validateMemoryName, validateNotePath } from './paths';
+import { baseName, isInside, validateFolder, validateMemoryName, validateNotePath } from './paths';
 import type { BlobStore, MemoryRecord, RevLock } from './ports';
 import type {
   BundleExport,
@@ -294,7 +294,7 @@ export class MemoryService {
       const re = literalMatcher(q);
       const hits = await mapLimit(candidates, READ_CONCURRENCY, async ([path, e]): Promise<SearchHit | null> => {
         const body = await this.body(rec, git, e.blob);
-        const { score, snippet } = scoreNote(re, e.title, body, e.tags);
+        const { score, snippet } = scoreNote(re, e.title, body, e.tags, baseName(path).slice(0, -3));
         return score > 0 ? { path, title: e.title, snippet: snippet ?? e.excerpt, score, updated: e.updated } : null;
       });
       const sorted = hits.filter((h): h is SearchHit => h !== null).sort(compareHits);

@@ -137,22 +137,24 @@ describe('the immutable cache', () => {
 describe('search scoring and snippets', () => {
   test('non-overlapping, case-insensitive, Unicode-aware counting', () => {
     const re = literalMatcher('Straße');
-    expect(scoreNote(re, 'STRASSE straße', 'die Straße, DIE STRAẞE', ['straße']).score).toBe(4);
-    expect(scoreNote(literalMatcher('aa'), '', 'aaaa', []).score).toBe(2);
+    expect(scoreNote(re, 'STRASSE straße', 'die Straße, DIE STRAẞE', ['straße'], 'STRASSE straße').score).toBe(4);
+    expect(scoreNote(literalMatcher('aa'), '', 'aaaa', [], '').score).toBe(2);
   });
 
   test('each occurrence counts once: a heading title and inline tags are body text already', () => {
     const re = literalMatcher('alpha');
     // Title "Alpha" from the heading: the body's two occurrences are all there is.
-    expect(scoreNote(re, 'Alpha', '# Alpha\n\nhello alpha', []).score).toBe(2);
+    expect(scoreNote(re, 'Alpha', '# Alpha\n\nhello alpha', [], 'notes').score).toBe(2);
+    // A heading that reads like the file name is still the heading.
+    expect(scoreNote(re, 'alpha', '# alpha\n\nhello', [], 'alpha').score).toBe(1);
     // Title from the file name "alpha-notes": it counts, the body has none.
-    expect(scoreNote(re, 'alpha-notes', 'no heading here', [])).toEqual({ score: 1, snippet: 'alpha-notes' });
+    expect(scoreNote(re, 'alpha-notes', 'no heading here', [], 'alpha-notes')).toEqual({ score: 1, snippet: 'alpha-notes' });
     // An inline #tag is in the body; a front-matter tag is not.
-    expect(scoreNote(literalMatcher('tag1'), 'n', 'see #tag1', ['tag1']).score).toBe(1);
-    expect(scoreNote(literalMatcher('tag1'), 'n', 'nothing', ['tag1'])).toEqual({ score: 1, snippet: '#tag1' });
+    expect(scoreNote(literalMatcher('tag1'), 'n', 'see #tag1', ['tag1'], 'n').score).toBe(1);
+    expect(scoreNote(literalMatcher('tag1'), 'n', 'nothing', ['tag1'], 'n')).toEqual({ score: 1, snippet: '#tag1' });
     // A body match gives the body's window as the snippet.
-    expect(scoreNote(re, 'alpha', 'the alpha line', ['alpha'])).toEqual({ score: 3, snippet: 'the alpha line' });
-    expect(scoreNote(re, 'beta', 'gamma', ['delta'])).toEqual({ score: 0 });
+    expect(scoreNote(re, 'alpha', 'the alpha line', ['alpha'], 'alpha')).toEqual({ score: 3, snippet: 'the alpha line' });
+    expect(scoreNote(re, 'beta', 'gamma', ['delta'], 'beta')).toEqual({ score: 0 });
   });
 
   test('the snippet keeps whole words and marks cuts', () => {
