@@ -11,12 +11,12 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { MEMORY_API, MEMORY_FN } from '../lambdas/memory-api/routes';
 import { EXPORT_PREFIX } from '../lambdas/memory-api/config';
+import { LIMIT_VARIABLES, type MemoryLimits } from '../lambdas/memory/config';
 import { memoryTableDefinitions } from '../lambdas/memory/tables';
+import { MEMORY_API_EXTERNALS } from './bundling-externals';
 import { grantTable, type CatalogAuth } from './catalog-auth';
 import { PRIVATE_BUCKET, type CatalogData } from './catalog-data';
 import { addRoutesFromTable, type TableRoutes } from './http-routes';
-import { LIMIT_VARIABLES, type MemoryLimits } from '../lambdas/memory/config';
-import { MEMORY_API_EXTERNALS } from './bundling-externals';
 import { appFunction, type FunctionLogLevel } from './lambda-function';
 import { acknowledge, nagRef } from './nag';
 
