@@ -69,7 +69,9 @@ export type RefreshRotation =
   | { status: 'rotated'; grant: Grant; tokens: IssuedTokens }
   | { status: 'invalid' }
   /** Used before: its family has just been revoked (refresh-token reuse detection). */
-  | { status: 'reused' };
+  | { status: 'reused' }
+  /** The request named a scope the grant does not hold (RFC 6749 §6); the token is left as it was. */
+  | { status: 'scope_not_granted'; granted: string[] };
 
 /**
  * The opaque-credential store the OAuth front writes and every API's verifier reads. Credentials
@@ -82,8 +84,11 @@ export interface OpaqueTokenStore {
   /** Stores a single-use authorization code (a new family) and returns it. */
   saveCode(grant: AuthorizationCodeGrant, ttlSeconds: number): Promise<string>;
   redeemCode(code: string, clientId: string): Promise<CodeRedemption>;
-  /** Consumes a refresh token (single use) and issues the family's next access and refresh tokens. */
-  rotateRefreshToken(token: string, clientId: string, ttl: { accessTtlSeconds: number; refreshTtlSeconds: number }): Promise<RefreshRotation>;
+  /**
+   * Consumes a refresh token (single use) and issues the family's next access and refresh tokens;
+   * a request for a scope the grant does not hold consumes nothing.
+   */
+  rotateRefreshToken(token: string, clientId: string, ttl: { accessTtlSeconds: number; refreshTtlSeconds: number }, requestedScopes?: readonly string[]): Promise<RefreshRotation>;
   /** RFC 7009: an access token alone; a refresh token or code revokes its family. Unknown tokens are ignored. */
   revoke(token: string, clientId?: string): Promise<void>;
   revokeFamily(familyId: string): Promise<void>;
@@ -232,12 +237,16 @@ export class DynamoTokenStore implements OpaqueTokenStore {
     token: string,
     clientId: string,
     ttl: { accessTtlSeconds: number; refreshTtlSeconds: number },
+    /** Scopes the refresh request asked for: each must be one the grant holds. */
+    requestedScopes: readonly string[] = [],
   ): Promise<RefreshRotation> {
     const parsed = parseOpaque(token);
     if (!parsed || parsed.kind !== 'refresh') return { status: 'invalid' };
     const { item, family } = await this.readWithFamily(PK.refresh, parsed);
     if (!item || item.kind !== 'refresh' || item.familyId !== parsed.familyId || item.clientId !== clientId) return { status: 'invalid' };
     if (!family || family.revoked || item.expiresAt <= this.nowSeconds()) return { status: 'invalid' };
+    const granted: readonly string[] = grantFields(item).scopes;
+    if (requestedScopes.some((s) => !granted.includes(s))) return { status: 'scope_not_granted', granted: [...granted] };
     if (!(await this.markUsed(item))) {
       await this.revokeFamily(item.familyId);
       return { status: 'reused' };

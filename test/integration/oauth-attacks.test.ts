@@ -149,6 +149,11 @@ describe('discovery and CORS', () => {
       token_endpoint_auth_methods_supported: ['none'],
       client_id_metadata_document_supported: true,
     });
+    // Cacheable, and nothing beside it says otherwise.
+    expect([as.headers.get('cache-control'), as.headers.get('pragma')]).toEqual(['public, max-age=300', null]);
+    // A browser client probing other discovery documents can read the 404.
+    const oidc = await fetch(`${base}/.well-known/openid-configuration`);
+    expect([oidc.status, oidc.headers.get('access-control-allow-origin')]).toEqual([404, '*']);
     // The local issuer's JWKS still lives under the same prefix.
     expect(((await (await fetch(`${base}/.well-known/jwks.json`)).json()) as { keys: unknown[] }).keys.length).toBe(1);
   });
@@ -196,7 +201,6 @@ describe('dynamic client registration (RFC 7591)', () => {
     ['a javascript: redirect', 'invalid_redirect_uri', { redirect_uris: ['javascript:alert(1)'] }],
     ['a relative redirect', 'invalid_redirect_uri', { redirect_uris: ['/cb'] }],
     ['a non-string redirect', 'invalid_redirect_uri', { redirect_uris: [42] }],
-    ['a confidential auth method', 'invalid_client_metadata', { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'client_secret_basic' }],
     ['the implicit grant', 'invalid_client_metadata', { redirect_uris: [REDIRECT], grant_types: ['implicit'] }],
     ['refresh without authorization_code', 'invalid_client_metadata', { redirect_uris: [REDIRECT], grant_types: ['refresh_token'] }],
     ['response type token', 'invalid_client_metadata', { redirect_uris: [REDIRECT], response_types: ['token'] }],
@@ -208,6 +212,16 @@ describe('dynamic client registration (RFC 7591)', () => {
     const json = (await res.json()) as { error: string; error_description: string };
     expect(json.error).toBe(error);
     expect(json.error_description).toEqual(expect.any(String));
+  });
+
+  it('registers a client that asks for a secret as the public client it will be (RFC 7591 §3.2.1: the answer says none)', async () => {
+    for (const method of ['client_secret_post', 'client_secret_basic']) {
+      const res = await register({ client_name: 'Python-style', redirect_uris: [REDIRECT], token_endpoint_auth_method: method });
+      expect(res.status).toBe(201);
+      const body = (await res.json()) as Record<string, unknown>;
+      expect(body).toMatchObject({ token_endpoint_auth_method: 'none' });
+      expect(body).not.toHaveProperty('client_secret');
+    }
   });
 
   it('refuses malformed JSON and oversized bodies as invalid_client_metadata', async () => {
@@ -281,6 +295,27 @@ describe('authorization endpoint', () => {
     }
   });
 
+  it('lets a loopback redirect name any port (RFC 8252 §7.3), and nothing else differ', async () => {
+    // REDIRECT is http://127.0.0.1:9/cb: a native client listening on an ephemeral port uses another.
+    const clientId = await newClient([REDIRECT, 'http://localhost/cb']);
+    const ephemeral = 'http://127.0.0.1:49152/cb';
+    const { verifier, challenge } = pkcePair();
+    const cb = await signInAndConsent(new TestBrowser(), authorizeUrl(goodParams(clientId, challenge, { redirect_uri: ephemeral })), { username: 'mallory' });
+    expect(`${cb.origin}${cb.pathname}`).toBe(ephemeral);
+    const res = await exchange(clientId, cb.searchParams.get('code') as string, verifier, ephemeral);
+    expect(res.status).toBe(200);
+    // localhost registered without a port takes one too.
+    expect((await fetch(authorizeUrl(goodParams(clientId, challenge, { redirect_uri: 'http://localhost:5555/cb' })), { redirect: 'manual' })).status).toBe(200);
+    for (const other of ['http://127.0.0.1:49152/other', 'http://localhost:49152/cb?x=1', 'http://[::1]:49152/cb', 'http://127.0.0.1:49152/x/../cb', 'http://127.0.0.1:49152/%2e%2e/cb', 'https://127.0.0.1:49152/cb']) {
+      const page = await fetch(authorizeUrl(goodParams(clientId, challenge, { redirect_uri: other })), { redirect: 'manual' });
+      expect([other, page.status, page.headers.get('location')]).toEqual([other, 400, null]);
+    }
+    // The token request must name the redirect the code was issued for, port included.
+    const again = pkcePair();
+    const cb2 = await signInAndConsent(new TestBrowser(), authorizeUrl(goodParams(clientId, again.challenge, { redirect_uri: ephemeral })), { username: 'mallory' });
+    expect(await oauthErrorOf(await exchange(clientId, cb2.searchParams.get('code') as string, again.verifier, REDIRECT))).toBe('invalid_grant');
+  });
+
   it.each<[string, string, Record<string, string | undefined>]>([
     ['PKCE missing', 'invalid_request', { code_challenge: undefined, code_challenge_method: undefined }],
     ['PKCE plain', 'invalid_request', { code_challenge_method: 'plain' }],
@@ -330,6 +365,21 @@ describe('authorization endpoint', () => {
 });
 
 describe('token endpoint', () => {
+  it('refuses a refresh that asks for a scope the grant does not hold (invalid_scope), leaving the token usable', async () => {
+    const clientId = await newClient();
+    const { verifier, challenge } = pkcePair();
+    const cb = await signInAndConsent(new TestBrowser(), authorizeUrl(goodParams(clientId, challenge)), { username: 'mallory', scopes: ['memory:read'] });
+    const first = (await (await exchange(clientId, cb.searchParams.get('code') as string, verifier)).json()) as { refresh_token: string; scope: string };
+    expect(first.scope).toBe('memory:read');
+    const wider = await tokenRequest({ grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: clientId, scope: 'memory:read memory:write' });
+    expect(wider.status).toBe(400);
+    expect(await oauthErrorOf(wider)).toBe('invalid_scope');
+    // Nothing was spent: the same refresh token still rotates, within the grant.
+    const same = await tokenRequest({ grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: clientId, scope: 'memory:read' });
+    expect(same.status).toBe(200);
+    expect(((await same.json()) as { scope: string }).scope).toBe('memory:read');
+  });
+
   it('answers a good exchange with no-store, and refuses a wrong verifier (spending the code)', async () => {
     const clientId = await newClient();
     const { code, verifier } = await codeFor(clientId);

@@ -18,13 +18,17 @@ import { register, revoke, token } from './token';
 
 type Handler = (event: HttpEvent, deps: OAuthDeps) => Promise<HttpResult>;
 
-/** Discovery documents change only with a deployment. */
-const METADATA_CACHE = { 'cache-control': 'public, max-age=300' };
+/** Discovery documents change only with a deployment: cacheable (no `Pragma: no-cache` beside it). */
+const metadata = (body: object): HttpResult => {
+  const out = jsonResult(200, body, { 'cache-control': 'public, max-age=300' });
+  delete out.headers.pragma;
+  return out;
+};
 
 const HANDLERS: Record<string, Handler> = {
-  oauthProtectedResource: async (_e, d) => jsonResult(200, protectedResourceMetadata(d.config), METADATA_CACHE),
-  oauthProtectedResourceMcp: async (_e, d) => jsonResult(200, protectedResourceMetadata(d.config), METADATA_CACHE),
-  oauthAuthorizationServer: async (_e, d) => jsonResult(200, authorizationServerMetadata(d.config), METADATA_CACHE),
+  oauthProtectedResource: async (_e, d) => metadata(protectedResourceMetadata(d.config)),
+  oauthProtectedResourceMcp: async (_e, d) => metadata(protectedResourceMetadata(d.config)),
+  oauthAuthorizationServer: async (_e, d) => metadata(authorizationServerMetadata(d.config)),
   oauthAuthorize: authorize,
   oauthLogin: localLogin,
   oauthCallback: upstreamCallback,
@@ -65,7 +69,8 @@ export function createOAuthDispatcher(extraRoutes: readonly RouteDef[] = []) {
   return async (event: HttpEvent, deps: OAuthDeps, requestId: string): Promise<HttpResult> => {
     const started = performance.now();
     const resolved = resolve(event);
-    const cors = CORS_PATHS.has(event.rawPath);
+    // Browser clients probe other discovery documents too (openid-configuration): their 404 is readable.
+    const cors = CORS_PATHS.has(event.rawPath) || event.rawPath.startsWith('/.well-known/');
     let out: HttpResult;
     let route: string = resolved.kind;
     if (resolved.kind === 'preflight') {

@@ -3,7 +3,7 @@ import type { HttpEvent, HttpResult } from '../../shared/http/types';
 import { logger } from '../../shared/logger';
 import { MEMORY_NAME, MEMORY_SCOPES, type MemoryScope } from '../principal';
 import type { OAuthClient } from '../client-store';
-import { isUrlClientId } from './clients';
+import { isRegisteredRedirect, isUrlClientId } from './clients';
 import { UpstreamError } from './cognito';
 import { nowSeconds, type OAuthDeps } from './deps';
 import { BodyTooLargeError, formParams, htmlResult, queryParams, readCookie, redirectResult, single, singles, withQuery, type Params } from './http';
@@ -97,7 +97,7 @@ export async function authorize(event: HttpEvent, deps: OAuthDeps): Promise<Http
   if (!resolved.ok) return page400('Unknown application', `This application is not known to this server: ${resolved.reason}.`);
   const client = resolved.client;
   if (!redirectUri) return page400('Invalid authorization request', 'The request has no redirect_uri.');
-  if (!client.redirectUris.includes(redirectUri)) {
+  if (!isRegisteredRedirect(client.redirectUris, redirectUri)) {
     return page400('Invalid authorization request', 'The redirect_uri is not one this application registered.');
   }
 

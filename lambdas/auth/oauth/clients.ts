@@ -11,6 +11,31 @@ export type HttpFetch = (input: string, init?: RequestInit) => Promise<Response>
 const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /**
+ * Whether a requested redirect URI is one the client registered: the same string, except that a
+ * loopback `http` URI may name any port (RFC 8252 §7.3, OAuth 2.1 §2.3.1: native clients listen on
+ * an ephemeral port they learn only at run time). Host, path and query must still match.
+ */
+export function isRegisteredRedirect(registered: readonly string[], requested: string): boolean {
+  if (registered.includes(requested)) return true;
+  const wanted = loopbackWithoutPort(requested);
+  return wanted !== undefined && registered.some((r) => loopbackWithoutPort(r) === wanted);
+}
+
+/** A loopback http URI in normalised form without its port; undefined for anything else. */
+function loopbackWithoutPort(raw: string): string | undefined {
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    return undefined;
+  }
+  // No dot segments, encoded or not: `/a/../cb` must not pass for `/cb` once normalised.
+  if (u.protocol !== 'http:' || !LOOPBACK_HOSTS.has(u.hostname) || raw.includes('#') || /\/\.\.?(?:[/?]|$)|%2e/i.test(raw)) return undefined;
+  u.port = '';
+  return u.href;
+}
+
+/**
  * Why a redirect URI is refused, or undefined when it is acceptable. The MCP authorization spec
  * allows https, or http on loopback for native clients (RFC 8252 §7.3); no fragment (RFC 6749
  * §3.1.2), no user info (it would be echoed into a URL the user sees).
@@ -78,10 +103,9 @@ export function validateClientMetadata(body: unknown): ValidatedMetadata {
     const problem = redirectUriProblem(u);
     if (problem) throw new ClientMetadataError('invalid_redirect_uri', `redirect URI ${JSON.stringify(u.slice(0, 200))} ${problem}`);
   }
-  const method = m.token_endpoint_auth_method ?? 'none';
-  if (method !== 'none') {
-    throw new ClientMetadataError('invalid_client_metadata', 'token_endpoint_auth_method must be "none": this server registers public clients only (use PKCE)');
-  }
+  // Public clients only (PKCE protects the code): a requested client_secret_post or _basic is
+  // answered as `none` rather than refused (RFC 7591 §3.2.1 lets the server substitute values and
+  // the response says which apply), since some SDKs ask for a secret by default.
   // RFC 7591 defaults grant_types to authorization_code; MCP clients expect refresh tokens, so
   // an omitted list means both (the response says so).
   const grants = m.grant_types ?? [...GRANTS];

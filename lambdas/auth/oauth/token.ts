@@ -118,18 +118,25 @@ async function refreshToken(form: Params, deps: OAuthDeps): Promise<HttpResult> 
   const { refresh_token: refresh, client_id: clientId, scope } = v.values;
   if (clientId === undefined) return invalidRequest('client_id is required');
   if (refresh === undefined) return invalidRequest('refresh_token is required');
-  // RFC 6749 §6 lets a refresh narrow the scope; the grant is what the user consented to, so the
-  // response always carries the grant's scope and asking for an unknown one is an error.
-  const unknown = scope?.split(' ').find((s) => s !== '' && s !== 'offline_access' && !(MEMORY_SCOPES as readonly string[]).includes(s));
+  // RFC 6749 §6 lets a refresh narrow the scope, never widen it. The grant is what the user
+  // consented to, so the response always carries the grant's scope; asking for an unknown scope,
+  // or for one the grant does not hold, is invalid_scope (and leaves the refresh token usable).
+  const requested = (scope ?? '').split(' ').filter((s) => s !== '' && s !== 'offline_access');
+  const unknown = requested.find((s) => !(MEMORY_SCOPES as readonly string[]).includes(s));
   if (unknown !== undefined) return oauthError(400, 'invalid_scope', `unknown scope "${unknown.slice(0, 50)}"`);
   const target = wrongResource(form, deps);
   if (target) return target;
   const client = await deps.resolver.resolve(clientId);
   if (!client.ok) return oauthError(401, 'invalid_client', 'unknown client_id');
-  const rotation = await deps.tokens.rotateRefreshToken(refresh, clientId, {
-    accessTtlSeconds: deps.config.ttl.access,
-    refreshTtlSeconds: deps.config.ttl.refresh,
-  });
+  const rotation = await deps.tokens.rotateRefreshToken(
+    refresh,
+    clientId,
+    { accessTtlSeconds: deps.config.ttl.access, refreshTtlSeconds: deps.config.ttl.refresh },
+    requested,
+  );
+  if (rotation.status === 'scope_not_granted') {
+    return oauthError(400, 'invalid_scope', `the grant holds ${rotation.granted.join(' ') || 'no memory scope'}; a refresh cannot add scopes`);
+  }
   if (rotation.status === 'invalid') return invalidGrant('the refresh token is invalid, expired, revoked, or was issued to another client');
   if (rotation.status === 'reused') return invalidGrant('the refresh token was already used; the whole grant is now revoked');
   await keepClientAlive(client.client, deps);
