@@ -20,7 +20,7 @@ import { addRoutesFromTable, type TableRoutes } from './http-routes';
 import { appFunction, type FunctionLogLevel } from './lambda-function';
 import { acknowledge, nagRef } from './nag';
 
-export interface MemoryApiProps {
+export interface MemoryApiProps extends MemoryLimitProps {
   /** The deployment's HTTP API (the catalog's): the `/v1` routes are added to it. */
   readonly httpApi: IHttpApi;
   /** The shared rate-limit table, the cursor-key secret, the origin-verify secret, the access-log bucket. */
@@ -44,16 +44,6 @@ export interface MemoryApiProps {
   readonly rateLimit?: number;
   /** The rate-limit window in seconds (MEMORY_RATE_WINDOW_SECONDS). @default 60 (spec 2) */
   readonly rateWindowSeconds?: number;
-  /** Active memories per account (MEMORY_MAX_PER_ACCOUNT). @default 20 */
-  readonly maxMemoriesPerAccount?: number;
-  /** Largest note, front matter included, in bytes (MEMORY_MAX_NOTE_BYTES). @default 1048576 */
-  readonly maxNoteBytes?: number;
-  /**
-   * Any other limit of the memory core (page sizes, path and front matter caps, tag arguments,
-   * query length, tombstones kept), each set as its variable of `LIMIT_VARIABLES`.
-   * @default - the spec's values (`DEFAULT_LIMITS` in lambdas/memory/config.ts)
-   */
-  readonly limits?: Partial<MemoryLimits>;
   /**
    * Exports up to this size are answered inline; larger ones go to S3 under `exports/` with a 302
    * (MEMORY_EXPORT_INLINE_BYTES). Keep base64 of it under Lambda's 6 MB response limit.
@@ -149,9 +139,7 @@ export class MemoryApi extends Construct {
       environment: {
         ...memoryDataEnvironment(this.table, this.bucket),
         MEMORY_CACHE_MB: String(Math.max(16, Math.floor(memorySize / 4))),
-        ...memoryLimitsEnvironment(props.limits),
-        ...(props.maxMemoriesPerAccount !== undefined && { MEMORY_MAX_PER_ACCOUNT: String(props.maxMemoriesPerAccount) }),
-        ...(props.maxNoteBytes !== undefined && { MEMORY_MAX_NOTE_BYTES: String(props.maxNoteBytes) }),
+        ...memoryLimitsEnvironment(props),
         MEMORY_RATE_LIMIT: String(props.rateLimit ?? 60),
         MEMORY_RATE_WINDOW_SECONDS: String(props.rateWindowSeconds ?? 60),
         MEMORY_EXPORT_INLINE_BYTES: String(props.exportInlineBytes ?? 4 * 1024 * 1024),
@@ -197,8 +185,31 @@ export class MemoryApi extends Construct {
   }
 }
 
-/** The variables of the limits a deployment sets; the core's defaults apply to the others. */
-export function memoryLimitsEnvironment(limits: Partial<MemoryLimits> = {}): Record<string, string> {
+/** The limit props of both functions that run the memory core (/v1 and MCP). */
+export interface MemoryLimitProps {
+  /** Active memories per account (MEMORY_MAX_PER_ACCOUNT). @default 20 */
+  readonly maxMemoriesPerAccount?: number;
+  /** Largest note, front matter included, in bytes (MEMORY_MAX_NOTE_BYTES). @default 1048576 */
+  readonly maxNoteBytes?: number;
+  /**
+   * Any other limit of the memory core (page sizes, path and front matter caps, tag arguments,
+   * query length, tombstones kept), each set as its variable of `LIMIT_VARIABLES`.
+   * @default - the spec's values (`DEFAULT_LIMITS` in lambdas/memory/config.ts)
+   */
+  readonly limits?: Partial<MemoryLimits>;
+}
+
+/**
+ * The variables of the limits a deployment sets; the core's defaults apply to the others. The two
+ * named props are the same limits as `limits.maxMemoriesPerAccount` and `limits.maxNoteBytes` and
+ * win over them, in both functions alike.
+ */
+export function memoryLimitsEnvironment(props: MemoryLimitProps = {}): Record<string, string> {
+  const limits: Partial<MemoryLimits> = {
+    ...props.limits,
+    ...(props.maxMemoriesPerAccount !== undefined && { maxMemoriesPerAccount: props.maxMemoriesPerAccount }),
+    ...(props.maxNoteBytes !== undefined && { maxNoteBytes: props.maxNoteBytes }),
+  };
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(limits) as Array<[keyof MemoryLimits, number | undefined]>) {
     if (value === undefined) continue;

@@ -11,8 +11,7 @@ import { Construct } from 'constructs';
 import { grantTable } from './catalog-auth';
 import { appFunction, type FunctionLogLevel } from './lambda-function';
 import { acknowledge, nagFlatten } from './nag';
-import type { MemoryLimits } from '../lambdas/memory/config';
-import { grantMemoryData, memoryDataEnvironment, memoryLimitsEnvironment } from './memory-api';
+import { grantMemoryData, memoryDataEnvironment, memoryLimitsEnvironment, type MemoryLimitProps } from './memory-api';
 
 /** What the function needs from the auth context: the verifier's settings and read access to opaque tokens. */
 export interface McpAuth {
@@ -20,7 +19,8 @@ export interface McpAuth {
   grantTokenVerification(grantee: iam.IGrantable): void;
 }
 
-export interface MemoryMcpProps {
+/** The memory limits (`MemoryLimitProps`) are the REST API's: the stack passes the same values to both. */
+export interface MemoryMcpProps extends MemoryLimitProps {
   /** The memory core's rev-lock table (`MemoryApi.table`). */
   readonly table: dynamodb.ITable;
   /** The memory core's object bucket (`MemoryApi.bucket`): git objects and indexes under `m/`. */
@@ -50,12 +50,6 @@ export interface MemoryMcpProps {
    * @default - none: browsers may not call the endpoint
    */
   readonly allowedOrigins?: string[];
-  /** Active memories per account (MEMORY_MAX_PER_ACCOUNT), as the REST API. @default 20 */
-  readonly maxMemoriesPerAccount?: number;
-  /** Largest note in bytes (MEMORY_MAX_NOTE_BYTES), as the REST API. @default 1048576 */
-  readonly maxNoteBytes?: number;
-  /** The memory core's other limits, as the REST API's `limits`. @default - the spec's values */
-  readonly limits?: Partial<MemoryLimits>;
   /** @default RetentionDays.ONE_MONTH */
   readonly logRetention?: logs.RetentionDays;
   /** @default 'INFO' */
@@ -109,9 +103,7 @@ export class MemoryMcp extends Construct {
       CURSOR_SECRET_ARN: props.cursorKeysSecret.secretArn,
       MCP_RATE_PER_MINUTE: String(props.ratePerMinute ?? 120),
       MCP_LIST_MAX_ENTRIES: String(props.listMaxEntries ?? 100),
-      ...memoryLimitsEnvironment(props.limits),
-      MEMORY_MAX_PER_ACCOUNT: String(props.maxMemoriesPerAccount ?? 20),
-      MEMORY_MAX_NOTE_BYTES: String(props.maxNoteBytes ?? 1048576),
+      ...memoryLimitsEnvironment(props),
     };
     if (origins.length) environment.MCP_ALLOWED_ORIGINS = origins.join(',');
 

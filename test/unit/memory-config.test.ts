@@ -26,7 +26,10 @@ it('refuses nonsense and a page default above its maximum', () => {
 });
 
 it('turns CDK props into the same variables', () => {
-  expect(memoryLimitsEnvironment({ listMaxLimit: 100, listDefaultLimit: 50, maxQueryChars: undefined })).toEqual({ MEMORY_LIST_MAX_LIMIT: '100', MEMORY_LIST_DEFAULT_LIMIT: '50' });
-  expect(() => memoryLimitsEnvironment({ searchMaxLimit: 2.5 })).toThrow(/limits.searchMaxLimit/);
+  expect(memoryLimitsEnvironment({ limits: { listMaxLimit: 100, listDefaultLimit: 50, maxQueryChars: undefined } })).toEqual({ MEMORY_LIST_MAX_LIMIT: '100', MEMORY_LIST_DEFAULT_LIMIT: '50' });
+  expect(() => memoryLimitsEnvironment({ limits: { searchMaxLimit: 2.5 } })).toThrow(/limits.searchMaxLimit/);
   expect(memoryLimitsEnvironment()).toEqual({});
+  // The ceiling given in `limits` reaches the function; the named prop, when set, wins over it.
+  expect(memoryLimitsEnvironment({ limits: { maxMemoriesPerAccount: 5 } })).toEqual({ MEMORY_MAX_PER_ACCOUNT: '5' });
+  expect(memoryLimitsEnvironment({ maxMemoriesPerAccount: 7, maxNoteBytes: 2048, limits: { maxMemoriesPerAccount: 5 } })).toEqual({ MEMORY_MAX_PER_ACCOUNT: '7', MEMORY_MAX_NOTE_BYTES: '2048' });
 });
