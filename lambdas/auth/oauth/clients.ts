@@ -1,8 +1,10 @@
 import { isIP } from 'node:net';
 import * as z from 'zod';
 import type { ClientStore, OAuthClient } from '../client-store';
+import { readCappedBody } from '../../shared/http/capped-body';
 import type { OAuthFrontConfig } from './config';
-import { AddressRefusedError, privateAddress } from './pinned-fetch';
+import { privateAddress } from '../../shared/private-address';
+import { AddressRefusedError } from './pinned-fetch';
 import { randomId } from './signed';
 
 /** `fetch` as the front uses it (Client ID Metadata Documents, Cognito's token endpoint); tests inject their own. */
@@ -253,7 +255,8 @@ export class ClientResolver {
       await res.body?.cancel().catch(() => undefined);
       return { ok: false, reason: `the client metadata document answered HTTP ${res.status}` };
     }
-    const text = await readCapped(res, this.cimd.maxBytes);
+    const bytes = await readCappedBody(res, this.cimd.maxBytes).catch(() => undefined);
+    const text = bytes && Buffer.from(bytes).toString('utf8');
     if (text === undefined) return { ok: false, reason: `the client metadata document exceeds ${this.cimd.maxBytes} bytes or could not be read` };
     let doc: unknown;
     try {
@@ -285,32 +288,4 @@ export class ClientResolver {
       },
     };
   }
-}
-
-/** The body as UTF-8, or undefined past `max` bytes (the stream is cancelled, not drained). */
-async function readCapped(res: Response, max: number): Promise<string | undefined> {
-  const declared = Number(res.headers.get('content-length') ?? NaN);
-  if (Number.isFinite(declared) && declared > max) {
-    await res.body?.cancel().catch(() => undefined);
-    return undefined;
-  }
-  if (!res.body) return '';
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.length;
-      if (size > max) {
-        await reader.cancel().catch(() => undefined);
-        return undefined;
-      }
-      chunks.push(value);
-    }
-  } catch {
-    return undefined;
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }

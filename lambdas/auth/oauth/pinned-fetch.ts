@@ -4,6 +4,7 @@ import * as http from 'node:http';
 import * as https from 'node:https';
 import { isIP } from 'node:net';
 import { Readable } from 'node:stream';
+import { privateAddress } from '../../shared/private-address';
 
 /**
  * A fetch for URLs a client chose (Client ID Metadata Documents): the host name is resolved once,
@@ -25,17 +26,6 @@ export class AddressRefusedError extends Error {
     super(why === 'private' ? 'the host resolves to a loopback or private address' : 'the host could not be resolved');
     this.name = 'AddressRefusedError';
   }
-}
-
-/** Loopback, private, carrier-grade NAT, link-local and unspecified addresses (the SSRF targets of a fetch). */
-export function privateAddress(ip: string): boolean {
-  if (isIP(ip) === 4) {
-    const [a, b] = ip.split('.').map(Number);
-    return a === 10 || a === 127 || a === 0 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127);
-  }
-  const v6 = ip.toLowerCase();
-  // ::ffff: (IPv4-mapped) is refused whole: the embedded address could be any of the above.
-  return v6 === '::1' || v6 === '::' || v6.startsWith('fc') || v6.startsWith('fd') || v6.startsWith('fe80') || v6.startsWith('::ffff:');
 }
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;

@@ -11,7 +11,8 @@
  * configured base URLs (registry, GitHub, npm, PyPI) are the operator's and are not restricted.
  */
 
-import { isIP } from 'node:net';
+import { privateAddress } from '../../shared/private-address';
+import { readCappedBody } from '../../shared/http/capped-body';
 
 export type HttpErrorKind = 'timeout' | 'network' | 'dns' | 'too_large' | 'circuit_open' | 'blocked_host' | 'bad_url';
 
@@ -153,14 +154,7 @@ export function parseRetryAfter(value: string | null, now: number): number | und
 
 function isPrivateAddress(host: string): boolean {
   const h = host.replace(/^\[|\]$/g, '').toLowerCase();
-  if (h === 'localhost' || h.endsWith('.localhost')) return true;
-  const kind = isIP(h);
-  if (kind === 4) {
-    const [a, b] = h.split('.').map(Number);
-    return a === 10 || a === 127 || a === 0 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127);
-  }
-  if (kind === 6) return h === '::1' || h === '::' || h.startsWith('fc') || h.startsWith('fd') || h.startsWith('fe80') || h.startsWith('::ffff:');
-  return false;
+  return h === 'localhost' || h.endsWith('.localhost') || privateAddress(h);
 }
 
 function errorCode(err: unknown): string | undefined {
@@ -295,12 +289,11 @@ export class HttpClient {
     }
     this.noteConnection(url, true);
     try {
-      const declared = Number(res.headers.get('content-length') ?? NaN);
-      if (Number.isFinite(declared) && declared > maxBytes) {
-        await res.body?.cancel().catch(() => undefined);
-        throw new HttpError('too_large', `${url} is ${declared} bytes, over the ${maxBytes}-byte cap`, url);
+      const body = await readCappedBody(res, maxBytes);
+      if (!body) {
+        const declared = res.headers.get('content-length');
+        throw new HttpError('too_large', `${url} is over the ${maxBytes}-byte cap${declared !== null ? ` (Content-Length ${declared})` : ''}`, url);
       }
-      const body = await readCapped(res, maxBytes, url);
       return { status: res.status, headers: res.headers, body, url: res.url || url };
     } catch (err) {
       if (err instanceof HttpError) throw err;
@@ -308,30 +301,6 @@ export class HttpClient {
       throw new HttpError('network', `reading ${url} failed: ${err instanceof Error ? err.message : String(err)}`, url);
     }
   }
-}
-
-async function readCapped(res: Response, maxBytes: number, url: string): Promise<Uint8Array> {
-  if (res.body === null) return new Uint8Array(0);
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      throw new HttpError('too_large', `${url} is over the ${maxBytes}-byte cap`, url);
-    }
-    chunks.push(value);
-  }
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const c of chunks) {
-    out.set(c, offset);
-    offset += c.byteLength;
-  }
-  return out;
 }
 
 /** The body as text (UTF-8, BOM dropped). */
