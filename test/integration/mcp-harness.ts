@@ -1,10 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { startLocalStack, type LocalStack } from '../../bin/local-stack/stack';
+import type { LocalStack } from '../../bin/local-stack/stack';
+import { startScratchStack } from '../support/scratch-stack';
 
 /**
  * The local stack (`npm start` in-process: DynamoDB Local, the S3 server, every function on one
@@ -22,18 +20,8 @@ export interface McpHarness {
 
 /** `env` is in force while the stack starts (it reads its configuration then), and restored after. */
 export async function startMcpHarness(env: Record<string, string> = {}): Promise<McpHarness> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'mcp-stack-'));
-  const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
-  Object.assign(process.env, env);
-  let stack: LocalStack;
-  try {
-    stack = await startLocalStack({ dataDir, port: 0, demoCount: 0 });
-  } finally {
-    for (const [k, v] of Object.entries(saved)) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-    }
-  }
+  const scratch = await startScratchStack('mcp-stack', env);
+  const { stack } = scratch;
   const clients: Client[] = [];
   const mcpUrl = `${stack.url}/mcp`;
   return {
@@ -59,8 +47,7 @@ export async function startMcpHarness(env: Record<string, string> = {}): Promise
     },
     async close() {
       await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
-      await stack.close();
-      rmSync(dataDir, { recursive: true, force: true });
+      await scratch.close();
     },
   };
 }

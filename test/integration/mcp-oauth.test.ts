@@ -1,10 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { startLocalStack, type LocalStack } from '../../bin/local-stack/stack';
+import type { LocalStack } from '../../bin/local-stack/stack';
+import { startScratchStack, type ScratchStack } from '../support/scratch-stack';
 import { TestProvider } from '../support/oauth-browser';
 
 /**
@@ -13,16 +11,16 @@ import { TestProvider } from '../support/oauth-browser';
  * (PKCE), finish the auth, reconnect and use the tools; the same token then works on /v1 and sees
  * the note the tool wrote (one audience per deployment).
  */
-const dir = mkdtempSync(join(tmpdir(), 'mcp-oauth-'));
+let scratch: ScratchStack | undefined;
 let stack: LocalStack;
 
 beforeAll(async () => {
-  stack = await startLocalStack({ dataDir: dir, port: 0, demoCount: 0 });
+  scratch = await startScratchStack('mcp-oauth');
+  stack = scratch.stack;
 }, 120_000);
 
 afterAll(async () => {
-  await stack?.close();
-  rmSync(dir, { recursive: true, force: true });
+  await scratch?.close();
 });
 
 // The client uses the public MCP URL (PUBLIC_URL/mcp), the resource the metadata names: the SDK

@@ -1,10 +1,8 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { z } from 'zod';
-import { startLocalStack, type LocalStack } from '../../bin/local-stack/stack';
+import type { LocalStack } from '../../bin/local-stack/stack';
 import { ErrorSchema } from '../../lambdas/memory-api/schemas';
 import { testIssuer, type TestIssuer } from '../support/auth-jwks';
+import { startScratchStack } from '../support/scratch-stack';
 
 /**
  * The whole local stack (`npm start`'s code: its own DynamoDB Local and S3 server on a temporary
@@ -24,18 +22,8 @@ export interface MemoryStack {
 }
 
 export async function startMemoryStack(env: Record<string, string> = {}): Promise<MemoryStack> {
-  const dataDir = mkdtempSync(join(process.env.TEST_TMP_DIR ?? tmpdir(), 'memory-api-'));
-  const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
-  Object.assign(process.env, env);
-  let stack: LocalStack;
-  try {
-    stack = await startLocalStack({ dataDir, port: 0, host: '127.0.0.1', demoCount: 0 });
-  } finally {
-    for (const [k, v] of Object.entries(saved)) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-    }
-  }
+  const scratch = await startScratchStack('memory-api', env, { host: '127.0.0.1' });
+  const { stack, dataDir } = scratch;
   const token: MemoryStack['token'] = (sub, o = {}) =>
     stack.issuer.signAccessToken({
       sub,
@@ -53,7 +41,7 @@ export async function startMemoryStack(env: Record<string, string> = {}): Promis
     token,
     bearer: (sub, o) => ({ authorization: `Bearer ${token(sub, o)}` }),
     fetch: (path, init) => fetch(`${stack.url}${path}`, { redirect: 'manual', ...init }),
-    close: () => stack.close(),
+    close: () => scratch.close(),
   };
 }
 

@@ -1,9 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startLocalStack, type LocalStack } from '../../bin/local-stack/stack';
+import type { LocalStack } from '../../bin/local-stack/stack';
+import { startScratchStack, type ScratchStack } from '../support/scratch-stack';
 import { pkcePair, signInAndConsent, TestBrowser, hiddenField } from '../support/oauth-browser';
 
 /**
@@ -12,7 +10,7 @@ import { pkcePair, signInAndConsent, TestBrowser, hiddenField } from '../support
  * credential behind. Opaque tokens are not cached (AUTH_TOKEN_CACHE_SECONDS=0), so a revocation is
  * visible at the next request.
  */
-const dir = mkdtempSync(join(tmpdir(), 'oauth-attacks-'));
+let scratch: ScratchStack | undefined;
 let stack: LocalStack;
 let base: string;
 let docs: Server;
@@ -26,7 +24,8 @@ beforeAll(async () => {
   // Not a test of the per-IP limits (oauth-rate-limit.test.ts is): every request here comes from one address.
   process.env.OAUTH_REGISTER_RATE_PER_MINUTE = '10000';
   process.env.OAUTH_TOKEN_RATE_PER_MINUTE = '10000';
-  stack = await startLocalStack({ dataDir: dir, port: 0, demoCount: 0 });
+  scratch = await startScratchStack('oauth-attacks');
+  stack = scratch.stack;
   base = stack.url;
   docs = createServer((req, res) => {
     const d = documents.get(req.url ?? '');
@@ -42,8 +41,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await new Promise((r) => docs?.close(r));
-  await stack?.close();
-  rmSync(dir, { recursive: true, force: true });
+  await scratch?.close();
 });
 
 const REDIRECT = 'http://127.0.0.1:9/cb';

@@ -1,23 +1,21 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startLocalStack, type LocalStack } from '../../bin/local-stack/stack';
+import type { LocalStack } from '../../bin/local-stack/stack';
+import { startScratchStack, type ScratchStack } from '../support/scratch-stack';
 
 /**
  * The OAuth front's per-IP limits at their defaults (10 registrations, 60 token or revocation
  * requests per minute), through the shared DynamoDB limiter on the local stack: the request past the
  * budget is 429 in OAuth's error JSON with Retry-After (no client id).
  */
-const dir = mkdtempSync(join(tmpdir(), 'oauth-rate-'));
+let scratch: ScratchStack | undefined;
 let stack: LocalStack;
 
 beforeAll(async () => {
-  stack = await startLocalStack({ dataDir: dir, port: 0, demoCount: 0 });
+  scratch = await startScratchStack('oauth-rate');
+  stack = scratch.stack;
 }, 120_000);
 
 afterAll(async () => {
-  await stack?.close();
-  rmSync(dir, { recursive: true, force: true });
+  await scratch?.close();
 });
 
 const register = (name: string) =>

@@ -1,9 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { startLocalStack, type LocalStack } from '../../bin/local-stack/stack';
+import type { LocalStack } from '../../bin/local-stack/stack';
+import { startScratchStack, type ScratchStack } from '../support/scratch-stack';
 import { REDIRECT, TestProvider } from '../support/oauth-browser';
 
 /**
@@ -11,18 +9,18 @@ import { REDIRECT, TestProvider } from '../support/oauth-browser';
  * discovery from the MCP URL, RFC 8414 metadata, dynamic registration, PKCE, the local sign-in and
  * consent pages, the code exchange, a protected call, and a refresh.
  */
-const dir = mkdtempSync(join(tmpdir(), 'oauth-sdk-'));
+let scratch: ScratchStack | undefined;
 let stack: LocalStack;
 
 beforeAll(async () => {
   // Revocations must show at once: no positive cache of opaque tokens in these tests.
   process.env.AUTH_TOKEN_CACHE_SECONDS = '0';
-  stack = await startLocalStack({ dataDir: dir, port: 0, demoCount: 0 });
+  scratch = await startScratchStack('oauth-sdk');
+  stack = scratch.stack;
 }, 120_000);
 
 afterAll(async () => {
-  await stack?.close();
-  rmSync(dir, { recursive: true, force: true });
+  await scratch?.close();
 });
 
 const favorites = (token: string) => fetch(`${stack.url}/api/favorites`, { headers: { authorization: `Bearer ${token}` } });
