@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
-import { authMode, localIssuerIdentity } from '../lambdas/auth/config';
-import { LocalIssuer } from '../lambdas/auth/local-issuer';
-import { MEMORY_NAME, MEMORY_SCOPES } from '../lambdas/auth/principal';
+import { authMode, localIssuerIdentity } from '../lambdas/identity/config';
+import { LocalIssuer } from '../lambdas/identity/local-issuer';
+import { MEMORY_NAME, MEMORY_SCOPES } from '../lambdas/identity/principal';
 import { dataDir } from './local-stack/data-dir';
 
 /**

@@ -30,7 +30,7 @@ export interface CatalogApiProps {
   readonly entry?: string;
   /**
    * The favorites Lambda's entry file; it must export `handler`.
-   * @default lambdas/auth/favorites/handler.ts
+   * @default lambdas/catalog/favorites/handler.ts
    */
   readonly favoritesEntry?: string;
   /**
@@ -99,7 +99,7 @@ export interface CatalogApiProps {
 }
 
 const DEFAULT_ENTRY = path.join(__dirname, '..', 'lambdas', 'catalog', 'handler.ts');
-const DEFAULT_FAVORITES_ENTRY = path.join(__dirname, '..', 'lambdas', 'auth', 'favorites', 'handler.ts');
+const DEFAULT_FAVORITES_ENTRY = path.join(__dirname, '..', 'lambdas', 'catalog', 'favorites', 'handler.ts');
 
 /**
  * The catalog Lambda and the favorites Lambda (Node.js 24, arm64, bundled locally with esbuild) and

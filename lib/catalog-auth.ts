@@ -4,7 +4,7 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
-import { MEMORY_SCOPES } from '../lambdas/auth/principal';
+import { MEMORY_SCOPES } from '../lambdas/identity/principal';
 import { acknowledge } from './nag';
 
 export interface CatalogAuthProps {
@@ -87,7 +87,7 @@ export function grantTable(table: dynamodb.ITable, grantee: iam.IGrantable, acti
 /**
  * Sign-in and the auth context's data: the Cognito user pool (hosted sign-in, the resource server
  * with the `memory:read` / `memory:write` scopes, the web front's app client), and the tables of
- * opaque tokens, OAuth clients and favorites (keys as in `lambdas/auth/tables.ts`).
+ * opaque tokens, OAuth clients and favorites (keys as in `lambdas/identity/tables.ts`).
  *
  * Cognito is the identity provider; its access tokens are verified in the functions with
  * aws-jwt-verify (issuer, `token_use`, client id, expiry, signature). The OAuth front that issues
@@ -225,7 +225,7 @@ export class CatalogAuth extends Construct {
   }
 
   /**
-   * What `loadAuthConfig()` reads (lambdas/auth/config.ts): Cognito JWTs of the web client, the
+   * What `loadAuthConfig()` reads (lambdas/identity/config.ts): Cognito JWTs of the web client, the
    * deployment's audience, and the opaque-token and client tables.
    */
   verifierEnvironment(): Record<string, string> {

@@ -9,7 +9,7 @@ import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { OAUTH_ROUTES, OAUTH_WELL_KNOWN_ROUTES } from '../lambdas/auth/oauth/routes';
+import { OAUTH_ROUTES, OAUTH_WELL_KNOWN_ROUTES } from '../lambdas/oauth/routes';
 import type { ApiTable } from '../lambdas/shared/http/route-table';
 import { grantTable, type CatalogAuth } from './catalog-auth';
 import { addRoutesFromTable, type TableRoutes } from './http-routes';
@@ -28,7 +28,7 @@ export interface OAuthFrontProps {
   readonly signingKeysSecret: secretsmanager.ISecret;
   /**
    * The Lambda's entry file; it must export `handler`.
-   * @default lambdas/auth/oauth/handler.ts
+   * @default lambdas/oauth/handler.ts
    */
   readonly entry?: string;
   /** @default 512 */
@@ -59,7 +59,7 @@ export interface OAuthFrontProps {
   readonly tokenRatePerMinute?: number;
 }
 
-const DEFAULT_ENTRY = path.join(__dirname, '..', 'lambdas', 'auth', 'oauth', 'handler.ts');
+const DEFAULT_ENTRY = path.join(__dirname, '..', 'lambdas', 'oauth', 'handler.ts');
 
 /** The front's two route prefixes as one table for API Gateway (it has no prefix mounts, only route keys). */
 export const OAUTH_FRONT_TABLE: ApiTable = { catchAllFn: 'oauth', prefix: '', routes: [...OAUTH_WELL_KNOWN_ROUTES, ...OAUTH_ROUTES] };

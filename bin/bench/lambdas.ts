@@ -18,8 +18,8 @@ const RUNS = 7;
 /** Name, entry, and what the function's CDK construct leaves to the runtime. */
 const FUNCTIONS: ReadonlyArray<readonly [string, string, readonly string[]]> = [
   ['catalog', 'lambdas/catalog/handler.ts', SDK_EXTERNALS],
-  ['favorites', 'lambdas/auth/favorites/handler.ts', SDK_EXTERNALS],
-  ['OAuth front', 'lambdas/auth/oauth/handler.ts', SDK_EXTERNALS],
+  ['favorites', 'lambdas/catalog/favorites/handler.ts', SDK_EXTERNALS],
+  ['OAuth front', 'lambdas/oauth/handler.ts', SDK_EXTERNALS],
   ['memory REST (/v1)', 'lambdas/memory-api/handler.ts', MEMORY_API_EXTERNALS],
   ['MCP (/mcp)', 'lambdas/mcp/handler.ts', SDK_EXTERNALS],
   ['crawler', 'lambdas/crawler/handler.ts', SDK_EXTERNALS],

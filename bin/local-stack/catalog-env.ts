@@ -1,6 +1,6 @@
-import { loadAuthConfig } from '../../lambdas/auth/config';
-import { loadFavoritesConfig } from '../../lambdas/auth/favorites/deps';
-import { authTableDefinitions, type AuthTableNames } from '../../lambdas/auth/tables';
+import { loadAuthConfig } from '../../lambdas/identity/config';
+import { loadFavoritesConfig } from '../../lambdas/catalog/favorites/deps';
+import { authTableDefinitions, type AuthTableNames } from '../../lambdas/identity/tables';
 import { dynamoClient, s3Client } from '../../lambdas/shared/aws/clients';
 import { loadCatalogConfig, type CatalogConfig } from '../../lambdas/shared/config';
 import { startDynamoLocal, startS3Server, type Backend } from './backends';

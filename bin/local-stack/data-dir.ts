@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { issuerKeyPath } from '../../lambdas/auth/local-issuer';
+import { issuerKeyPath } from '../../lambdas/identity/local-issuer';
 
 /** Where everything persistent of the local stack lives (`DATA_DIR`, default `.data/`). */
 export interface DataDir {

@@ -1,21 +1,21 @@
-import { loadAuthConfig, localIssuerIdentity, type AuthConfig } from '../../lambdas/auth/config';
-import { createFavoritesHandler } from '../../lambdas/auth/favorites/api';
-import { loadFavoritesConfig, type FavoritesDeps } from '../../lambdas/auth/favorites/deps';
-import { createFavoritesDeps } from '../../lambdas/auth/favorites/wiring';
-import { createJwksHandler, LocalIssuer, LOCAL_ISSUER_API } from '../../lambdas/auth/local-issuer';
-import { createAuthDeps } from '../../lambdas/auth/wiring';
-import { createOAuthHandler } from '../../lambdas/auth/oauth/api';
-import { loadOAuthFrontConfig } from '../../lambdas/auth/oauth/config';
-import type { OAuthDeps } from '../../lambdas/auth/oauth/deps';
-import { OAUTH_API, wellKnownTable } from '../../lambdas/auth/oauth/routes';
-import { createOAuthDeps, createOAuthLimiter } from '../../lambdas/auth/oauth/wiring';
+import { loadAuthConfig, localIssuerIdentity, type AuthConfig } from '../../lambdas/identity/config';
+import { createFavoritesHandler } from '../../lambdas/catalog/favorites/api';
+import { loadFavoritesConfig, type FavoritesDeps } from '../../lambdas/catalog/favorites/deps';
+import { createFavoritesDeps } from '../../lambdas/catalog/favorites/wiring';
+import { createJwksHandler, LocalIssuer, LOCAL_ISSUER_API } from '../../lambdas/identity/local-issuer';
+import { createIdentity } from '../../lambdas/identity/wiring';
+import { createOAuthHandler } from '../../lambdas/oauth/api';
+import { loadOAuthFrontConfig } from '../../lambdas/oauth/config';
+import type { OAuthDeps } from '../../lambdas/oauth/deps';
+import { OAUTH_API, wellKnownTable } from '../../lambdas/oauth/routes';
+import { createClientStore, createOAuthDeps, createOAuthLimiter } from '../../lambdas/oauth/wiring';
 import { createCatalogHandler } from '../../lambdas/catalog/api';
 import { CATALOG_API } from '../../lambdas/catalog/routes';
 import { EmbeddedSearchIndex } from '../../lambdas/catalog/search/embedded';
 import { createCatalogDeps } from '../../lambdas/catalog/wiring';
 import type { CatalogDeps } from '../../lambdas/catalog/deps';
 import type { HttpResult } from '../../lambdas/shared/http/types';
-import type { TokenVerifier } from '../../lambdas/auth/verifier';
+import type { TokenVerifier } from '../../lambdas/identity/verifier';
 import { loadMemoryConfig, type MemoryConfig } from '../../lambdas/memory/config';
 import { memoryTableDefinitions } from '../../lambdas/memory/tables';
 import { createMemoryRuntime, type MemoryRuntime } from '../../lambdas/memory/wiring';
@@ -168,12 +168,12 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       jwt: loaded.jwt.kind === 'local' ? { ...loaded.jwt, jwksUri: `${running.url}/.well-known/jwks.json` } : loaded.jwt,
     };
     // One verifier (one JWKS cache, one opaque-token cache) for both functions, as each Lambda has its own.
-    const authDeps = createAuthDeps(authConfig);
+    const authDeps = createIdentity(authConfig);
     const { verifier } = authDeps;
     const oauthConfig = loadOAuthFrontConfig({ ...authEnv, RATE_LIMIT_TABLE: config.rateLimitTable });
     oauthDeps = createOAuthDeps(oauthConfig, {
       tokens: authDeps.tokens,
-      clients: authDeps.clients,
+      clients: createClientStore(authConfig),
       keyRing: parseKeyRing(readFileSync(dir.cursorKeys, 'utf8')),
       limiter: createOAuthLimiter(oauthConfig, authConfig),
     });

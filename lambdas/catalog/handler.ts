@@ -1,5 +1,5 @@
-import { loadAuthConfig } from '../auth/config';
-import { createAuthDeps } from '../auth/wiring';
+import { loadAuthConfig } from '../identity/config';
+import { createIdentity } from '../identity/wiring';
 import { loadCatalogConfig } from '../shared/config';
 import { createCatalogHandler } from './api';
 import type { CatalogDeps } from './deps';
@@ -14,7 +14,7 @@ function init(): Promise<CatalogDeps> {
   if (!config.opensearchUrl) throw new Error('OPENSEARCH_URL is required in AWS');
   const index = new OpenSearchIndex({ client: createOpenSearchClient(config.opensearchUrl, config.region), index: config.opensearchIndex });
   // The bearer tier: a valid token raises the limit; a bad or unverifiable one is anonymous, never a 401.
-  return createCatalogDeps(config, index, createAuthDeps(loadAuthConfig()).verifier);
+  return createCatalogDeps(config, index, createIdentity(loadAuthConfig()).verifier);
 }
 
 export const handler = createCatalogHandler(() => {

@@ -1,6 +1,6 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
 import * as z from 'zod';
-import { BEARER_SECURITY_SCHEME, FAVORITES_ERROR_TEXT, FAVORITES_OPENAPI } from '../auth/favorites/schemas';
+import { BEARER_SECURITY_SCHEME, FAVORITES_ERROR_TEXT, FAVORITES_OPENAPI } from './favorites/schemas';
 import type { RouteDef } from '../shared/http/route-table';
 import { CATALOG_API } from './routes';
 import * as S from './schemas';

@@ -1,4 +1,4 @@
-import { FAVORITES_ROUTES } from '../auth/favorites/routes';
+import { FAVORITES_ROUTES } from './favorites/routes';
 import type { ApiTable } from '../shared/http/route-table';
 
 /**

@@ -1,5 +1,5 @@
-import { BearerCallers } from '../auth/callers';
-import type { TokenVerifier } from '../auth/verifier';
+import { AnonymousCallers, BearerCallers } from './callers';
+import type { TokenVerifier } from '../identity/verifier';
 import { dynamoClient, documentClient, s3Config } from '../shared/aws/clients';
 import type { CatalogConfig } from '../shared/config';
 import { CursorCodec, parseKeyRing } from '../shared/cursor';
@@ -8,7 +8,6 @@ import { LeasingRateLimiter } from '../shared/rate-limit/rate-limiter';
 import { keyRingJson, originSecretGetter, secretsClient } from '../shared/secrets';
 import { DynamoCatalogStore } from './adapters/dynamo-catalog-store';
 import { S3IconStore } from './adapters/s3-icon-store';
-import { AnonymousCallers } from './caller';
 import type { CatalogDeps } from './deps';
 import type { SearchIndex } from './domain/ports';
 

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
-import { wwwAuthenticate } from '../auth/oauth/metadata';
-import { AuthError, type Principal } from '../auth/principal';
-import type { TokenVerifier } from '../auth/verifier';
+import { wwwAuthenticate } from '../identity/protected-resource';
+import { AuthError, type Principal } from '../identity/principal';
+import type { TokenVerifier } from '../identity/verifier';
 import type { MemoryService } from '../memory/service';
 import { header, type HttpEvent, type HttpResult, type LambdaContext } from '../shared/http/types';
 import { logger } from '../shared/logger';

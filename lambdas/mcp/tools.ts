@@ -1,6 +1,6 @@
 import type { CallToolResult, Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { toJSONSchema, type core, type input, type output, type ZodType } from 'zod';
-import { hasScope, type MemoryScope, type Principal } from '../auth/principal';
+import { hasScope, type MemoryScope, type Principal } from '../identity/principal';
 import { MemoryError } from '../memory/errors';
 import type { FrontMatter } from '../memory/markdown';
 import type { MemoryService } from '../memory/service';

@@ -1,6 +1,6 @@
-import { loadAuthConfig } from '../auth/config';
-import type { TokenVerifier } from '../auth/verifier';
-import { createAuthDeps } from '../auth/wiring';
+import { loadAuthConfig } from '../identity/config';
+import type { TokenVerifier } from '../identity/verifier';
+import { createIdentity } from '../identity/wiring';
 import { loadMemoryConfig } from '../memory/config';
 import { createMemoryRuntime, type MemoryRuntime } from '../memory/wiring';
 import { parseKeyRing } from '../shared/cursor';
@@ -62,7 +62,7 @@ async function buildDeps(env: Env, memory?: MemoryRuntime): Promise<{ deps: McpD
     const keys = await keyRingJson({ file: env.CURSOR_KEYS_FILE, arn: env.CURSOR_SECRET_ARN, region: memoryConfig.region });
     memory = createMemoryRuntime(memoryConfig, parseKeyRing(keys));
   }
-  return { deps: mcpDepsFrom({ env, memory, verifier: createAuthDeps(authConfig).verifier, audience: authConfig.audience }), memory };
+  return { deps: mcpDepsFrom({ env, memory, verifier: createIdentity(authConfig).verifier, audience: authConfig.audience }), memory };
 }
 
 export interface McpDepsSourceOptions {

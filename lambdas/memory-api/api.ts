@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import { randomUUID } from 'node:crypto';
-import { clientIp } from '../catalog/caller';
-import { hasScope, type Principal } from '../auth/principal';
+import { clientIp } from '../shared/http/client-ip';
+import { hasScope, type Principal } from '../identity/principal';
 import type { Caller } from '../memory/types';
 import { parseRawQuery } from '../shared/http/query';
 import { toResult } from '../shared/http/respond';

@@ -1,4 +1,4 @@
-import type { TokenVerifier } from '../auth/verifier';
+import type { TokenVerifier } from '../identity/verifier';
 import type { MemoryService } from '../memory/service';
 import type { RateLimiter } from '../shared/rate-limit/rate-limiter';
 import type { MemoryApiConfig } from './config';

@@ -1,4 +1,4 @@
-import { isAuthError } from '../auth/principal';
+import { isAuthError } from '../identity/principal';
 import { MemoryError } from '../memory/errors';
 import { AppError } from '../shared/errors';
 import type { HttpResult } from '../shared/http/types';

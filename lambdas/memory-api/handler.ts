@@ -1,5 +1,5 @@
-import { loadAuthConfig } from '../auth/config';
-import { createAuthDeps } from '../auth/wiring';
+import { loadAuthConfig } from '../identity/config';
+import { createIdentity } from '../identity/wiring';
 import { createMemoryApiHandler } from './api';
 import { loadMemoryApiConfig } from './config';
 import type { MemoryApiDeps } from './deps';
@@ -9,7 +9,7 @@ import { createMemoryApiDeps } from './wiring';
 let deps: Promise<MemoryApiDeps> | undefined;
 
 function init(): Promise<MemoryApiDeps> {
-  const auth = createAuthDeps(loadAuthConfig());
+  const auth = createIdentity(loadAuthConfig());
   return createMemoryApiDeps(loadMemoryApiConfig(), auth.verifier);
 }
 

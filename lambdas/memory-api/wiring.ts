@@ -1,4 +1,4 @@
-import type { TokenVerifier } from '../auth/verifier';
+import type { TokenVerifier } from '../identity/verifier';
 import { createMemoryRuntime, type MemoryRuntime } from '../memory/wiring';
 import { parseKeyRing } from '../shared/cursor';
 import { DynamoTokenBuckets } from '../shared/rate-limit/dynamo-rate-limiter';

@@ -9,7 +9,7 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
-import { OAUTH_ROUTES, OAUTH_WELL_KNOWN_ROUTES } from '../../lambdas/auth/oauth/routes';
+import { OAUTH_ROUTES, OAUTH_WELL_KNOWN_ROUTES } from '../../lambdas/oauth/routes';
 import { routeKey } from '../../lambdas/shared/http/route-table';
 import { CatalogStack } from '../../lib/catalog-stack';
 import { OAUTH_PROXY_PATHS } from '../../lib/oauth-front';

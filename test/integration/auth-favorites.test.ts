@@ -1,9 +1,9 @@
-import { handleFavoritesRequest } from '../../lambdas/auth/favorites/api';
+import { handleFavoritesRequest } from '../../lambdas/catalog/favorites/api';
 import { handleCatalogRequest } from '../../lambdas/catalog/api';
-import type { FavoritesDeps } from '../../lambdas/auth/favorites/deps';
-import { addFavorite, listFavorites } from '../../lambdas/auth/favorites/handlers';
-import { DynamoTokenStore } from '../../lambdas/auth/token-store';
-import { createTokenVerifier } from '../../lambdas/auth/verifier';
+import type { FavoritesDeps } from '../../lambdas/catalog/favorites/deps';
+import { addFavorite, listFavorites } from '../../lambdas/catalog/favorites/handlers';
+import { DynamoTokenStore } from '../../lambdas/identity/token-store';
+import { createTokenVerifier } from '../../lambdas/identity/verifier';
 import { documentClient, dynamoClient } from '../../lambdas/shared/aws/clients';
 import { AppError } from '../../lambdas/shared/errors';
 import { parseRawQuery } from '../../lambdas/shared/http/query';

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { mintLocalToken } from '../../bin/token';
-import { loadAuthConfig } from '../../lambdas/auth/config';
-import { createJwksHandler, issuerKeyPath, LocalIssuer } from '../../lambdas/auth/local-issuer';
-import { createTokenVerifier } from '../../lambdas/auth/verifier';
+import { loadAuthConfig } from '../../lambdas/identity/config';
+import { createJwksHandler, issuerKeyPath, LocalIssuer } from '../../lambdas/identity/local-issuer';
+import { createTokenVerifier } from '../../lambdas/identity/verifier';
 import { startJwksServer, type JwksServer } from '../support/auth-jwks';
 import { apiEvent } from '../support/auth-harness';
 

@@ -1,9 +1,9 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ensureTables } from '../../bin/local-stack/provision';
-import { DynamoClientStore, type OAuthClient } from '../../lambdas/auth/client-store';
-import { hashToken } from '../../lambdas/auth/opaque-tokens';
-import { authTableDefinitions } from '../../lambdas/auth/tables';
-import { DynamoTokenStore, type AuthorizationCodeGrant, type Grant } from '../../lambdas/auth/token-store';
+import { DynamoClientStore, type OAuthClient } from '../../lambdas/oauth/client-store';
+import { hashToken } from '../../lambdas/identity/opaque-tokens';
+import { authTableDefinitions } from '../../lambdas/identity/tables';
+import { DynamoTokenStore, type AuthorizationCodeGrant, type Grant } from '../../lambdas/identity/token-store';
 import { documentClient, dynamoClient } from '../../lambdas/shared/aws/clients';
 import { randomName } from '../support/auth-jwks';
 

@@ -1,5 +1,5 @@
 import { request } from 'node:http';
-import { AuthError } from '../../lambdas/auth/principal';
+import { AuthError } from '../../lambdas/identity/principal';
 import { ErrorSchema } from '../../lambdas/memory-api/schemas';
 import { claims, forgeNone, forgeWithStrangerKey, nowSeconds, tamper } from '../support/auth-jwks';
 import { startMemoryStack, type MemoryStack } from './memory-api-harness';

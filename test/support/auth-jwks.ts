@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { issuerKeyPath, LocalIssuer, signJwt, type Jwks } from '../../lambdas/auth/local-issuer';
+import { issuerKeyPath, LocalIssuer, signJwt, type Jwks } from '../../lambdas/identity/local-issuer';
 
 /**
  * A JWKS on a loopback `node:http` server (what the local stack serves, what Cognito serves in

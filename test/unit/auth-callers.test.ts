@@ -1,6 +1,6 @@
-import { BearerCallers } from '../../lambdas/auth/callers';
-import { AuthError, type Principal } from '../../lambdas/auth/principal';
-import type { TokenVerifier } from '../../lambdas/auth/verifier';
+import { BearerCallers } from '../../lambdas/catalog/callers';
+import { AuthError, type Principal } from '../../lambdas/identity/principal';
+import type { TokenVerifier } from '../../lambdas/identity/verifier';
 import { loadCatalogConfig } from '../../lambdas/shared/config';
 import type { HttpEvent } from '../../lambdas/shared/http/types';
 

@@ -1,6 +1,6 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig } from '@asteasolutions/zod-to-openapi';
-import { FAVORITES_ROUTES } from '../../lambdas/auth/favorites/routes';
-import { BEARER_SECURITY_SCHEME, FAVORITES_ERROR_TEXT, FAVORITES_OPENAPI } from '../../lambdas/auth/favorites/schemas';
+import { FAVORITES_ROUTES } from '../../lambdas/catalog/favorites/routes';
+import { BEARER_SECURITY_SCHEME, FAVORITES_ERROR_TEXT, FAVORITES_OPENAPI } from '../../lambdas/catalog/favorites/schemas';
 import { ErrorEnvelope } from '../../lambdas/catalog/schemas';
 
 /** The fragment the catalog's `/openapi.json` generator merges in: every favorites route described, with the bearer scheme. */

@@ -1,6 +1,6 @@
-import { mintOpaque, newFamilyId, parseOpaque } from '../../lambdas/auth/opaque-tokens';
-import { AuthError, memoryGranted, normaliseScopes, parseMemoriesClaim, type Principal } from '../../lambdas/auth/principal';
-import { bearerToken } from '../../lambdas/auth/verifier';
+import { mintOpaque, newFamilyId, parseOpaque } from '../../lambdas/identity/opaque-tokens';
+import { AuthError, memoryGranted, normaliseScopes, parseMemoriesClaim, type Principal } from '../../lambdas/identity/principal';
+import { bearerToken } from '../../lambdas/identity/verifier';
 
 describe('scope normalisation', () => {
   it('keeps bare memory scopes and strips this deployment\'s resource-server prefix', () => {

@@ -1,4 +1,4 @@
-import { clientIp } from '../../lambdas/catalog/caller';
+import { clientIp } from '../../lambdas/shared/http/client-ip';
 import type { HttpEvent } from '../../lambdas/shared/http/types';
 
 const event = (headers: Record<string, string>, sourceIp = '10.0.0.9') =>

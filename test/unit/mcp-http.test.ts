@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { AuthError, type Principal } from '../../lambdas/auth/principal';
-import type { TokenVerifier } from '../../lambdas/auth/verifier';
+import { AuthError, type Principal } from '../../lambdas/identity/principal';
+import type { TokenVerifier } from '../../lambdas/identity/verifier';
 import { InMemoryBlobStore, InMemoryRevLock } from '../../lambdas/memory/adapters/in-memory';
 import { MemoryService } from '../../lambdas/memory/service';
 import { loadMcpConfig } from '../../lambdas/mcp/config';

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { AuthError } from '../../lambdas/auth/principal';
+import { AuthError } from '../../lambdas/identity/principal';
 import { MemoryError } from '../../lambdas/memory/errors';
 import { AppError } from '../../lambdas/shared/errors';
 import { RouteMatcher, routeKey } from '../../lambdas/shared/http/route-table';

@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ClientStore, OAuthClient } from '../../lambdas/auth/client-store';
-import { ClientResolver } from '../../lambdas/auth/oauth/clients';
-import { AddressRefusedError, guardedLookup, pinnedFetch, type HostResolver } from '../../lambdas/auth/oauth/pinned-fetch';
+import type { ClientStore, OAuthClient } from '../../lambdas/oauth/client-store';
+import { ClientResolver } from '../../lambdas/oauth/clients';
+import { AddressRefusedError, guardedLookup, pinnedFetch, type HostResolver } from '../../lambdas/shared/http/pinned-fetch';
 
 /**
  * Client ID Metadata Documents are fetched from a URL the client chose: a host name that resolves

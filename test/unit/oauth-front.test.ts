@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { redirectUriProblem, validateClientMetadata, ClientMetadataError } from '../../lambdas/auth/oauth/clients';
-import { loadOAuthFrontConfig } from '../../lambdas/auth/oauth/config';
-import { authorizationServerMetadata, protectedResourceMetadata, protectedResourceMetadataUrl, wwwAuthenticate } from '../../lambdas/auth/oauth/metadata';
-import { escapeHtml } from '../../lambdas/auth/oauth/pages';
-import { FrontSigner, s256 } from '../../lambdas/auth/oauth/signed';
+import { redirectUriProblem, validateClientMetadata, ClientMetadataError } from '../../lambdas/oauth/clients';
+import { loadOAuthFrontConfig } from '../../lambdas/oauth/config';
+import { protectedResourceMetadata, protectedResourceMetadataUrl, wwwAuthenticate } from '../../lambdas/identity/protected-resource';
+import { authorizationServerMetadata } from '../../lambdas/oauth/metadata';
+import { escapeHtml } from '../../lambdas/oauth/pages';
+import { FrontSigner, s256 } from '../../lambdas/oauth/signed';
 
 describe('metadata helpers the MCP endpoint uses', () => {
   it('puts the well-known segment between the origin and the resource path (RFC 9728 §3.1)', () => {

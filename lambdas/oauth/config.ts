@@ -1,5 +1,5 @@
-import { envBool, envInt, envNumber, envString, type Env } from '../../shared/env';
-import { authMode, localIssuerIdentity, publicUrl } from '../config';
+import { envBool, envInt, envNumber, envString, type Env } from '../shared/env';
+import { authMode, localIssuerIdentity, publicUrl } from '../identity/config';
 
 /**
  * Configuration of the OAuth 2.1 front (the authorization server MCP clients talk to), read once

@@ -1,4 +1,4 @@
-import type { ApiTable, RouteDef } from '../../shared/http/route-table';
+import type { ApiTable, RouteDef } from '../shared/http/route-table';
 
 /**
  * The OAuth front's routes, all served by the function `oauth`. Two tables because the local

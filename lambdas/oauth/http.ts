@@ -1,5 +1,5 @@
-import { parseRawQuery } from '../../shared/http/query';
-import { header, type HttpEvent, type HttpResult } from '../../shared/http/types';
+import { parseRawQuery } from '../shared/http/query';
+import { header, type HttpEvent, type HttpResult } from '../shared/http/types';
 
 /** Request and response plumbing of the front: form bodies, cookies, OAuth error JSON, HTML, redirects. */
 

@@ -1,15 +1,15 @@
-import { DynamoCatalogStore } from '../../catalog/adapters/dynamo-catalog-store';
+import { DynamoCatalogStore } from '../adapters/dynamo-catalog-store';
 import { documentClient, dynamoClient } from '../../shared/aws/clients';
 import type { CatalogConfig } from '../../shared/config';
 import { DynamoTokenBuckets } from '../../shared/rate-limit/dynamo-rate-limiter';
 import { LeasingRateLimiter } from '../../shared/rate-limit/rate-limiter';
 import { originSecretGetter } from '../../shared/secrets';
-import type { TokenVerifier } from '../verifier';
+import type { TokenVerifier } from '../../identity/verifier';
 import type { FavoritesConfig, FavoritesDeps } from './deps';
 import { DynamoFavoritesStore } from './store';
 
 /**
- * Builds the favorites dependencies. The verifier is passed in (`createAuthDeps` in AWS, the
+ * Builds the favorites dependencies. The verifier is passed in (`createIdentity` in AWS, the
  * local stack's own locally) so one instance, with its JWKS and token caches, serves the function.
  */
 export async function createFavoritesDeps(

@@ -1,7 +1,7 @@
 import * as z from 'zod';
-import { VIEWS } from '../../catalog/domain/types';
+import { VIEWS } from '../domain/types';
 // Imported for its side effect too: it extends zod with `.openapi()` before the schemas below use it.
-import { CatalogServer, envelope, SlugParamSchema } from '../../catalog/schemas';
+import { CatalogServer, envelope, SlugParamSchema } from '../schemas';
 
 /** The favorites contract (spec 1), written once: validation, types and the OpenAPI fragment. */
 

@@ -1,9 +1,9 @@
 import { timingSafeEqual } from 'node:crypto';
-import type { HttpEvent, HttpResult } from '../../shared/http/types';
-import { logger } from '../../shared/logger';
-import type { OAuthClient } from '../client-store';
-import { MEMORY_SCOPES } from '../principal';
-import { FamilyRevokedError, type Grant, type IssuedTokens } from '../token-store';
+import type { HttpEvent, HttpResult } from '../shared/http/types';
+import { logger } from '../shared/logger';
+import type { OAuthClient } from './client-store';
+import { MEMORY_SCOPES } from '../identity/principal';
+import { FamilyRevokedError, type Grant, type IssuedTokens } from '../identity/token-store';
 import { ClientMetadataError, registerClient } from './clients';
 import { nowSeconds, type OAuthDeps } from './deps';
 import { BodyTooLargeError, bodyText, formParams, isForm, jsonResult, oauthError, singles, type Params } from './http';

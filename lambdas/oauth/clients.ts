@@ -1,10 +1,10 @@
 import { isIP } from 'node:net';
 import * as z from 'zod';
-import type { ClientStore, OAuthClient } from '../client-store';
-import { readCappedBody } from '../../shared/http/capped-body';
+import type { ClientStore, OAuthClient } from './client-store';
+import { readCappedBody } from '../shared/http/capped-body';
 import type { OAuthFrontConfig } from './config';
-import { privateAddress } from '../../shared/private-address';
-import { AddressRefusedError } from './pinned-fetch';
+import { privateAddress } from '../shared/private-address';
+import { AddressRefusedError } from '../shared/http/pinned-fetch';
 import { randomId } from './signed';
 
 /** `fetch` as the front uses it (Client ID Metadata Documents, Cognito's token endpoint); tests inject their own. */

@@ -1,8 +1,8 @@
 import * as z from 'zod';
-import type { HttpEvent, HttpResult } from '../../shared/http/types';
-import { logger } from '../../shared/logger';
-import { MEMORY_NAME, MEMORY_SCOPES, type MemoryScope } from '../principal';
-import type { OAuthClient } from '../client-store';
+import type { HttpEvent, HttpResult } from '../shared/http/types';
+import { logger } from '../shared/logger';
+import { MEMORY_NAME, MEMORY_SCOPES, type MemoryScope } from '../identity/principal';
+import type { OAuthClient } from './client-store';
 import { isRegisteredRedirect, isUrlClientId } from './clients';
 import { UpstreamError } from './cognito';
 import { nowSeconds, type OAuthDeps } from './deps';

@@ -1,6 +1,6 @@
 import { loadCatalogConfig } from '../../shared/config';
-import { loadAuthConfig } from '../config';
-import { createAuthDeps } from '../wiring';
+import { loadAuthConfig } from '../../identity/config';
+import { createIdentity } from '../../identity/wiring';
 import { createFavoritesHandler } from './api';
 import { loadFavoritesConfig, type FavoritesDeps } from './deps';
 import { createFavoritesDeps } from './wiring';
@@ -9,7 +9,7 @@ import { createFavoritesDeps } from './wiring';
 let deps: Promise<FavoritesDeps> | undefined;
 
 function init(): Promise<FavoritesDeps> {
-  const auth = createAuthDeps(loadAuthConfig());
+  const auth = createIdentity(loadAuthConfig());
   return createFavoritesDeps(loadCatalogConfig(), loadFavoritesConfig(), auth.verifier);
 }
 

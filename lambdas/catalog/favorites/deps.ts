@@ -1,7 +1,7 @@
-import type { CatalogStore } from '../../catalog/domain/ports';
+import type { CatalogStore } from '../domain/ports';
 import type { CatalogConfig } from '../../shared/config';
 import type { RateLimiter } from '../../shared/rate-limit/rate-limiter';
-import type { TokenVerifier } from '../verifier';
+import type { TokenVerifier } from '../../identity/verifier';
 import type { FavoritesStore } from './store';
 
 export interface FavoritesConfig {

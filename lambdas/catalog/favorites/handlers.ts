@@ -1,12 +1,12 @@
-import type { RequestCtx } from '../../catalog/handlers/context';
-import { truncate, validateSlug } from '../../catalog/handlers/servers';
-import type { CatalogRecord } from '../../catalog/domain/types';
-import { toCatalogServer } from '../../catalog/views';
+import type { RequestCtx } from '../handlers/context';
+import { truncate, validateSlug } from '../handlers/servers';
+import type { CatalogRecord } from '../domain/types';
+import { toCatalogServer } from '../views';
 import { AppError, invalidQuery, notFound } from '../../shared/errors';
 import { successBody } from '../../shared/http/catalog-envelope';
 import { validateQuery } from '../../shared/http/query';
 import { header, json, type HandlerResponse } from '../../shared/http/types';
-import { isAuthError, type Principal } from '../principal';
+import { isAuthError, type Principal } from '../../identity/principal';
 import type { FavoritesDeps } from './deps';
 import { FavoriteBodySchema, FavoritesQuerySchema } from './schemas';
 

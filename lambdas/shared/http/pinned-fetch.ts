@@ -4,7 +4,7 @@ import * as http from 'node:http';
 import * as https from 'node:https';
 import { isIP } from 'node:net';
 import { Readable } from 'node:stream';
-import { privateAddress } from '../../shared/private-address';
+import { privateAddress } from '../private-address';
 
 /**
  * A fetch for URLs a client chose (Client ID Metadata Documents): the host name is resolved once,

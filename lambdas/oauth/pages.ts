@@ -1,4 +1,4 @@
-import type { MemoryScope } from '../principal';
+import type { MemoryScope } from '../identity/principal';
 
 /**
  * The front's HTML: the local sign-in, the consent and the error page. Everything that comes from

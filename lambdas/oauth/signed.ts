@@ -1,6 +1,6 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { z } from 'zod';
-import type { KeyRing } from '../../shared/cursor';
+import type { KeyRing } from '../shared/cursor';
 
 /**
  * Short-lived, HMAC-signed values that carry a pending authorization through the browser (hidden

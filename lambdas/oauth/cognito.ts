@@ -1,7 +1,7 @@
 import { CognitoJwtVerifier } from 'aws-jwt-verify';
 import { SimpleJwksCache } from 'aws-jwt-verify/jwk';
 import * as z from 'zod';
-import { JwksHttpFetcher } from '../jwt';
+import { JwksHttpFetcher } from '../identity/jwt';
 import type { HttpFetch } from './clients';
 import type { CognitoUpstream } from './config';
 import { s256 } from './signed';

@@ -1,9 +1,9 @@
-import { MEMORY_SCOPES } from '../principal';
+import { MEMORY_SCOPES } from './principal';
 
 /**
- * The discovery documents of the front: RFC 9728 protected-resource metadata for the MCP endpoint
- * and RFC 8414 authorization-server metadata. The helpers here are also what the MCP endpoint puts
- * in its 401 challenge, so a client that only knows `/mcp` finds everything else from there.
+ * The resource server's side of discovery: RFC 9728 protected-resource metadata for the MCP
+ * endpoint and the 401 challenge pointing at it, so a client that only knows `/mcp` finds the
+ * authorization server from there. The authorization server's own metadata is `oauth/metadata.ts`.
  */
 
 export const SCOPE_STRING = MEMORY_SCOPES.join(' ');
@@ -50,26 +50,5 @@ export function protectedResourceMetadata(config: { audience: string; issuer: st
     scopes_supported: [...MEMORY_SCOPES],
     bearer_methods_supported: ['header'],
     resource_name: 'MCP memory',
-  };
-}
-
-export function authorizationServerMetadata(config: { issuer: string }): Record<string, unknown> {
-  const base = config.issuer;
-  return {
-    issuer: base,
-    authorization_endpoint: `${base}/oauth/authorize`,
-    token_endpoint: `${base}/oauth/token`,
-    registration_endpoint: `${base}/oauth/register`,
-    revocation_endpoint: `${base}/oauth/revoke`,
-    response_types_supported: ['code'],
-    response_modes_supported: ['query'],
-    grant_types_supported: ['authorization_code', 'refresh_token'],
-    code_challenge_methods_supported: ['S256'],
-    // Public clients only: MCP clients hold no secret, PKCE binds the code to the client instance.
-    token_endpoint_auth_methods_supported: ['none'],
-    revocation_endpoint_auth_methods_supported: ['none'],
-    scopes_supported: [...MEMORY_SCOPES],
-    client_id_metadata_document_supported: true,
-    authorization_response_iss_parameter_supported: true,
   };
 }

@@ -1,15 +1,16 @@
-import { parseKeyRing, type KeyRing } from '../../shared/cursor';
-import { dynamoClient } from '../../shared/aws/clients';
-import { DynamoTokenBuckets } from '../../shared/rate-limit/dynamo-rate-limiter';
-import { LeasingRateLimiter, type RateLimiter } from '../../shared/rate-limit/rate-limiter';
-import { keyRingJson } from '../../shared/secrets';
-import type { ClientStore } from '../client-store';
-import type { OpaqueTokenStore } from '../token-store';
+import { parseKeyRing, type KeyRing } from '../shared/cursor';
+import { documentClient, dynamoClient } from '../shared/aws/clients';
+import { DynamoTokenBuckets } from '../shared/rate-limit/dynamo-rate-limiter';
+import { LeasingRateLimiter, type RateLimiter } from '../shared/rate-limit/rate-limiter';
+import { keyRingJson } from '../shared/secrets';
+import type { AuthConfig } from '../identity/config';
+import { DynamoClientStore, type ClientStore } from './client-store';
+import type { OpaqueTokenStore } from '../identity/token-store';
 import { ClientResolver, type HttpFetch } from './clients';
 import { CognitoUpstreamIdentity, type UpstreamIdentity } from './cognito';
 import type { OAuthFrontConfig } from './config';
 import type { OAuthDeps } from './deps';
-import { guardedLookup, pinnedFetch, systemResolver } from './pinned-fetch';
+import { guardedLookup, pinnedFetch, systemResolver } from '../shared/http/pinned-fetch';
 import { FrontSigner } from './signed';
 
 export interface OAuthWiring {
@@ -26,7 +27,12 @@ export interface OAuthWiring {
   originSecret?: () => string | undefined;
 }
 
-/** The front's dependencies from configuration and the stores `createAuthDeps` built. */
+/** The registered clients' table (`AUTH_CLIENT_TABLE`). */
+export function createClientStore(auth: Pick<AuthConfig, 'region' | 'dynamoEndpoint' | 'clientTable'>): ClientStore {
+  return new DynamoClientStore(documentClient(dynamoClient({ region: auth.region, dynamoEndpoint: auth.dynamoEndpoint })), auth.clientTable);
+}
+
+/** The front's dependencies from configuration, the token store of `createIdentity` and the client store. */
 export function createOAuthDeps(config: OAuthFrontConfig, w: OAuthWiring): OAuthDeps {
   if (!w.tokens) throw new Error('the OAuth front needs the token table (AUTH_TOKEN_TABLE)');
   const fetchImpl: HttpFetch = w.fetchImpl ?? ((input, init) => fetch(input, init));

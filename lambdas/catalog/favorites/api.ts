@@ -11,9 +11,9 @@ import { logger } from '../../shared/logger';
 import { logRequest } from '../../shared/http/request-log';
 import { failOpen } from '../../shared/rate-limit/fail-open';
 import type { RateDecision } from '../../shared/rate-limit/rate-limiter';
-import { callerFor } from '../callers';
-import type { Principal } from '../principal';
-import type { TokenVerifier } from '../verifier';
+import { tierFor } from '../callers';
+import type { Principal } from '../../identity/principal';
+import type { TokenVerifier } from '../../identity/verifier';
 import type { FavoritesDeps } from './deps';
 import { FAVORITES_HANDLERS } from './handlers';
 import { FAVORITES_ROUTES } from './routes';
@@ -81,7 +81,7 @@ async function runRoute(route: RouteDef, params: Record<string, string>, event: 
 /** The shared limiter, tiered like catalog reads; its table failing opens the gate (logged), never a 500. */
 async function consume(event: HttpEvent, deps: FavoritesDeps, principal: Principal | undefined, requestId: string): Promise<RateDecision | undefined> {
   return failOpen(requestId, () => {
-    const caller = callerFor(principal, event, deps.catalogConfig, deps.originSecret);
+    const caller = tierFor(principal, event, deps.catalogConfig, deps.originSecret);
     return deps.limiter.consume(caller.key, caller.policy);
   });
 }

@@ -1,6 +1,6 @@
-import type { RateLimiter } from '../../shared/rate-limit/rate-limiter';
-import type { ClientStore } from '../client-store';
-import type { OpaqueTokenStore } from '../token-store';
+import type { RateLimiter } from '../shared/rate-limit/rate-limiter';
+import type { ClientStore } from './client-store';
+import type { OpaqueTokenStore } from '../identity/token-store';
 import type { ClientResolver } from './clients';
 import type { UpstreamIdentity } from './cognito';
 import type { OAuthFrontConfig } from './config';
