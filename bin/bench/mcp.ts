@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { handleMcpRequest } from '../../lambdas/mcp/http';
+import { handleMcpRequest } from '../../lambdas/mcp/api';
 import type { HttpEvent } from '../../lambdas/shared/http/types';
 import { startLocalStack } from '../local-stack/stack';
 import { ms, summarize, timeEach, type BenchSection } from './stats';

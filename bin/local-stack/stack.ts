@@ -24,7 +24,7 @@ import { loadMemoryApiConfig } from '../../lambdas/memory-api/config';
 import type { MemoryApiDeps } from '../../lambdas/memory-api/deps';
 import { MEMORY_API } from '../../lambdas/memory-api/routes';
 import { createMemoryApiDeps } from '../../lambdas/memory-api/wiring';
-import { createMcpHandler, type McpDeps } from '../../lambdas/mcp/http';
+import { createMcpHandler, type McpDeps } from '../../lambdas/mcp/api';
 import { MCP_API } from '../../lambdas/mcp/routes';
 import { mcpDepsFrom } from '../../lambdas/mcp/wiring';
 import { parseKeyRing } from '../../lambdas/shared/cursor';

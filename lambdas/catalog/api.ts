@@ -1,19 +1,20 @@
-import { AppError } from '../shared/errors';
-import { errorResult, internalError } from '../shared/http/catalog-envelope';
-import { catalogEnvelopeEntry } from '../shared/http/lambda-entry';
-import { corsHeaders, preflightHeaders } from '../shared/http/cors';
-import { parseRawQuery } from '../shared/http/query';
-import { rateHeaders, toResult } from '../shared/http/respond';
-import { routeResolver, type Resolved } from '../shared/http/resolve';
-import type { HttpEvent, HttpResult } from '../shared/http/types';
-import { logger } from '../shared/logger';
-import { logRequest } from '../shared/http/request-log';
-import { failOpen } from '../shared/rate-limit/fail-open';
-import type { RateDecision } from '../shared/rate-limit/rate-limiter';
+import { ValidationError } from '../shared/http/query';
+import { createPipeline, lambdaEntry, operationsOf, type ApiPolicy, type Operation, type Problem } from '../shared/http/pipeline';
+import { toResult } from '../shared/http/respond';
+import type { HttpResult } from '../shared/http/types';
+import { corsHeaders, preflightHeaders } from './cors';
 import type { CatalogDeps } from './deps';
+import { errorResult, internalError, rateHeaders } from './envelope';
+import { CatalogError, invalidQuery } from './errors';
 import { CATALOG_HANDLERS } from './handlers';
 import { ResponseCache } from './response-cache';
 import { CATALOG_API } from './routes';
+
+/**
+ * The catalog API (spec 1): its route table (`routes.ts`), its handlers (`handlers/index.ts`) and
+ * this policy for the shared pipeline: the `{ success, data, meta }` envelope, limits per client
+ * IP or per user (the bearer tier, `callers.ts`) decided while the read runs, icons exempt.
+ */
 
 /** Icons are immutable and exempt from rate limits (spec 1). */
 const UNLIMITED = new Set(['getIcon']);
@@ -30,61 +31,72 @@ function responseCache(deps: CatalogDeps): ResponseCache | null {
   return cache;
 }
 
-/** Every route of the table (favorites too), so 405 `Allow` and preflights name each path's verbs; any /api preflight gets at least GET. */
-const resolve = routeResolver(CATALOG_API.routes, 'catalog', ['GET']);
-
-async function runRoute(resolved: Resolved, event: HttpEvent, deps: CatalogDeps, requestId: string): Promise<HttpResult> {
-  if (resolved.kind === 'error') return errorResult(resolved.error);
-  if (resolved.kind === 'preflight') return { statusCode: 204, headers: preflightHeaders(resolved.allowed), body: '' };
-  const op = resolved.route.operationId;
-  const handler = CATALOG_HANDLERS[op];
-  try {
-    const cache = INDEX_READS.has(op) && deps.index.generation ? responseCache(deps) : null;
+/** An index read answered from the response cache of the index's current generation when it can be. */
+function cachedRead(op: Operation<CatalogDeps>, id: string): Operation<CatalogDeps> {
+  return async (ctx) => {
+    const { deps, event } = ctx;
+    const cache = deps.index.generation ? responseCache(deps) : null;
     const generation = cache && deps.index.generation ? await deps.index.generation() : undefined;
-    const key = `${op}?${event.rawQueryString ?? ''}`;
+    const key = `${id}?${event.rawQueryString ?? ''}`;
     const cached = cache && generation && cache.get(key, generation);
     if (cached) return cached;
-    const result = toResult(await handler({ event, query: parseRawQuery(event.rawQueryString), params: resolved.params, requestId }, deps));
+    const res = await op(ctx);
+    const result = 'statusCode' in res ? res : toResult(res);
     if (cache && generation) cache.set(key, generation, result);
     return result;
-  } catch (err) {
-    if (err instanceof AppError) return errorResult(err);
-    logger.error('unhandled error', { requestId, err: err instanceof Error ? { name: err.name, message: err.message, stack: err.stack } : String(err) });
-    return errorResult(internalError());
+  };
+}
+
+const operations = operationsOf(CATALOG_HANDLERS);
+for (const id of INDEX_READS) operations[id] = cachedRead(operations[id], id);
+
+/** The catalog envelope's wording of the pipeline's problems (shared with favorites). */
+export function catalogProblem(problem: Problem): HttpResult {
+  switch (problem.kind) {
+    case 'not_found':
+      return errorResult(new CatalogError('NOT_FOUND', 'No such endpoint'));
+    case 'method_not_allowed':
+      return errorResult(new CatalogError('METHOD_NOT_ALLOWED', `${problem.method} is not allowed here`, undefined, { allow: problem.allowed.join(', ') }));
+    case 'rate_limited':
+      return errorResult(
+        new CatalogError('RATE_LIMITED', 'Too many requests; retry after the delay in Retry-After', undefined, { 'retry-after': String(problem.retryAfterSeconds) }),
+      );
+    case 'internal':
+    case 'starting':
+      return errorResult(internalError());
   }
 }
 
-/** Consults the shared limiter; an outage of the limiter's table fails open (logged), never a 500. */
-function limit(event: HttpEvent, deps: CatalogDeps, requestId: string): Promise<RateDecision | undefined> {
-  return failOpen(requestId, async () => {
-    const caller = await deps.callers.resolve(event);
-    return deps.limiter.consume(caller.key, caller.policy);
-  });
+/** The catalog's typed errors and the shared validation error, in the envelope; anything else is unexpected. */
+export function catalogError(err: unknown): HttpResult | undefined {
+  if (err instanceof CatalogError) return errorResult(err);
+  if (err instanceof ValidationError) return errorResult(invalidQuery(err.details, err.message));
+  return undefined;
 }
 
-export async function handleCatalogRequest(event: HttpEvent, deps: CatalogDeps, requestId: string): Promise<HttpResult> {
-  const started = performance.now();
-  const resolved = resolve(event);
-  const limited = !(resolved.kind === 'preflight' || (resolved.kind === 'route' && UNLIMITED.has(resolved.route.operationId)));
-  // The limiter's round trip runs concurrently with the request's own work (reads have no side effects).
-  const [decision, result] = await Promise.all([
-    limited ? limit(event, deps, requestId) : Promise.resolve(undefined),
-    runRoute(resolved, event, deps, requestId),
-  ]);
-  let out = result;
-  if (decision && !decision.allowed) {
-    out = errorResult(
-      new AppError('RATE_LIMITED', 'Too many requests; retry after the delay in Retry-After', undefined, {
-        'retry-after': String(decision.retryAfterSeconds),
-      }),
-    );
-  }
-  out.headers = { ...out.headers, ...corsHeaders(), ...(decision && rateHeaders(decision)) };
-  logRequest(requestId, event, resolved.kind === 'route' ? resolved.route.operationId : resolved.kind, out.statusCode, started);
-  return out;
-}
+export const CATALOG_POLICY: ApiPolicy<CatalogDeps> = {
+  name: 'catalog',
+  fn: 'catalog',
+  // Every route of the table (favorites too), so 405 `Allow` and preflights name each path's verbs; any /api preflight gets at least GET.
+  routes: CATALOG_API.routes,
+  preflightFallback: ['GET'],
+  operations,
+  limit: {
+    limiter: (deps) => deps.limiter,
+    // The tier resolver verifies a bearer itself: a bad or unverifiable token is the anonymous tier, never an error.
+    bucket: ({ event, deps, resolution }) => (resolution.kind === 'route' && UNLIMITED.has(resolution.route.operationId) ? undefined : deps.callers.resolve(event)),
+    timing: 'concurrent',
+    headers: rateHeaders,
+  },
+  preflight: (allowed) => ({ statusCode: 204, headers: preflightHeaders(allowed), body: '' }),
+  problem: catalogProblem,
+  error: catalogError,
+  headers: corsHeaders,
+};
 
-/** The Lambda entry (see `catalogEnvelopeEntry`). */
+export const handleCatalogRequest = createPipeline(CATALOG_POLICY);
+
+/** The Lambda entry. */
 export function createCatalogHandler(getDeps: () => Promise<CatalogDeps>) {
-  return catalogEnvelopeEntry('catalog', getDeps, handleCatalogRequest);
+  return lambdaEntry(CATALOG_POLICY, getDeps, handleCatalogRequest);
 }

@@ -1,4 +1,4 @@
-import { createMcpHandler } from './http';
+import { createMcpHandler } from './api';
 import { mcpDepsSource } from './wiring';
 
 /** The MCP Lambda (AWS): `POST /mcp` through its function URL. */

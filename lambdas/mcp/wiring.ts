@@ -10,7 +10,7 @@ import { DynamoTokenBuckets } from '../shared/rate-limit/dynamo-rate-limiter';
 import { LeasingRateLimiter } from '../shared/rate-limit/rate-limiter';
 import { CachedSecret, keyRingJson, secretsClient } from '../shared/secrets';
 import { loadMcpConfig } from './config';
-import type { McpDeps } from './http';
+import type { McpDeps } from './api';
 
 type Env = Record<string, string | undefined>;
 

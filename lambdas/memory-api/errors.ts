@@ -1,11 +1,11 @@
 import { isAuthError } from '../identity/principal';
 import { MemoryError } from '../memory/errors';
-import { AppError } from '../shared/errors';
+import { ValidationError } from '../shared/http/query';
 import type { HttpResult } from '../shared/http/types';
 
 /**
  * The `/v1` error model, in ONE place: every failure (the core's `MemoryError`, the verifier's
- * `AuthError`, the shared HTTP layer's `AppError`, a body this transport refuses, anything
+ * `AuthError`, the shared layer's `ValidationError`, a body this transport refuses, anything
  * unexpected) becomes `{ error: { code, message } }` with the status of its code here.
  */
 export const V1_ERROR_STATUS = {
@@ -71,26 +71,9 @@ export function toApiError(err: unknown, unexpected: (err: unknown) => void = ()
       'www-authenticate': missing ? 'Bearer' : 'Bearer error="invalid_token"',
     });
   }
-  if (err instanceof AppError) {
-    switch (err.code) {
-      case 'INVALID_QUERY': {
-        const details = (err.details ?? []).map((d) => `${d.field}: ${d.message}`).join('; ');
-        return new ApiError('BAD_REQUEST', details ? `Invalid query: ${details}` : err.message);
-      }
-      case 'NOT_FOUND':
-        return new ApiError('NOT_FOUND', err.message);
-      case 'METHOD_NOT_ALLOWED':
-        return new ApiError('METHOD_NOT_ALLOWED', err.message, err.headers);
-      case 'RATE_LIMITED':
-        return new ApiError('RATE_LIMITED', err.message, err.headers);
-      case 'UNAUTHORIZED':
-        return new ApiError('UNAUTHENTICATED', err.message, err.headers);
-      case 'AUTH_UNAVAILABLE':
-        return new ApiError('UPSTREAM_UNAVAILABLE', err.message, err.headers);
-      default:
-        unexpected(err);
-        return internalError();
-    }
+  if (err instanceof ValidationError) {
+    const details = err.details.map((d) => `${d.field}: ${d.message}`).join('; ');
+    return new ApiError('BAD_REQUEST', details ? `Invalid query: ${details}` : err.message);
   }
   unexpected(err);
   return internalError();

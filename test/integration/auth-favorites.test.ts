@@ -5,7 +5,7 @@ import { addFavorite, listFavorites } from '../../lambdas/catalog/favorites/hand
 import { DynamoTokenStore } from '../../lambdas/identity/token-store';
 import { createTokenVerifier } from '../../lambdas/identity/verifier';
 import { documentClient, dynamoClient } from '../../lambdas/shared/aws/clients';
-import { AppError } from '../../lambdas/shared/errors';
+import { CatalogError } from '../../lambdas/catalog/errors';
 import { parseRawQuery } from '../../lambdas/shared/http/query';
 import { claims, deadUrl, forgeNone, forgeRs256, nowSeconds } from '../support/auth-jwks';
 import { apiEvent, AUDIENCE, ISSUER, startFavoritesStack, type FavoritesStack } from '../support/auth-harness';
@@ -291,6 +291,8 @@ describe('the per-user cap (default 1,000)', () => {
     query: parseRawQuery(''),
     params: {},
     requestId: 'cap',
+    // The pipeline verifies the token before a handler runs; called directly, the handler gets the caller it would have.
+    principal: { sub, scopes: [], kind: 'jwt' as const, expiresAt: 0 },
   });
 
   it('refuses the 1,001st pin with 400, still accepts a repeat, and makes room from departed servers', async () => {
@@ -308,7 +310,7 @@ describe('the per-user cap (default 1,000)', () => {
     departed = new Set(['srv-3', 'srv-4']);
     await expect(addFavorite(ctx('{"slug":"one-too-many"}', 'carol'), deps())).resolves.toMatchObject({ body: { data: { slug: 'one-too-many' } } });
     await expect(addFavorite(ctx('{"slug":"and-another"}', 'carol'), deps())).resolves.toMatchObject({ body: { data: { slug: 'and-another' } } });
-    await expect(addFavorite(ctx('{"slug":"third"}', 'carol'), deps())).rejects.toBeInstanceOf(AppError);
+    await expect(addFavorite(ctx('{"slug":"third"}', 'carol'), deps())).rejects.toBeInstanceOf(CatalogError);
 
     const listed = await listFavorites({ ...ctx('', 'carol'), event: apiEvent('GET', '/api/favorites', { headers: { authorization: s.bearer('carol') } }) }, deps());
     const data = (listed as { body: { data: Array<{ slug: string }> } }).body.data;

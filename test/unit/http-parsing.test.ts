@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { AppError } from '../../lambdas/shared/errors';
-import { parseRawQuery, validateQuery } from '../../lambdas/shared/http/query';
+import { parseRawQuery, validateQuery, ValidationError } from '../../lambdas/shared/http/query';
 import { RouteMatcher } from '../../lambdas/shared/http/route-table';
 import { CATALOG_API } from '../../lambdas/catalog/routes';
 
@@ -29,9 +28,9 @@ describe('validateQuery', () => {
       validateQuery(schema, shape, parseRawQuery('one=x&one=y'));
       throw new Error('expected a 400');
     } catch (err) {
-      expect(err).toBeInstanceOf(AppError);
-      expect((err as AppError).status).toBe(400);
-      expect((err as AppError).details).toEqual([{ field: 'one', message: 'must be given at most once' }]);
+      expect(err).toBeInstanceOf(ValidationError);
+      expect((err as ValidationError).status).toBe(400);
+      expect((err as ValidationError).details).toEqual([{ field: 'one', message: 'must be given at most once' }]);
     }
   });
 });

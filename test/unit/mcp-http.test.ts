@@ -5,9 +5,9 @@ import { InMemoryBlobStore, InMemoryRevLock } from '../../lambdas/memory/adapter
 import { MemoryService } from '../../lambdas/memory/service';
 import { loadMcpConfig } from '../../lambdas/mcp/config';
 import { mergeSettings } from '../../lambdas/mcp/wiring';
-import { createMcpHandler, handleMcpRequest, mcpRatePolicy, type McpDeps } from '../../lambdas/mcp/http';
+import { createMcpHandler, handleMcpRequest, mcpRatePolicy, type McpDeps } from '../../lambdas/mcp/api';
 import { CursorCodec } from '../../lambdas/shared/cursor';
-import type { HttpEvent } from '../../lambdas/shared/http/types';
+import type { HttpEvent, LambdaContext } from '../../lambdas/shared/http/types';
 import type { RateDecision, RateLimiter } from '../../lambdas/shared/rate-limit/rate-limiter';
 
 /**
@@ -67,15 +67,17 @@ it('answers 503 with Retry-After when the token cannot be verified (JWKS or toke
 
 it('answers 503 with Retry-After while the function cannot initialise, and tries again on the next request', async () => {
   let attempts = 0;
+  // What the Lambda runtime passes (the function URL's event has no request id of its own here).
+  const lambdaContext = { awsRequestId: 'aws-1' } as LambdaContext;
   const handler = createMcpHandler(async () => {
     attempts++;
     if (attempts === 1) throw new Error('Secrets Manager throttled');
     return deps();
   });
-  const first = await handler(event(call('memory__list', {})));
+  const first = await handler(event(call('memory__list', {})), lambdaContext);
   expect(first.statusCode).toBe(503);
   expect(first.headers['retry-after']).toBe('1');
-  expect((await handler(event(call('memory__list', {})))).statusCode).toBe(200);
+  expect((await handler(event(call('memory__list', {})), lambdaContext)).statusCode).toBe(200);
 });
 
 it('serves the request when the rate limiter itself fails (the gate opens, the failure is logged)', async () => {

@@ -2,9 +2,9 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { AuthError } from '../../lambdas/identity/principal';
 import { MemoryError } from '../../lambdas/memory/errors';
-import { AppError } from '../../lambdas/shared/errors';
+import { ValidationError } from '../../lambdas/shared/http/query';
 import { RouteMatcher, routeKey } from '../../lambdas/shared/http/route-table';
-import { rateLimitHeaders, memoryRatePolicy } from '../../lambdas/memory-api/api';
+import { MEMORY_POLICY, rateLimitHeaders, memoryRatePolicy } from '../../lambdas/memory-api/api';
 import { bodyBytes, utf8Text, mediaType } from '../../lambdas/memory-api/body';
 import { loadMemoryApiConfig } from '../../lambdas/memory-api/config';
 import type { HttpEvent } from '../../lambdas/shared/http/types';
@@ -49,7 +49,7 @@ describe('the /v1 route table', () => {
 describe('errors in one place', () => {
   const envelope = (e: ApiError) => JSON.parse(errorResult(e).body as string) as unknown;
 
-  it('maps the core, the verifier and the shared HTTP layer to the /v1 codes', () => {
+  it('maps the core, the verifier and the shared pipeline to the /v1 codes', () => {
     expect(toApiError(new MemoryError('CONFLICT', 'stale_rev', 'stale')).status).toBe(409);
     const storage = toApiError(new MemoryError('UPSTREAM_UNAVAILABLE', 'storage', 'down', { retryAfterSeconds: 1 }));
     expect([storage.status, storage.headers['retry-after']]).toEqual([503, '1']);
@@ -58,10 +58,10 @@ describe('errors in one place', () => {
     expect(toApiError(new AuthError('expired', 'old')).headers['www-authenticate']).toBe('Bearer error="invalid_token"');
     const down = toApiError(new AuthError('jwks-unavailable', 'down'));
     expect([down.code, down.status, down.headers['retry-after']]).toEqual(['UPSTREAM_UNAVAILABLE', 503, '5']);
-    const query = toApiError(new AppError('INVALID_QUERY', 'bad', [{ field: 'limit', message: 'must be an integer' }]));
+    const query = toApiError(new ValidationError([{ field: 'limit', message: 'must be an integer' }], 'bad'));
     expect([query.code, query.message]).toEqual(['BAD_REQUEST', 'Invalid query: limit: must be an integer']);
-    const verb = toApiError(new AppError('METHOD_NOT_ALLOWED', 'no', undefined, { allow: 'GET' }));
-    expect([verb.status, verb.headers.allow]).toEqual([405, 'GET']);
+    const verb = MEMORY_POLICY.problem({ kind: 'method_not_allowed', method: 'PUT', allowed: ['GET'] }, {} as HttpEvent);
+    expect([verb.statusCode, verb.headers.allow]).toEqual([405, 'GET']);
   });
 
   it('answers anything unexpected 500 INTERNAL_ERROR without leaking its message', () => {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { CursorError } from '../../shared/cursor';
-import { invalidQuery } from '../../shared/errors';
+import { invalidQuery } from '../errors';
 import { validateQuery } from '../../shared/http/query';
 import { json, type HandlerResponse } from '../../shared/http/types';
 import type { CatalogRecord } from '../domain/types';

@@ -1,7 +1,7 @@
 import { validateQuery } from '../../shared/http/query';
 import { json, type HandlerResponse } from '../../shared/http/types';
-import { invalidQuery, notFound } from '../../shared/errors';
-import { successBody } from '../../shared/http/catalog-envelope';
+import { invalidQuery, notFound } from '../errors';
+import { successBody } from '../envelope';
 import { SearchWindowError, type CatalogFilters, type PageResult } from '../domain/ports';
 import type { CatalogDeps } from '../deps';
 import { ListQuerySchema, MULTI_KEYS, SearchQuerySchema, SlugParamSchema } from '../schemas';

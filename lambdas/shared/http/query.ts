@@ -1,5 +1,22 @@
 import type { z } from 'zod';
-import { invalidQuery, type FieldIssue } from '../errors';
+
+export interface FieldIssue {
+  field: string;
+  message: string;
+}
+
+/** A query or body that failed validation, field by field; each API words it in its envelope (always a 400). */
+export class ValidationError extends Error {
+  readonly status = 400;
+
+  constructor(
+    readonly details: FieldIssue[],
+    message = 'One or more parameters are invalid',
+  ) {
+    super(message);
+    this.name = 'ValidationError';
+  }
+}
 
 /**
  * Query strings are parsed from `rawQueryString`, because API Gateway's `queryStringParameters`
@@ -37,7 +54,7 @@ export interface QueryShape {
   multi: readonly string[];
 }
 
-/** Validates a parsed query against a zod object schema; throws 400 INVALID_QUERY with per-field details. */
+/** Validates a parsed query against a zod object schema; throws a `ValidationError` with per-field details. */
 export function validateQuery<S extends z.ZodType>(
   schema: S,
   shape: QueryShape,
@@ -63,7 +80,7 @@ export function validateQuery<S extends z.ZodType>(
       if (!issues.some((i) => i.field === field)) issues.push({ field, message: issue.message });
     }
   }
-  if (issues.length || !parsed.success) throw invalidQuery(issues);
+  if (issues.length || !parsed.success) throw new ValidationError(issues);
   return parsed.data;
 }
 

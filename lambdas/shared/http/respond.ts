@@ -1,9 +1,8 @@
-import type { RateDecision } from '../rate-limit/rate-limiter';
 import type { HandlerResponse, HttpResult } from './types';
 
 /**
  * Turning what a route handler returned into what API Gateway sends, shared by every API that
- * dispatches on the route table (catalog, favorites).
+ * dispatches on the route table.
  */
 export function toResult(res: HandlerResponse): HttpResult {
   const statusCode = res.status ?? 200;
@@ -24,15 +23,6 @@ export function toResult(res: HandlerResponse): HttpResult {
         isBase64Encoded: true,
       };
   }
-}
-
-/** `X-RateLimit-*` of a limiter decision (DECISIONS: Limit is the burst, Reset the seconds until full). */
-export function rateHeaders(d: RateDecision): Record<string, string> {
-  return {
-    'x-ratelimit-limit': String(d.limit),
-    'x-ratelimit-remaining': String(d.remaining),
-    'x-ratelimit-reset': String(d.resetSeconds),
-  };
 }
 
 /** API Gateway's `pathParameters` without the `undefined` entries its type allows. */

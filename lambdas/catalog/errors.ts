@@ -1,6 +1,6 @@
 /**
- * Errors are typed values. Domain and handler code throws `AppError`; the HTTP layer maps it to
- * each API's envelope and status in one place (`http/envelope.ts`).
+ * The catalog API's errors (spec 1), favorites included: typed values with the spec's stable
+ * codes. Handlers throw them; `api.ts` turns them into the envelope of `envelope.ts`.
  */
 export type CatalogErrorCode =
   | 'INVALID_QUERY'
@@ -11,10 +11,7 @@ export type CatalogErrorCode =
   | 'AUTH_UNAVAILABLE'
   | 'INTERNAL_ERROR';
 
-export interface FieldIssue {
-  field: string;
-  message: string;
-}
+import type { FieldIssue } from '../shared/http/query';
 
 const STATUS: Record<CatalogErrorCode, number> = {
   INVALID_QUERY: 400,
@@ -26,7 +23,7 @@ const STATUS: Record<CatalogErrorCode, number> = {
   INTERNAL_ERROR: 500,
 };
 
-export class AppError extends Error {
+export class CatalogError extends Error {
   readonly status: number;
 
   constructor(
@@ -37,12 +34,12 @@ export class AppError extends Error {
     readonly headers: Record<string, string> = {},
   ) {
     super(message);
-    this.name = 'AppError';
+    this.name = 'CatalogError';
     this.status = STATUS[code];
   }
 }
 
-export const invalidQuery = (details: FieldIssue[], message = 'One or more parameters are invalid'): AppError =>
-  new AppError('INVALID_QUERY', message, details);
+export const invalidQuery = (details: FieldIssue[], message = 'One or more parameters are invalid'): CatalogError =>
+  new CatalogError('INVALID_QUERY', message, details);
 
-export const notFound = (message: string): AppError => new AppError('NOT_FOUND', message);
+export const notFound = (message: string): CatalogError => new CatalogError('NOT_FOUND', message);

@@ -1,0 +1,258 @@
+import middy from '@middy/core';
+import { randomUUID } from 'node:crypto';
+import { logger } from '../logger';
+import { failOpen } from '../rate-limit/fail-open';
+import type { RateDecision, RateLimiter, RatePolicy } from '../rate-limit/rate-limiter';
+import { parseRawQuery } from './query';
+import { logRequest } from './request-log';
+import { routeResolver, type Resolution } from './resolve';
+import { toResult } from './respond';
+import type { RouteDef } from './route-table';
+import { header, type HandlerResponse, type HttpEvent, type HttpResult, type LambdaContext } from './types';
+
+/**
+ * The one request pipeline of every API (catalog, favorites, `/v1`, MCP, OAuth). In order:
+ *
+ *   resolve the route → screen (MCP's Origin) → CORS preflight → verify the token while the rate
+ *   limiter decides → 429 → 404/405 → 401/503 → authorize (scopes) → validate and run the
+ *   operation → map errors → response headers (CORS, rate limit) → access log and observers.
+ *
+ * Each API is its route table plus an `ApiPolicy`: how it words problems and errors (its
+ * envelope and codes), which bucket a request spends from and when, whether a token is needed.
+ * This layer speaks no API's error codes: problems are neutral kinds the policy words.
+ */
+
+/** What went wrong around an operation, in no API's vocabulary. */
+export type Problem =
+  | { kind: 'not_found' }
+  | { kind: 'method_not_allowed'; method: string; allowed: string[] }
+  | { kind: 'rate_limited'; retryAfterSeconds: number }
+  /** A bug: a misrouted request, or an error no mapping knows (already logged). */
+  | { kind: 'internal' }
+  /** The function's dependencies could not be built (a secret or table unreachable); retry shortly. */
+  | { kind: 'starting' };
+
+/** What an operation sees of its request. */
+export interface RequestContext<D, P = unknown> {
+  event: HttpEvent;
+  deps: D;
+  requestId: string;
+  route: RouteDef;
+  /** Path parameters, decoded exactly once (by API Gateway, or by the local server's matcher). */
+  params: Record<string, string>;
+  /** Raw query, key → values in order (see `parseRawQuery`). */
+  query: Map<string, string[]>;
+  /** The verified caller, when the policy verifies tokens and the token was good. */
+  principal?: P;
+}
+
+/** An endpoint: a full result, or a body the pipeline serialises (`toResult`). */
+export type Operation<D, P = unknown> = (ctx: RequestContext<D, P>) => Promise<HttpResult | HandlerResponse>;
+
+export interface Bucket {
+  key: string;
+  policy: RatePolicy;
+  /** Tokens this request takes (an MCP batch takes one per JSON-RPC request); 1 by default. */
+  cost?: number;
+}
+
+export interface LimitRule<D, P = unknown> {
+  /** The shared limiter; `undefined` leaves the API unlimited (tests of other concerns). */
+  limiter(deps: D): RateLimiter | undefined;
+  /**
+   * The bucket a request spends from, or `undefined` when it is not limited. `principal` is given
+   * when `afterVerification` is set (a bucket keyed by user).
+   */
+  bucket(req: { event: HttpEvent; deps: D; resolution: Resolution; principal?: P }): Bucket | undefined | Promise<Bucket | undefined>;
+  /**
+   * `concurrent`: the operation runs while the limiter decides (side-effect-free reads; a denial
+   * replaces its answer). `first`: the decision comes before the operation (writes).
+   */
+  timing: 'concurrent' | 'first';
+  /** Wait for the token's verification to pick the bucket. */
+  afterVerification?: boolean;
+  /** The API's rate-limit headers (X-RateLimit-* or IETF draft-7 RateLimit). */
+  headers(decision: RateDecision, policy: RatePolicy, deps: D): Record<string, string>;
+}
+
+export interface ApiPolicy<D, P = unknown> {
+  /** For logs and observers. */
+  name: string;
+  /** The function in the route table this pipeline serves. */
+  fn: string;
+  /** The API's whole route table (other functions' routes included, so `Allow` is complete). */
+  routes: readonly RouteDef[];
+  /** Verbs of a preflight on a path the table does not know (the catalog answers GET under `/api`). */
+  preflightFallback?: string[];
+  /** operationId → operation. */
+  operations: Readonly<Record<string, Operation<D, P>>>;
+  /**
+   * Token verification (the `Authorization` header in, the caller out, or a typed failure thrown).
+   * `required`: a failure is answered through `error`; `optional`: a bad token is no principal.
+   */
+  auth?: { mode: 'required' | 'optional'; verify: (deps: D, authorization: string | undefined) => Promise<P> };
+  limit?: LimitRule<D, P>;
+  /** Checks before anything else (MCP's Origin and protocol version); a result ends the request. */
+  screen?(event: HttpEvent, resolution: Resolution, deps: D): HttpResult | undefined;
+  /** After authentication, before the operation: throws the API's error (a missing scope). */
+  authorize?(ctx: RequestContext<D, P>): void;
+  preflight(allowed: string[], event: HttpEvent): HttpResult;
+  /** The API's wording of a neutral problem. */
+  problem(problem: Problem, event: HttpEvent, operationId?: string): HttpResult;
+  /** The API's answer to an error it knows (its own, the core's, the verifier's); `undefined` = unexpected. */
+  error(err: unknown, at: { event: HttpEvent; deps: D; requestId: string; operationId?: string }): HttpResult | undefined;
+  /** Headers on every response of the API (CORS, deprecation of an alias); `deps` is missing when they failed to build. */
+  headers?(event: HttpEvent, deps: D | undefined): Record<string, string>;
+}
+
+/** Sees every answered request: the access log, and the seam for traces and metrics. */
+export interface RequestObserver {
+  observe(o: { api: string; requestId: string; event: HttpEvent; route: string; status: number; startedMs: number; decision?: RateDecision }): void;
+}
+
+export const accessLog: RequestObserver = {
+  observe: (o) => logRequest(o.requestId, o.event, o.route, o.status, o.startedMs),
+};
+
+export type Pipeline<D> = (event: HttpEvent, deps: D, requestId: string) => Promise<HttpResult>;
+
+type Verified<P> = { principal: P } | { failure: unknown };
+
+export function createPipeline<D, P>(policy: ApiPolicy<D, P>, observers: readonly RequestObserver[] = [accessLog]): Pipeline<D> {
+  const resolve = routeResolver(policy.routes, policy.fn, policy.preflightFallback);
+
+  const unexpected = (err: unknown, event: HttpEvent, deps: D, requestId: string, operationId?: string): HttpResult => {
+    const known = policy.error(err, { event, deps, requestId, operationId });
+    if (known) return known;
+    logger.error('unhandled error', { requestId, api: policy.name, operationId, err: describeError(err) });
+    return policy.problem({ kind: 'internal' }, event, operationId);
+  };
+
+  const run = async (ctx: RequestContext<D, P>): Promise<HttpResult> => {
+    const operation = policy.operations[ctx.route.operationId];
+    try {
+      if (!operation) throw new Error(`no operation ${ctx.route.operationId} in ${policy.name}`);
+      policy.authorize?.(ctx);
+      const res = await operation(ctx);
+      return 'statusCode' in res ? res : toResult(res);
+    } catch (err) {
+      return unexpected(err, ctx.event, ctx.deps, ctx.requestId, ctx.route.operationId);
+    }
+  };
+
+  return async (event, deps, requestId) => {
+    const startedMs = performance.now();
+    const resolution = resolve(event);
+    const label = resolution.kind === 'route' ? resolution.route.operationId : resolution.kind === 'preflight' ? 'preflight' : 'error';
+    let decision: RateDecision | undefined;
+    let bucket: Bucket | undefined;
+    let out: HttpResult;
+    try {
+      out = policy.screen?.(event, resolution, deps) ?? (await answer());
+    } catch (err) {
+      out = unexpected(err, event, deps, requestId);
+    }
+    out.headers = { ...out.headers, ...(decision && bucket && policy.limit?.headers(decision, bucket.policy, deps)), ...policy.headers?.(event, deps) };
+    for (const o of observers) o.observe({ api: policy.name, requestId, event, route: label, status: out.statusCode, startedMs, decision });
+    return out;
+
+    async function answer(): Promise<HttpResult> {
+      if (resolution.kind === 'preflight') return policy.preflight(resolution.allowed, event);
+      const auth = policy.auth;
+      const verified: Promise<Verified<P>> | undefined =
+        auth && resolution.kind === 'route'
+          ? auth.verify(deps, header(event, 'authorization')).then(
+              (principal) => ({ principal }),
+              (failure: unknown) => ({ failure }),
+            )
+          : undefined;
+      const principalOf = async (): Promise<P | undefined> => {
+        const v = verified && (await verified);
+        return v && 'principal' in v ? v.principal : undefined;
+      };
+      const limit = policy.limit;
+      const decide = async (): Promise<RateDecision | undefined> => {
+        if (!limit) return undefined;
+        return failOpen(requestId, async () => {
+          const principal = limit.afterVerification ? await principalOf() : undefined;
+          const limiter = limit.limiter(deps);
+          bucket = limiter && (await limit.bucket({ event, deps, resolution, principal }));
+          return limiter && bucket ? take(limiter, bucket) : undefined;
+        });
+      };
+      const denied = (d: RateDecision | undefined): HttpResult | undefined =>
+        d && !d.allowed ? policy.problem({ kind: 'rate_limited', retryAfterSeconds: d.retryAfterSeconds }, event) : undefined;
+
+      const proceed = async (): Promise<HttpResult> => {
+        if (resolution.kind === 'not_found') return policy.problem({ kind: 'not_found' }, event);
+        if (resolution.kind === 'method_not_allowed') return policy.problem({ kind: 'method_not_allowed', method: resolution.method, allowed: resolution.allowed }, event);
+        if (resolution.kind === 'misrouted') {
+          logger.error(`route of another function reached the ${policy.fn} function`, { requestId, route: resolution.route.operationId, fn: resolution.route.fn });
+          return policy.problem({ kind: 'internal' }, event);
+        }
+        if (resolution.kind !== 'route') throw new Error('unreachable');
+        const v = verified && (await verified);
+        if (v && 'failure' in v && auth?.mode === 'required') return unexpected(v.failure, event, deps, requestId, resolution.route.operationId);
+        const principal = v && 'principal' in v ? v.principal : undefined;
+        return run({ event, deps, requestId, route: resolution.route, params: resolution.params, query: parseRawQuery(event.rawQueryString), ...(principal !== undefined && { principal }) });
+      };
+
+      if (limit?.timing === 'concurrent') {
+        const [d, result] = await Promise.all([decide(), proceed()]);
+        decision = d;
+        return denied(d) ?? result;
+      }
+      decision = await decide();
+      return denied(decision) ?? (await proceed());
+    }
+  };
+
+}
+
+/** Takes a bucket's cost, one token at a time; the first denial ends it. */
+async function take(limiter: RateLimiter, b: Bucket): Promise<RateDecision> {
+  let d = await limiter.consume(b.key, b.policy);
+  for (let i = 1; i < (b.cost ?? 1) && d.allowed; i++) d = await limiter.consume(b.key, b.policy);
+  return d;
+}
+
+function describeError(err: unknown): unknown {
+  return err instanceof Error ? { name: err.name, message: err.message, stack: err.stack } : String(err);
+}
+
+/**
+ * The Lambda entry of an API: middy around its pipeline (the place for Powertools' tracer and
+ * metrics middlewares). The request id is API Gateway's, else Lambda's. Dependencies are built
+ * once per instance by `getDeps`; a failed build is the policy's `starting` problem, and the next
+ * request tries again.
+ */
+export function lambdaEntry<D, P>(policy: ApiPolicy<D, P>, getDeps: () => Promise<D>, pipeline: Pipeline<D> = createPipeline(policy)) {
+  return middy<HttpEvent, HttpResult, Error, LambdaContext>().handler(async (event, context) => {
+    const requestId = event.requestContext?.requestId ?? context?.awsRequestId ?? randomUUID();
+    let deps: D;
+    try {
+      deps = await getDeps();
+    } catch (err) {
+      logger.error(`${policy.name} initialisation failed`, { requestId, err: err instanceof Error ? err.message : String(err) });
+      const failed = policy.problem({ kind: 'starting' }, event);
+      return { ...failed, headers: { ...failed.headers, ...policy.headers?.(event, undefined) } };
+    }
+    return pipeline(event, deps, requestId);
+  });
+}
+
+/** Operations from handlers written as `(ctx, deps)` (the context minus nothing, deps apart for readability). */
+export function operationsOf<D, P, C = RequestContext<D, P>>(
+  handlers: Readonly<Record<string, (ctx: C, deps: D) => Promise<HttpResult | HandlerResponse>>>,
+  context: (ctx: RequestContext<D, P>) => C = (ctx) => ctx as unknown as C,
+): Record<string, Operation<D, P>> {
+  const out: Record<string, Operation<D, P>> = {};
+  for (const [id, h] of Object.entries(handlers)) out[id] = (ctx) => h(context(ctx), ctx.deps);
+  return out;
+}
+
+/** The context of an operation behind `auth: required`: the pipeline has verified its caller. */
+export function withPrincipal<D, P>(ctx: RequestContext<D, P>): RequestContext<D, P> & { principal: P } {
+  if (ctx.principal === undefined) throw new Error(`operation ${ctx.route.operationId} needs a verified caller`);
+  return ctx as RequestContext<D, P> & { principal: P };
+}
