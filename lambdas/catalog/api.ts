@@ -6,12 +6,12 @@ import { corsHeaders, preflightHeaders } from './cors';
 import type { CatalogDeps } from './deps';
 import { errorResult, internalError, rateHeaders } from './envelope';
 import { CatalogError, invalidQuery } from './errors';
-import { CATALOG_HANDLERS } from './handlers';
+import { CATALOG_ENDPOINTS } from './endpoints';
 import { ResponseCache } from './response-cache';
 import { CATALOG_API } from './routes';
 
 /**
- * The catalog API (spec 1): its route table (`routes.ts`), its handlers (`handlers/index.ts`) and
+ * The catalog API (spec 1): its route table (`routes.ts`), its endpoints (`endpoints/index.ts`) and
  * this policy for the shared pipeline: the `{ success, data, meta }` envelope, limits per client
  * IP or per user (the bearer tier, `callers.ts`) decided while the read runs, icons exempt.
  */
@@ -47,7 +47,7 @@ function cachedRead(op: Operation<CatalogDeps>, id: string): Operation<CatalogDe
   };
 }
 
-const operations = operationsOf(CATALOG_HANDLERS);
+const operations = operationsOf(CATALOG_ENDPOINTS);
 for (const id of INDEX_READS) operations[id] = cachedRead(operations[id], id);
 
 /** The catalog envelope's wording of the pipeline's problems (shared with favorites). */

@@ -3,7 +3,7 @@ import type { ApiTable } from '../shared/http/route-table';
 
 /**
  * The catalog API (spec document 1), served under `/api`. One hop from here to each handler: see
- * `handlers/index.ts` (fn `catalog`) and `auth/favorites/handlers.ts` (fn `favorites`). The
+ * `api.ts` → `endpoints/index.ts` (fn `catalog`) and `favorites/api.ts` → `favorites/endpoints.ts` (fn `favorites`). The
  * catalog function answers the `$default` catch-all for the whole table, so 404s, 405s (with the
  * `Allow` of the path) and CORS preflights of the favorites paths come from it too.
  */

@@ -7,7 +7,7 @@ import { logger } from '../shared/logger';
 import type { RatePolicy } from '../shared/rate-limit/rate-limiter';
 import { authorize, consent, localLogin, upstreamCallback } from './authorize';
 import type { OAuthDeps } from './deps';
-import { CORS_HEADERS, htmlResult, jsonResult, oauthError, preflight } from './http';
+import { CORS_HEADERS, htmlResult, jsonResult, oauthError, preflight } from './protocol';
 import { authorizationServerMetadata } from './metadata';
 import { errorPage } from './pages';
 import { CORS_PATHS, OAUTH_ROUTES, OAUTH_WELL_KNOWN_ROUTES } from './routes';

@@ -6,7 +6,7 @@ import type { OAuthClient } from './client-store';
 import { isRegisteredRedirect, isUrlClientId } from './clients';
 import { UpstreamError } from './cognito';
 import { nowSeconds, type OAuthDeps } from './deps';
-import { BodyTooLargeError, formParams, htmlResult, queryParams, readCookie, redirectResult, single, singles, withQuery, type Params } from './http';
+import { BodyTooLargeError, formParams, htmlResult, queryParams, readCookie, redirectResult, single, singles, withQuery, type Params } from './protocol';
 import { consentPage, errorPage, localSignInPage, type ConsentView } from './pages';
 import { bindingOf, randomId } from './signed';
 

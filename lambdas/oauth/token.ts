@@ -6,7 +6,7 @@ import { MEMORY_SCOPES } from '../identity/principal';
 import { FamilyRevokedError, type Grant, type IssuedTokens } from '../identity/token-store';
 import { ClientMetadataError, registerClient } from './clients';
 import { nowSeconds, type OAuthDeps } from './deps';
-import { BodyTooLargeError, bodyText, formParams, isForm, jsonResult, oauthError, singles, type Params } from './http';
+import { BodyTooLargeError, bodyText, formParams, isForm, jsonResult, oauthError, singles, type Params } from './protocol';
 import { s256 } from './signed';
 
 /** The JSON endpoints of the front: token (RFC 6749 §3.2, OAuth 2.1), revocation (RFC 7009), registration (RFC 7591). */

@@ -1,7 +1,7 @@
 import { handleFavoritesRequest } from '../../lambdas/catalog/favorites/api';
 import { handleCatalogRequest } from '../../lambdas/catalog/api';
 import type { FavoritesDeps } from '../../lambdas/catalog/favorites/deps';
-import { addFavorite, listFavorites } from '../../lambdas/catalog/favorites/handlers';
+import { addFavorite, listFavorites } from '../../lambdas/catalog/favorites/endpoints';
 import { DynamoTokenStore } from '../../lambdas/identity/token-store';
 import { createTokenVerifier } from '../../lambdas/identity/verifier';
 import { documentClient, dynamoClient } from '../../lambdas/shared/aws/clients';

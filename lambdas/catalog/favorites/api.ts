@@ -7,7 +7,7 @@ import { corsHeaders, preflightHeaders } from '../cors';
 import { errorResult, rateHeaders } from '../envelope';
 import { CatalogError } from '../errors';
 import type { FavoritesDeps } from './deps';
-import { FAVORITES_HANDLERS, type FavoritesCtx } from './handlers';
+import { FAVORITES_ENDPOINTS, type FavoritesCtx } from './endpoints';
 import { FAVORITES_ROUTES } from './routes';
 
 /** Seconds a client waits before retrying when the token could not be checked. */
@@ -41,7 +41,7 @@ export const FAVORITES_POLICY: ApiPolicy<FavoritesDeps, Principal> = {
   name: 'favorites',
   fn: 'favorites',
   routes: FAVORITES_ROUTES,
-  operations: operationsOf<FavoritesDeps, Principal, FavoritesCtx>(FAVORITES_HANDLERS, withPrincipal),
+  operations: operationsOf<FavoritesDeps, Principal, FavoritesCtx>(FAVORITES_ENDPOINTS, withPrincipal),
   auth: { mode: 'required', verify: (deps, authorization) => deps.verifier.verify(authorization) },
   limit: {
     limiter: (deps) => deps.limiter,

@@ -6,10 +6,10 @@ import { getOpenApi } from './openapi';
 import { listRegistryServers } from './registry';
 import { getServer, listServers, searchServers } from './servers';
 
-export type CatalogRouteHandler = (ctx: RequestCtx, deps: CatalogDeps) => Promise<HandlerResponse>;
+export type CatalogEndpoint = (ctx: RequestCtx, deps: CatalogDeps) => Promise<HandlerResponse>;
 
 /** operationId (see `routes.ts`) → handler. */
-export const CATALOG_HANDLERS: Record<string, CatalogRouteHandler> = {
+export const CATALOG_ENDPOINTS: Record<string, CatalogEndpoint> = {
   listServers,
   getServer,
   searchServers,

@@ -1,5 +1,5 @@
-import type { RequestCtx } from '../handlers/context';
-import { truncate, validateSlug } from '../handlers/servers';
+import type { RequestCtx } from '../endpoints/context';
+import { truncate, validateSlug } from '../endpoints/servers';
 import type { CatalogRecord } from '../domain/types';
 import { toCatalogServer } from '../views';
 import { invalidQuery, notFound } from '../errors';
@@ -14,7 +14,7 @@ import { FavoriteBodySchema, FavoritesQuerySchema } from './schemas';
 /** What a favorites handler sees: the request and the caller the pipeline verified. */
 export type FavoritesCtx = RequestCtx & { principal: Principal };
 
-export type FavoritesRouteHandler = (ctx: FavoritesCtx, deps: FavoritesDeps) => Promise<HandlerResponse>;
+export type FavoritesEndpoint = (ctx: FavoritesCtx, deps: FavoritesDeps) => Promise<HandlerResponse>;
 
 /** GET /api/favorites */
 export async function listFavorites(ctx: FavoritesCtx, deps: FavoritesDeps): Promise<HandlerResponse> {
@@ -53,7 +53,7 @@ export async function removeFavorite(ctx: FavoritesCtx, deps: FavoritesDeps): Pr
 }
 
 /** operationId (see `routes.ts`) → handler. */
-export const FAVORITES_HANDLERS: Record<string, FavoritesRouteHandler> = { listFavorites, addFavorite, removeFavorite };
+export const FAVORITES_ENDPOINTS: Record<string, FavoritesEndpoint> = { listFavorites, addFavorite, removeFavorite };
 
 function parseBody(ctx: RequestCtx): { slug: string } {
   const { body, isBase64Encoded } = ctx.event;
