@@ -5,10 +5,9 @@ import { createCatalogHandler } from './api';
 import type { CatalogDeps } from './deps';
 import { createOpenSearchClient, OpenSearchIndex } from './search/opensearch';
 import { createCatalogDeps } from './wiring';
+import { retryingOnce } from '../shared/concurrency';
 
 /** The catalog Lambda (AWS): every `/api` route and the `$default` catch-all of the HTTP API. */
-let deps: Promise<CatalogDeps> | undefined;
-
 function init(): Promise<CatalogDeps> {
   const config = loadCatalogConfig();
   if (!config.opensearchUrl) throw new Error('OPENSEARCH_URL is required in AWS');
@@ -17,10 +16,5 @@ function init(): Promise<CatalogDeps> {
   return createCatalogDeps(config, index, createIdentity(loadAuthConfig()).verifier);
 }
 
-export const handler = createCatalogHandler(() => {
-  deps ??= init().catch((err: unknown) => {
-    deps = undefined; // a failed init (e.g. Secrets Manager throttled) is retried by the next request
-    throw err;
-  });
-  return deps;
-});
+// Built once per instance; a failed build (e.g. Secrets Manager throttled) is retried by the next request.
+export const handler = createCatalogHandler(retryingOnce(init));

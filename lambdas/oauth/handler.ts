@@ -5,10 +5,9 @@ import { loadOAuthFrontConfig } from './config';
 import type { OAuthDeps } from './deps';
 import { originSecretGetter } from '../shared/secrets';
 import { createClientStore, createOAuthDeps, createOAuthLimiter, loadKeyRing } from './wiring';
+import { retryingOnce } from '../shared/concurrency';
 
 /** The OAuth front Lambda (AWS): `/.well-known/oauth-*` and `/oauth/*`. */
-let deps: Promise<OAuthDeps> | undefined;
-
 async function init(): Promise<OAuthDeps> {
   const auth = loadAuthConfig();
   const { tokens } = createIdentity(auth);
@@ -20,10 +19,5 @@ async function init(): Promise<OAuthDeps> {
   return createOAuthDeps(config, { tokens, clients, keyRing, limiter, originSecret });
 }
 
-export const handler = createOAuthHandler(() => {
-  deps ??= init().catch((err: unknown) => {
-    deps = undefined; // a failed init (e.g. Secrets Manager throttled) is retried by the next request
-    throw err;
-  });
-  return deps;
-});
+// Built once per instance; a failed build (e.g. Secrets Manager throttled) is retried by the next request.
+export const handler = createOAuthHandler(retryingOnce(init));
