@@ -1,6 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
+import { envInt, type Env } from '../env';
 
 /**
  * AWS SDK clients. Locally the endpoints point at DynamoDB Local and the S3-protocol server on
@@ -14,11 +15,38 @@ export interface ClientOptions {
 
 const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 
-export function dynamoClient(o: ClientOptions): DynamoDBClient {
+/**
+ * Time budgets of the SDK clients. Without them a hung backend (a stalled connection, a paused
+ * DynamoDB Local) holds a request until the function's own timeout and API Gateway's 30 s: with
+ * them it is a prompt 503 the client retries. `requestTimeout` is the socket's idle time, so a
+ * large S3 transfer that keeps moving is not cut. Worst case per call: attempts × (connect or idle
+ * timeout) plus the SDK's backoff: about 3.5 s for DynamoDB and 16 s for S3 at the defaults,
+ * inside the API functions' 10 s and the memory functions' 25 s (lib/).
+ */
+export interface SdkBudget {
+  connectTimeoutMs: number;
+  dynamoRequestTimeoutMs: number;
+  dynamoMaxAttempts: number;
+  s3RequestTimeoutMs: number;
+  s3MaxAttempts: number;
+}
+
+export function loadSdkBudget(env: Env = process.env): SdkBudget {
+  return {
+    connectTimeoutMs: envInt(env, 'AWS_CONNECT_TIMEOUT_MS', 1000, { min: 1 }),
+    dynamoRequestTimeoutMs: envInt(env, 'AWS_DYNAMODB_TIMEOUT_MS', 1500, { min: 1 }),
+    dynamoMaxAttempts: envInt(env, 'AWS_DYNAMODB_MAX_ATTEMPTS', 2, { min: 1 }),
+    s3RequestTimeoutMs: envInt(env, 'AWS_S3_TIMEOUT_MS', 5000, { min: 1 }),
+    s3MaxAttempts: envInt(env, 'AWS_S3_MAX_ATTEMPTS', 3, { min: 1 }),
+  };
+}
+
+export function dynamoClient(o: ClientOptions, budget: SdkBudget = loadSdkBudget()): DynamoDBClient {
   return new DynamoDBClient({
     region: o.region,
     ...(o.dynamoEndpoint && { endpoint: o.dynamoEndpoint, credentials: LOCAL_CREDENTIALS }),
-    maxAttempts: 3,
+    maxAttempts: budget.dynamoMaxAttempts,
+    requestHandler: { connectionTimeout: budget.connectTimeoutMs, requestTimeout: budget.dynamoRequestTimeoutMs, throwOnRequestTimeout: true },
   });
 }
 
@@ -29,9 +57,11 @@ export function documentClient(client: DynamoDBClient): DynamoDBDocumentClient {
 }
 
 /** S3 client options (the S3 SDK module is passed in so callers can load it lazily). */
-export function s3Config(o: ClientOptions): S3ClientConfig {
+export function s3Config(o: ClientOptions, budget: SdkBudget = loadSdkBudget()): S3ClientConfig {
   return {
     region: o.region,
+    maxAttempts: budget.s3MaxAttempts,
+    requestHandler: { connectionTimeout: budget.connectTimeoutMs, requestTimeout: budget.s3RequestTimeoutMs, throwOnRequestTimeout: true },
     ...(o.s3Endpoint && {
       endpoint: o.s3Endpoint,
       forcePathStyle: true,
