@@ -58,6 +58,8 @@ interface Message {
   /** The body as text, or `undefined` when it is over the cap. */
   raw?: string;
   parsed: unknown;
+  /** A key named `__proto__` somewhere in it (see `messageOf`). */
+  protoKey?: boolean;
   /** JSON-RPC requests in the message or batch (notifications and responses cost nothing on their own). */
   count: number;
   methods: string[];
@@ -74,12 +76,19 @@ function messageOf(event: HttpEvent, maxBytes: number): Message {
     m = { parsed: undefined, count: 0, methods: [] };
   } else {
     let parsed: unknown;
+    let protoKey = false;
     try {
-      parsed = raw === '' ? undefined : JSON.parse(raw);
+      // JSON.parse keeps `__proto__` as an own key, but code that copies objects key by key (schema
+      // validators among them) turns it into a prototype: `params.__proto__.name` would then read as
+      // `params.name`, a tool call the log never saw. Such messages are refused whole.
+      parsed = raw === '' ? undefined : JSON.parse(raw, (key, value: unknown) => {
+        if (key === '__proto__') protoKey = true;
+        return value;
+      });
     } catch {
       parsed = undefined; // the transport answers the JSON-RPC parse error
     }
-    m = { raw, parsed, ...requestsIn(parsed) };
+    m = protoKey ? { raw, parsed: undefined, protoKey, count: 1, methods: [] } : { raw, parsed, ...requestsIn(parsed) };
   }
   messages.set(event, m);
   return m;
@@ -104,6 +113,9 @@ async function serve(ctx: RequestContext<McpDeps, Principal> & { principal: Prin
   const { event, deps, principal, requestId } = ctx;
   const message = messageOf(event, deps.config.maxBodyBytes);
   if (message.raw === undefined) return httpError(413, `Payload Too Large: at most ${deps.config.maxBodyBytes} bytes`);
+  if (message.protoKey) {
+    return { ...httpError(400, 'Invalid Request: keys named __proto__ are not accepted'), body: JSON.stringify({ jsonrpc: '2.0', error: { code: -32600, message: 'Invalid Request: keys named __proto__ are not accepted' }, id: null }) };
+  }
   const server = createMcpServer({
     service: deps.memory,
     principal,

@@ -208,3 +208,18 @@ describe('the 401 challenge (RFC 6750 §3.1)', () => {
     expect(await challenge('bearer a b', rejecting)).toBe(`${base}, error="invalid_token"`);
   });
 });
+
+describe('a tool name smuggled through __proto__', () => {
+  it('refuses a message with a __proto__ key (params or arguments) whole, so nothing runs that the log did not see', async () => {
+    const d = deps();
+    const smuggled = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"__proto__":{"name":"memory__write"},"arguments":{"path":"smuggled.md","body":"x"}}}`;
+    const res = await handleMcpRequest(event(smuggled), d, 'r');
+    expect(res.statusCode).toBe(400);
+    expect(JSON.parse(res.body as string)).toMatchObject({ error: { code: -32600, message: expect.stringContaining('__proto__') } });
+    const nested = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"memory__write","arguments":{"path":"n.md","body":"x","frontmatter":{"__proto__":{"a":1}}}}}`;
+    expect((await handleMcpRequest(event(nested), d, 'r')).statusCode).toBe(400);
+    // Nothing was written: the default memory has no note.
+    const list = await handleMcpRequest(event(call('memory__list', {})), d, 'r');
+    expect(JSON.parse(list.body as string)).toMatchObject({ result: { structuredContent: { entries: [] } } });
+  });
+});
