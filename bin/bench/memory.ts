@@ -15,8 +15,7 @@ import { createMemoryRuntime } from '../../lambdas/memory/wiring';
 import { dynamoClient, s3Client } from '../../lambdas/shared/aws/clients';
 import { parseKeyRing } from '../../lambdas/shared/cursor';
 import type { HttpEvent, HttpResult } from '../../lambdas/shared/http/types';
-import { DynamoTokenBuckets } from '../../lambdas/shared/rate-limit/dynamo-rate-limiter';
-import { LeasingRateLimiter } from '../../lambdas/shared/rate-limit/rate-limiter';
+import { sharedLimiter } from '../../lambdas/shared/rate-limit/leasing-config';
 import { startDynamoLocal, startS3Server } from '../local-stack/backends';
 import { localCatalogConfig, provision } from '../local-stack/catalog-env';
 import { dataDir } from '../local-stack/data-dir';
@@ -98,9 +97,7 @@ export async function runMemoryBench(log: (m: string) => void): Promise<BenchSec
     const token = issuer.signAccessToken({ sub: 'bench', scope: 'memory:read memory:write', ttlSeconds: 3600, audience: AUDIENCE });
     const auth = { authorization: `Bearer ${token}` };
     // The limiter on a client of its own, so the counter below sees the operation's calls only.
-    const limiter = new LeasingRateLimiter(new DynamoTokenBuckets(dynamoClient({ region: config.memory.region, dynamoEndpoint: ddb.endpoint }), config.rateLimitTable), {
-      leaseFraction: config.rateLeaseFraction,
-    });
+    const limiter = sharedLimiter(dynamoClient({ region: config.memory.region, dynamoEndpoint: ddb.endpoint }), config.rateLimitTable, config.rateLimiter);
     const ring = parseKeyRing(JSON.stringify({ current: { id: 1, secret: randomBytes(32).toString('base64') } }));
     const runtime = createMemoryRuntime(config.memory, ring, { overrides: { cache: new ImmutableCache(256 * 1024 * 1024) } });
     const deps = await createMemoryApiDeps(config, verifier, { runtime, limiter });

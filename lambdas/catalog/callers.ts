@@ -4,17 +4,12 @@ import type { CatalogConfig } from '../shared/config';
 import { clientIp } from '../shared/http/client-ip';
 import { header, type HttpEvent } from '../shared/http/types';
 import { logger } from '../shared/logger';
+import type { Bucket } from '../shared/http/pipeline';
 import type { RatePolicy } from '../shared/rate-limit/rate-limiter';
-
-/** The rate-limit bucket a catalog request spends from: its key and the tier's policy. */
-export interface RateTier {
-  key: string;
-  policy: RatePolicy;
-}
 
 /** Who is calling, for rate limiting: `BearerCallers` (the bearer tier) or `AnonymousCallers` (IP only). */
 export interface CallerResolver {
-  resolve(event: HttpEvent): Promise<RateTier>;
+  resolve(event: HttpEvent): Promise<Bucket>;
 }
 
 export function anonymousPolicy(config: CatalogConfig): RatePolicy {
@@ -29,7 +24,7 @@ export function authenticatedPolicy(config: CatalogConfig): RatePolicy {
  * The rate-limit tier of a request whose token has (or has not) been verified: a principal is
  * keyed by user with the authenticated policy, anything else by client IP with the anonymous one.
  */
-export function tierFor(principal: Principal | undefined, event: HttpEvent, config: CatalogConfig, originSecret: () => string | undefined): RateTier {
+export function tierFor(principal: Principal | undefined, event: HttpEvent, config: CatalogConfig, originSecret: () => string | undefined): Bucket {
   if (principal) return { key: `user:${principal.sub}`, policy: authenticatedPolicy(config) };
   return { key: `ip:${clientIp(event, originSecret())}`, policy: anonymousPolicy(config) };
 }
@@ -46,7 +41,7 @@ export class BearerCallers implements CallerResolver {
     private readonly originSecret: () => string | undefined,
   ) {}
 
-  async resolve(event: HttpEvent): Promise<RateTier> {
+  async resolve(event: HttpEvent): Promise<Bucket> {
     let principal: Principal | undefined;
     const authorization = header(event, 'authorization');
     if (authorization !== undefined) {
@@ -71,7 +66,7 @@ export class AnonymousCallers implements CallerResolver {
     private readonly originSecret: () => string | undefined,
   ) {}
 
-  async resolve(event: HttpEvent): Promise<RateTier> {
+  async resolve(event: HttpEvent): Promise<Bucket> {
     return { key: `ip:${clientIp(event, this.originSecret())}`, policy: anonymousPolicy(this.config) };
   }
 }

@@ -1,10 +1,9 @@
+import { sharedLimiter } from '../shared/rate-limit/leasing-config';
 import { AnonymousCallers, BearerCallers } from './callers';
 import type { TokenVerifier } from '../identity/verifier';
 import { dynamoClient, documentClient, s3Config } from '../shared/aws/clients';
 import type { CatalogConfig } from '../shared/config';
 import { CursorCodec, parseKeyRing } from '../shared/cursor';
-import { DynamoTokenBuckets } from '../shared/rate-limit/dynamo-rate-limiter';
-import { LeasingRateLimiter } from '../shared/rate-limit/rate-limiter';
 import { keyRingJson, originSecretGetter, secretsClient } from '../shared/secrets';
 import { DynamoCatalogStore } from './adapters/dynamo-catalog-store';
 import { S3IconStore } from './adapters/s3-icon-store';
@@ -29,7 +28,7 @@ export async function createCatalogDeps(config: CatalogConfig, index: SearchInde
     store: new DynamoCatalogStore(documentClient(ddb), config.catalogTable),
     index,
     icons: new S3IconStore((mod) => new mod.S3Client(s3Config(clientOpts)), config.iconsBucket),
-    limiter: new LeasingRateLimiter(new DynamoTokenBuckets(ddb, config.rateLimitTable), { leaseFraction: config.rateLeaseFraction }),
+    limiter: sharedLimiter(ddb, config.rateLimitTable, config.rateLimiter),
     cursors: new CursorCodec(parseKeyRing(keys)),
     callers: verifier ? new BearerCallers(verifier, config, originSecret) : new AnonymousCallers(config, originSecret),
   };

@@ -1,4 +1,6 @@
-import { envInt, envNumber, envString, type Env } from '../shared/env';
+import { loadLeasingOptions } from '../shared/rate-limit/leasing-config';
+import type { LeasingOptions } from '../shared/rate-limit/rate-limiter';
+import { envInt, envString, type Env } from '../shared/env';
 
 /**
  * Configuration of the MCP endpoint, read once from the environment (CDK props set the same
@@ -18,8 +20,8 @@ export interface McpConfig {
   listMaxEntries: number;
   /** The shared rate-limit table (`RATE_LIMIT_TABLE`), the one the catalog and favorites use. */
   rateLimitTable: string;
-  /** Share of the bucket an instance leases per DynamoDB call (`RATE_LEASE_FRACTION`), default 0.1. */
-  rateLeaseFraction: number;
+  /** The shared limiter's leases and provisional allowance (`RATE_LEASE_FRACTION`, `RATE_PROVISIONAL_TOKENS`). */
+  rateLimiter: LeasingOptions;
   /** Largest request body, in bytes (`MCP_MAX_BODY_BYTES`): a 1 MiB note JSON-escaped, with room. */
   maxBodyBytes: number;
 }
@@ -53,7 +55,7 @@ export function loadMcpConfig(env: Env = process.env): McpConfig {
     ratePerMinute: envInt(env, 'MCP_RATE_PER_MINUTE', 120, { min: 1 }),
     listMaxEntries: envInt(env, 'MCP_LIST_MAX_ENTRIES', 100, { min: 1 }),
     rateLimitTable: envString(env, 'RATE_LIMIT_TABLE') ?? 'rate-limits',
-    rateLeaseFraction: envNumber(env, 'RATE_LEASE_FRACTION', 0.1, { min: 0, max: 1 }),
+    rateLimiter: loadLeasingOptions(env),
     maxBodyBytes: envInt(env, 'MCP_MAX_BODY_BYTES', 4 * 1024 * 1024, { min: 1 }),
   };
 }

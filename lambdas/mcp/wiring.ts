@@ -1,3 +1,4 @@
+import { sharedLimiter } from '../shared/rate-limit/leasing-config';
 import { loadAuthConfig } from '../identity/config';
 import type { TokenVerifier } from '../identity/verifier';
 import { createIdentity } from '../identity/wiring';
@@ -6,8 +7,6 @@ import { createMemoryRuntime, type MemoryRuntime } from '../memory/wiring';
 import { parseKeyRing } from '../shared/cursor';
 import { envInt } from '../shared/env';
 import { logger } from '../shared/logger';
-import { DynamoTokenBuckets } from '../shared/rate-limit/dynamo-rate-limiter';
-import { LeasingRateLimiter } from '../shared/rate-limit/rate-limiter';
 import { CachedSecret, keyRingJson, secretsClient } from '../shared/secrets';
 import { loadMcpConfig } from './config';
 import type { McpDeps } from './api';
@@ -26,7 +25,7 @@ export function mcpDepsFrom(parts: { env: Env; memory: MemoryRuntime; verifier: 
     audience: parts.audience,
     verifier: parts.verifier,
     memory: parts.memory.service,
-    limiter: new LeasingRateLimiter(new DynamoTokenBuckets(parts.memory.dynamodb, config.rateLimitTable), { leaseFraction: config.rateLeaseFraction }),
+    limiter: sharedLimiter(parts.memory.dynamodb, config.rateLimitTable, config.rateLimiter),
   };
 }
 

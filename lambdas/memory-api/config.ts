@@ -1,3 +1,5 @@
+import { loadLeasingOptions } from '../shared/rate-limit/leasing-config';
+import type { LeasingOptions } from '../shared/rate-limit/rate-limiter';
 import { loadMemoryConfig, type MemoryConfig } from '../memory/config';
 import { envNumber, envString, type Env } from '../shared/env';
 
@@ -13,8 +15,8 @@ export interface MemoryApiConfig {
   rateLimit: number;
   /** The window in seconds (`MEMORY_RATE_WINDOW_SECONDS`, spec 2: 60). */
   rateWindowSeconds: number;
-  /** Share of the bucket an instance leases per DynamoDB call (`RATE_LEASE_FRACTION`, 0.1). */
-  rateLeaseFraction: number;
+  /** The shared limiter's leases and provisional allowance (`RATE_LEASE_FRACTION`, `RATE_PROVISIONAL_TOKENS`). */
+  rateLimiter: LeasingOptions;
   /**
    * Largest request body, in bytes (`MEMORY_MAX_REQUEST_BYTES`). Default: twice the note cap plus
    * 64 KiB, because JSON escaping may double a note (every newline becomes `\n`); the note cap
@@ -47,7 +49,7 @@ export function loadMemoryApiConfig(env: Env = process.env): MemoryApiConfig {
     rateLimitTable: envString(env, 'RATE_LIMIT_TABLE') ?? 'rate-limits',
     rateLimit: envNumber(env, 'MEMORY_RATE_LIMIT', 60, { positive: true }),
     rateWindowSeconds: envNumber(env, 'MEMORY_RATE_WINDOW_SECONDS', 60, { positive: true }),
-    rateLeaseFraction: envNumber(env, 'RATE_LEASE_FRACTION', 0.1, { min: 0, max: 1 }),
+    rateLimiter: loadLeasingOptions(env),
     maxRequestBytes: envNumber(env, 'MEMORY_MAX_REQUEST_BYTES', 2 * memory.limits.maxNoteBytes + 64 * 1024, { positive: true }),
     exportInlineBytes: envNumber(env, 'MEMORY_EXPORT_INLINE_BYTES', 4 * 1024 * 1024, { positive: true }),
     exportUrlSeconds: envNumber(env, 'MEMORY_EXPORT_URL_SECONDS', 300, { positive: true }),

@@ -1,8 +1,8 @@
+import { sharedLimiter } from '../shared/rate-limit/leasing-config';
 import type { TokenVerifier } from '../identity/verifier';
 import { createMemoryRuntime, type MemoryRuntime } from '../memory/wiring';
 import { parseKeyRing } from '../shared/cursor';
-import { DynamoTokenBuckets } from '../shared/rate-limit/dynamo-rate-limiter';
-import { LeasingRateLimiter, type RateLimiter } from '../shared/rate-limit/rate-limiter';
+import { type RateLimiter } from '../shared/rate-limit/rate-limiter';
 import { keyRingJson, originSecretGetter, secretsClient } from '../shared/secrets';
 import type { MemoryApiConfig } from './config';
 import type { MemoryApiDeps } from './deps';
@@ -35,7 +35,7 @@ export async function createMemoryApiDeps(config: MemoryApiConfig, verifier: Tok
     verifier,
     limiter:
       opts.limiter ??
-      new LeasingRateLimiter(new DynamoTokenBuckets(runtime.dynamodb, config.rateLimitTable), { leaseFraction: config.rateLeaseFraction }),
+      sharedLimiter(runtime.dynamodb, config.rateLimitTable, config.rateLimiter),
     exports: new S3ExportStore(runtime.s3, config.memory.memoryBucket),
     originSecret,
   };

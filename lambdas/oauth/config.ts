@@ -1,4 +1,6 @@
-import { envBool, envInt, envNumber, envString, type Env } from '../shared/env';
+import { loadLeasingOptions } from '../shared/rate-limit/leasing-config';
+import type { LeasingOptions } from '../shared/rate-limit/rate-limiter';
+import { envBool, envInt, envString, type Env } from '../shared/env';
 import { authMode, localIssuerIdentity, publicUrl } from '../identity/config';
 
 /**
@@ -63,7 +65,7 @@ export interface OAuthFrontConfig {
    * (OAUTH_REGISTER_RATE_PER_MINUTE, default 10); the token and revocation endpoints a wider one
    * (OAUTH_TOKEN_RATE_PER_MINUTE, default 60). The burst equals the per-minute figure.
    */
-  rate: { registerPerMinute: number; tokenPerMinute: number; table: string; leaseFraction: number };
+  rate: { registerPerMinute: number; tokenPerMinute: number; table: string; limiter: LeasingOptions };
   /** CloudFront's origin header secret (ORIGIN_VERIFY_SECRET / _ARN): only then is the viewer address trusted. */
   originVerifySecret?: string;
   originVerifySecretArn?: string;
@@ -111,7 +113,7 @@ export function loadOAuthFrontConfig(env: Env = process.env): OAuthFrontConfig {
       registerPerMinute: envInt(env, 'OAUTH_REGISTER_RATE_PER_MINUTE', 10, { min: 1 }),
       tokenPerMinute: envInt(env, 'OAUTH_TOKEN_RATE_PER_MINUTE', 60, { min: 1 }),
       table: envString(env, 'RATE_LIMIT_TABLE') ?? 'rate-limits',
-      leaseFraction: envNumber(env, 'RATE_LEASE_FRACTION', 0.1, { min: 0, max: 1 }),
+      limiter: loadLeasingOptions(env),
     },
     originVerifySecret: envString(env, 'ORIGIN_VERIFY_SECRET'),
     originVerifySecretArn: envString(env, 'ORIGIN_VERIFY_SECRET_ARN'),

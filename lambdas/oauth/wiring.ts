@@ -1,7 +1,7 @@
+import { sharedLimiter } from '../shared/rate-limit/leasing-config';
 import { parseKeyRing, type KeyRing } from '../shared/cursor';
 import { documentClient, dynamoClient } from '../shared/aws/clients';
-import { DynamoTokenBuckets } from '../shared/rate-limit/dynamo-rate-limiter';
-import { LeasingRateLimiter, type RateLimiter } from '../shared/rate-limit/rate-limiter';
+import { type RateLimiter } from '../shared/rate-limit/rate-limiter';
 import { keyRingJson } from '../shared/secrets';
 import type { AuthConfig } from '../identity/config';
 import { DynamoClientStore, type ClientStore } from './client-store';
@@ -64,5 +64,5 @@ export async function loadKeyRing(env: Record<string, string | undefined>, regio
 
 /** The shared DynamoDB limiter of the front's JSON endpoints (RATE_LIMIT_TABLE). */
 export function createOAuthLimiter(config: OAuthFrontConfig, client: { region: string; dynamoEndpoint?: string }): RateLimiter {
-  return new LeasingRateLimiter(new DynamoTokenBuckets(dynamoClient(client), config.rate.table), { leaseFraction: config.rate.leaseFraction });
+  return sharedLimiter(dynamoClient(client), config.rate.table, config.rate.limiter);
 }

@@ -3,6 +3,8 @@
  * spec's value as the default (DECISIONS): environment variables locally, props in CDK.
  */
 import { envNumber, envString, type Env } from './env';
+import { loadLeasingOptions } from './rate-limit/leasing-config';
+import type { LeasingOptions } from './rate-limit/rate-limiter';
 
 /** A whole number written as digits only (0 allowed; `1e3`, `1.5` and `-1` are refused). */
 function count(env: Env, name: string, fallback: number): number {
@@ -38,8 +40,8 @@ export interface CatalogConfig {
   siteUrlTemplate?: string;
   anonymous: RateTier;
   authenticated: RateTier;
-  /** Share of the burst an instance leases from the shared bucket per DynamoDB call (0 = every request). */
-  rateLeaseFraction: number;
+  /** The shared limiter's leases and provisional allowance (`RATE_LEASE_FRACTION`, `RATE_PROVISIONAL_TOKENS`). */
+  rateLimiter: LeasingOptions;
   /** Whole responses kept per instance for index-backed reads (0 disables; see response-cache.ts). */
   responseCacheEntries: number;
   /** Cursor keys: a JSON file locally, a Secrets Manager secret in AWS. */
@@ -69,7 +71,7 @@ export function loadCatalogConfig(): CatalogConfig {
     siteUrlTemplate: envString(env, 'SITE_URL_TEMPLATE'),
     anonymous: { rate: envNumber(env, 'RATE_ANON_RPS', 30, { positive: true }), burst: envNumber(env, 'RATE_ANON_BURST', 60, { positive: true }) },
     authenticated: { rate: envNumber(env, 'RATE_USER_RPS', 100, { positive: true }), burst: envNumber(env, 'RATE_USER_BURST', 200, { positive: true }) },
-    rateLeaseFraction: envNumber(env, 'RATE_LEASE_FRACTION', 0.1, { min: 0, max: 1 }),
+    rateLimiter: loadLeasingOptions(env),
     responseCacheEntries: count(env, 'RESPONSE_CACHE_ENTRIES', 512),
     cursorKeysFile: envString(env, 'CURSOR_KEYS_FILE'),
     cursorSecretArn: envString(env, 'CURSOR_SECRET_ARN'),

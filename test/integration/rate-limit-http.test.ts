@@ -18,6 +18,8 @@ afterAll(async () => {
 });
 
 it('sends X-RateLimit-* on every /api response, then 429 RATE_LIMITED with Retry-After past the burst, across instances; icons stay exempt', async () => {
+  // The bucket refills from the first request on: the clock starts before it.
+  const started = Date.now();
   const first = await a.get('/api/categories');
   expect(first.headers.get('x-ratelimit-limit')).toBe('60');
   expect(first.headers.get('x-ratelimit-remaining')).toBe('59');
@@ -26,7 +28,6 @@ it('sends X-RateLimit-* on every /api response, then 429 RATE_LIMITED with Retry
   expect(notFound.headers.get('x-ratelimit-limit')).toBe('60');
 
   // Alternate between the two instances until the shared bucket refuses (the requests outpace 30/s).
-  const started = Date.now();
   const statuses: number[] = [];
   let limitedRes: Response | undefined;
   for (let i = 0; i < 400 && !limitedRes; i++) {
@@ -38,9 +39,10 @@ it('sends X-RateLimit-* on every /api response, then 429 RATE_LIMITED with Retry
   const elapsedS = (Date.now() - started) / 1000;
   const ok = statuses.filter((s) => s === 200).length;
   expect(limitedRes).toBeDefined();
-  // 58 tokens were left, the bucket refills at 30/s, and an instance may hold one lease (6) unspent.
+  // 58 tokens were left, the bucket refills at 30/s, and an instance may hold one lease (6) unspent;
+  // each instance may admit its one provisional token (RATE_PROVISIONAL_TOKENS) before the table answers.
   expect(ok).toBeGreaterThanOrEqual(58 - 6);
-  expect(ok).toBeLessThanOrEqual(58 + Math.ceil(30 * elapsedS) + 1);
+  expect(ok).toBeLessThanOrEqual(58 + Math.ceil(30 * elapsedS) + 1 + 2);
   const limited = [limitedRes as Response];
   const r = limited[0];
   expect(Number(r.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);

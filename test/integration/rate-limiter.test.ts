@@ -99,6 +99,50 @@ describe('on DynamoDB Local', () => {
     expect(admitted).toBeGreaterThanOrEqual(28);
   });
 
+  it('takes a cost all at once or not at all: a refused batch spends nothing', async () => {
+    for (const leaseFraction of [0, 0.5]) {
+      const limiter = new LeasingRateLimiter(buckets, { leaseFraction, clock });
+      const small: RatePolicy = { name: `batch-${leaseFraction}`, ratePerSecond: 0.001, burst: 5 };
+      expect(await limiter.consume('b', small, 3)).toMatchObject({ allowed: true, remaining: 2 });
+      expect((await limiter.consume('b', small, 3)).allowed).toBe(false);
+      // Remembered denials are per caller: a fresh instance asks the table, which still holds the 2 tokens.
+      const other = new LeasingRateLimiter(buckets, { leaseFraction: 0, clock });
+      expect(await other.consume('b', small, 2)).toMatchObject({ allowed: true, remaining: 0 });
+      expect((await other.consume('b', small, 1)).allowed).toBe(false);
+    }
+  });
+
+  it('reports reset as what callers spent, not the unspent part of a lease (draft-7 reset=1 after one request)', async () => {
+    const perMinute: RatePolicy = { name: 'reset-check', ratePerSecond: 1, burst: 60 };
+    const limiter = new LeasingRateLimiter(buckets, { leaseFraction: 0.1, clock });
+    expect(await limiter.consume('r', perMinute)).toMatchObject({ allowed: true, remaining: 59, resetSeconds: 1 });
+    expect(await limiter.consume('r', perMinute)).toMatchObject({ allowed: true, remaining: 58, resetSeconds: 2 });
+  });
+
+  it('with a provisional allowance, a new caller never waits for the table, and the limit holds within the documented tolerance', async () => {
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((r) => (release = r));
+    let calls = 0;
+    const slow: TokenBuckets = { take: async (k, p, n) => ((calls += 1), await gate, buckets.take(k, p, n)) };
+    const policy: RatePolicy = { name: 'prov', ratePerSecond: 0.001, burst: 10 };
+    const limiter = new LeasingRateLimiter(slow, { leaseFraction: 0.2, provisionalTokens: 1, clock });
+    // The table has not answered: the first request is admitted at once, and describes the bucket as this instance has seen it.
+    expect(await limiter.consume('new', policy)).toEqual({ allowed: true, limit: 10, remaining: 9, resetSeconds: 1000, retryAfterSeconds: 0 });
+    expect(calls).toBe(1);
+    const second = limiter.consume('new', policy);
+    release();
+    // The second waits for the lease the first started, which was charged for the provisional token.
+    expect(await second).toMatchObject({ allowed: true, remaining: 8 });
+
+    // Several instances, each admitting one provisional token per caller: at most burst + instances.
+    const shared: RatePolicy = { name: 'prov-shared', ratePerSecond: 0.001, burst: 20 };
+    const instances = [0, 1, 2, 3].map(() => new LeasingRateLimiter(buckets, { leaseFraction: 0.1, provisionalTokens: 1, clock }));
+    const results = await Promise.all(Array.from({ length: 80 }, (_, i) => instances[i % 4].consume('crowd', shared)));
+    const admitted = results.filter((r) => r.allowed).length;
+    expect(admitted).toBeGreaterThanOrEqual(14);
+    expect(admitted).toBeLessThanOrEqual(20 + 4);
+  });
+
   it('sets a TTL so idle buckets expire', async () => {
     const out = await ddb.send(new GetItemCommand({ TableName: table, Key: { pk: { S: 'tiny#b' } } }));
     const exp = Number(out.Item?.expiresAt?.N);

@@ -88,10 +88,11 @@ it('serves the request when the rate limiter itself fails (the gate opens, the f
 
 it('charges one call per JSON-RPC request of a batch (notifications are free), so a batch cannot dodge the limit', async () => {
   const keys: string[] = [];
-  const limiter: RateLimiter = { consume: async (key, policy) => (keys.push(`${key} ${policy.name} ${policy.burst}`), allowAll.consume(key, policy)) };
+  const limiter: RateLimiter = { consume: async (key, policy, cost) => (keys.push(`${key} ${policy.name} ${policy.burst} ×${cost}`), allowAll.consume(key, policy)) };
   const batch = [call('memory__list', {}), { ...call('memory__list', {}), id: 8 }, { jsonrpc: '2.0', method: 'notifications/initialized' }];
   await handleMcpRequest(event(batch, { headers: { 'mcp-protocol-version': '2025-03-26' } }), deps({ limiter }), 'r');
-  expect(keys).toEqual(['user:alice mcp 120', 'user:alice mcp 120']);
+  // One take of two tokens: all or nothing, so a refused batch spends none (the limiter's tests show it).
+  expect(keys).toEqual(['user:alice mcp 120 ×2']);
   expect(mcpRatePolicy(loadMcpConfig({}))).toEqual({ name: 'mcp', ratePerSecond: 2, burst: 120 });
 });
 

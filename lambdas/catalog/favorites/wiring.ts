@@ -1,8 +1,7 @@
+import { sharedLimiter } from '../../shared/rate-limit/leasing-config';
 import { DynamoCatalogStore } from '../adapters/dynamo-catalog-store';
 import { documentClient, dynamoClient } from '../../shared/aws/clients';
 import type { CatalogConfig } from '../../shared/config';
-import { DynamoTokenBuckets } from '../../shared/rate-limit/dynamo-rate-limiter';
-import { LeasingRateLimiter } from '../../shared/rate-limit/rate-limiter';
 import { originSecretGetter } from '../../shared/secrets';
 import type { TokenVerifier } from '../../identity/verifier';
 import type { FavoritesConfig, FavoritesDeps } from './deps';
@@ -32,7 +31,7 @@ export async function createFavoritesDeps(
     verifier,
     favorites: new DynamoFavoritesStore(doc, favoritesConfig.favoritesTable),
     catalog: new DynamoCatalogStore(doc, catalogConfig.catalogTable),
-    limiter: new LeasingRateLimiter(new DynamoTokenBuckets(ddb, catalogConfig.rateLimitTable), { leaseFraction: catalogConfig.rateLeaseFraction }),
+    limiter: sharedLimiter(ddb, catalogConfig.rateLimitTable, catalogConfig.rateLimiter),
     originSecret,
   };
 }

@@ -177,7 +177,7 @@ export function createPipeline<D, P>(policy: ApiPolicy<D, P>, observers: readonl
           const principal = limit.afterVerification ? await principalOf() : undefined;
           const limiter = limit.limiter(deps);
           bucket = limiter && (await limit.bucket({ event, deps, resolution, principal }));
-          return limiter && bucket ? take(limiter, bucket) : undefined;
+          return limiter && bucket ? limiter.consume(bucket.key, bucket.policy, bucket.cost ?? 1) : undefined;
         });
       };
       const denied = (d: RateDecision | undefined): HttpResult | undefined =>
@@ -209,12 +209,6 @@ export function createPipeline<D, P>(policy: ApiPolicy<D, P>, observers: readonl
 
 }
 
-/** Takes a bucket's cost, one token at a time; the first denial ends it. */
-async function take(limiter: RateLimiter, b: Bucket): Promise<RateDecision> {
-  let d = await limiter.consume(b.key, b.policy);
-  for (let i = 1; i < (b.cost ?? 1) && d.allowed; i++) d = await limiter.consume(b.key, b.policy);
-  return d;
-}
 
 function describeError(err: unknown): unknown {
   return err instanceof Error ? { name: err.name, message: err.message, stack: err.stack } : String(err);
