@@ -126,3 +126,12 @@ describe('what is not an error', () => {
     if (res.status === 404) expect(path).toMatch(/\/api\/mcps\/x+$/);
   });
 });
+
+describe('slugs no server can have', () => {
+  // Control characters reach the handler decoded; S3 refuses them in a key, which was a 500.
+  it.each(['/api/icons/%00', '/api/icons/a%0Ab', '/api/icons/%7F', '/api/mcps/%00', '/api/mcps/a%0Db'])('%s is a 404 in the envelope', async (path) => {
+    const res = await cat.get(path);
+    expect(res.status).toBe(404);
+    expect(await res.json()).toEqual({ success: false, error: { code: 'NOT_FOUND', message: expect.any(String) } });
+  });
+});

@@ -10,6 +10,8 @@ import type { IconStore } from '../domain/ports';
  */
 export const ICON_CACHE_CONTROL = 'public, max-age=31536000, immutable';
 
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
 export function iconKey(slug: string): string {
   return `api/icons/${slug}`;
 }
@@ -30,6 +32,8 @@ export class S3IconStore implements IconStore {
   }
 
   async get(slug: string): Promise<Uint8Array | undefined> {
+    // No slug the crawler makes holds a control character, and S3's SDK refuses a NUL in a key.
+    if (CONTROL.test(slug)) return undefined;
     const { mod, client } = await this.load();
     try {
       const out = await client.send(new mod.GetObjectCommand({ Bucket: this.bucket, Key: iconKey(slug) }));
