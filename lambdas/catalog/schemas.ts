@@ -52,7 +52,7 @@ function multi<T extends z.ZodType>(item: T, name: string, description: string) 
 }
 
 const typeItem = z.enum(REGISTRY_TYPES, { error: `must be one of ${REGISTRY_TYPES.join(', ')}` });
-const categoryItem = z.enum(CATEGORIES, { error: `must be one of the 14 category labels` });
+const categoryItem = z.enum(CATEGORIES, { error: `must be one of the ${CATEGORIES.length} category labels: ${CATEGORIES.join(', ')}` });
 const freeItem = (what: string) =>
   z
     .string()

@@ -135,3 +135,11 @@ describe('slugs no server can have', () => {
     expect(await res.json()).toEqual({ success: false, error: { code: 'NOT_FOUND', message: expect.any(String) } });
   });
 });
+
+it('a bad category names every valid label, so a caller can correct it without the docs', async () => {
+  const res = await cat.get('/api/mcps?category=Databases');
+  expect(res.status).toBe(400);
+  const body = (await res.json()) as { error: { details: Array<{ field: string; message: string }> } };
+  const message = body.error.details.find((d) => d.field === 'category')?.message ?? '';
+  for (const label of ['Development & Coding', 'Data & Databases', 'Browser & Automation', 'Knowledge & Memory', 'Other']) expect(message).toContain(label);
+});
