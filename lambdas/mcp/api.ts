@@ -41,9 +41,11 @@ function httpError(status: number, message: string, headers: Record<string, stri
   };
 }
 
-function originAllowed(origin: string, config: McpConfig): boolean {
+/** DECISIONS: the deployment's own origin (that of its audience, `<PUBLIC_URL>/mcp`) and the allow-list. */
+function originAllowed(origin: string, deps: Pick<McpDeps, 'config' | 'audience'>): boolean {
   try {
-    return config.allowedOrigins.includes(normaliseOrigin(origin));
+    const o = normaliseOrigin(origin);
+    return o === new URL(deps.audience).origin.toLowerCase() || deps.config.allowedOrigins.includes(o);
   } catch {
     return false; // `null` (sandboxed frames, file://) and anything malformed
   }
@@ -184,7 +186,7 @@ export const MCP_POLICY: ApiPolicy<McpDeps, Principal> = {
   },
   screen: (event, resolution, deps) => {
     const origin = header(event, 'origin');
-    if (origin !== undefined && !originAllowed(origin, deps.config)) return httpError(403, 'Forbidden: this Origin may not call the MCP endpoint');
+    if (origin !== undefined && !originAllowed(origin, deps)) return httpError(403, 'Forbidden: this Origin may not call the MCP endpoint');
     if (event.requestContext.http.method.toUpperCase() === 'OPTIONS') return MCP_POLICY.preflight([ALLOW], event);
     const version = header(event, 'mcp-protocol-version');
     if (resolution.kind === 'route' && version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
@@ -212,7 +214,7 @@ export const MCP_POLICY: ApiPolicy<McpDeps, Principal> = {
   },
   headers: (event, deps) => {
     const origin = header(event, 'origin');
-    return origin !== undefined && deps && originAllowed(origin, deps.config) ? corsHeaders(origin) : {};
+    return origin !== undefined && deps && originAllowed(origin, deps) ? corsHeaders(origin) : {};
   },
 };
 

@@ -71,6 +71,13 @@ describe('Origin', () => {
     expect(preflight.status).toBe(403);
   });
 
+  it('lets the deployment’s own origin through by default (a page of the same site, the conformance suite)', async () => {
+    const own = new URL(h.stack.auth.audience).origin;
+    const res = await post(ping, { origin: own, ...bearer(h.token({ sub: user() })) });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('access-control-allow-origin')).toBe(own);
+  });
+
   it('lets an allowed Origin through with CORS headers, and answers its preflight', async () => {
     const preflight = await fetch(h.mcpUrl, {
       method: 'OPTIONS',
