@@ -66,6 +66,33 @@ export class AuthError extends Error {
 export const isAuthError = (err: unknown): err is AuthError => err instanceof AuthError;
 
 /**
+ * Which check a refused token failed, in words a caller can act on (a token minted for another
+ * deployment or data directory, an expired one). Nothing here is secret: issuer and audience are
+ * published in the discovery documents, and no part of the token is echoed.
+ */
+const FAILED_CHECK: Record<AuthFailureReason, string> = {
+  missing: 'no bearer token was sent',
+  malformed: 'it is not a well-formed bearer token',
+  expired: 'it has expired',
+  'not-yet-valid': 'it is not valid yet',
+  'wrong-issuer': 'it was issued by another issuer than this deployment’s',
+  'wrong-audience': 'it was issued for another audience than this deployment’s',
+  'bad-algorithm': 'it is signed with an algorithm this deployment does not accept',
+  'bad-signature': 'its signature does not verify with this deployment’s keys',
+  'unknown-key': 'it is signed by a key this deployment does not know (minted for another deployment or data directory?)',
+  'invalid-claims': 'its claims are not valid',
+  'unknown-token': 'this deployment did not issue it, or it has expired',
+  revoked: 'it was revoked',
+  'jwks-unavailable': 'the signing keys could not be fetched',
+  'token-store-unavailable': 'the token store could not be reached',
+};
+
+/** `The bearer token is not valid: it has expired`, and the like; the missing case has its own sentence. */
+export function refusalMessage(err: AuthError): string {
+  return err.reason === 'missing' ? 'A bearer token is required' : `The bearer token is not valid: ${FAILED_CHECK[err.reason]}`;
+}
+
+/**
  * Keeps `memory:read` / `memory:write`, bare or prefixed with this deployment's resource server
  * (Cognito sends custom scopes as `<resource-server-id>/memory:read`). Scopes of any other
  * resource server are dropped, not normalised: they were granted for another API.

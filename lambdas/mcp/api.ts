@@ -1,6 +1,6 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
-import { AuthError, type Principal } from '../identity/principal';
+import { AuthError, refusalMessage, type Principal } from '../identity/principal';
 import { wwwAuthenticate } from '../identity/protected-resource';
 import type { TokenVerifier } from '../identity/verifier';
 import type { MemoryService } from '../memory/service';
@@ -207,7 +207,8 @@ export const MCP_POLICY: ApiPolicy<McpDeps, Principal> = {
       // scheme such as Basic); invalid_token only for a bearer token that is bad.
       const presented = /^\s*bearer(\s|$)/i.test(header(event, 'authorization') ?? '');
       const challenge = wwwAuthenticate({ audience: deps.audience }, presented ? { error: 'invalid_token' } : {});
-      return httpError(401, 'Unauthorized: a valid bearer token for this MCP endpoint is required', { 'www-authenticate': challenge });
+      const why = presented ? ` (${refusalMessage(err)})` : '';
+      return httpError(401, `Unauthorized: a valid bearer token for this MCP endpoint is required${why}`, { 'www-authenticate': challenge });
     }
     logger.warn('token verification unavailable', { requestId, err: err.message });
     return httpError(503, 'Service Unavailable: the token could not be verified; retry shortly', { 'retry-after': '1' }, { code: 'unavailable' });

@@ -1,4 +1,4 @@
-import { isAuthError } from '../identity/principal';
+import { isAuthError, refusalMessage } from '../identity/principal';
 import { MemoryError } from '../memory/errors';
 import { ValidationError } from '../shared/http/query';
 import type { HttpResult } from '../shared/http/types';
@@ -67,7 +67,7 @@ export function toApiError(err: unknown, unexpected: (err: unknown) => void = ()
       });
     }
     const missing = err.reason === 'missing';
-    return new ApiError('UNAUTHENTICATED', missing ? 'A bearer token is required' : 'The bearer token is not valid', {
+    return new ApiError('UNAUTHENTICATED', refusalMessage(err), {
       'www-authenticate': missing ? 'Bearer' : 'Bearer error="invalid_token"',
     });
   }

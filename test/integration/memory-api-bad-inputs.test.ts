@@ -188,6 +188,16 @@ describe('bad input gets the spec code, never a 500', () => {
     if (status === 401) expect(res.headers['www-authenticate']).toMatch(/^Bearer/);
   });
 
+  it('says which check a refused token failed, without echoing it', async () => {
+    const message = async (headers: Record<string, string>) => ErrorSchema.parse(JSON.parse((await raw('GET', '/v1/memories', headers)).text)).error.message;
+    expect(await message(auth({ audience: 'https://elsewhere.example/mcp' }))).toMatch(/another audience/);
+    expect(await message(auth({ issuedAt: nowSeconds() - 7200, ttlSeconds: 60 }))).toMatch(/expired/);
+    const stranger = forgeWithStrangerKey(s.forger, claims({ issuer: s.stack.issuer.issuer, audience: s.stack.auth.audience, sub: U }));
+    const why = await message({ authorization: `Bearer ${stranger}` });
+    expect(why).toMatch(/key this deployment does not know|signature does not verify/);
+    expect(why).not.toContain(stranger.slice(0, 20));
+  });
+
   it('left the memory untouched by all of it', async () => {
     const res = await raw('GET', '/v1/memories/m', auth());
     expect(JSON.parse(res.text)).toMatchObject({ files: 3, rev });

@@ -1,4 +1,4 @@
-import { isAuthError, type Principal } from '../../identity/principal';
+import { isAuthError, refusalMessage, type Principal } from '../../identity/principal';
 import { createPipeline, lambdaEntry, operationsOf, withPrincipal, type ApiPolicy } from '../../shared/http/pipeline';
 import type { HttpResult } from '../../shared/http/types';
 import { catalogError, catalogProblem } from '../api';
@@ -24,7 +24,7 @@ function authFailure(err: unknown): HttpResult | undefined {
   }
   const missing = err.reason === 'missing';
   return errorResult(
-    new CatalogError('UNAUTHORIZED', missing ? 'A bearer token is required' : 'The bearer token is not valid', undefined, {
+    new CatalogError('UNAUTHORIZED', refusalMessage(err), undefined, {
       'www-authenticate': missing ? 'Bearer' : 'Bearer error="invalid_token"',
     }),
   );
