@@ -62,8 +62,10 @@ export function catalogProblem(problem: Problem): HttpResult {
         new CatalogError('RATE_LIMITED', 'Too many requests; retry after the delay in Retry-After', undefined, { 'retry-after': String(problem.retryAfterSeconds) }),
       );
     case 'internal':
-    case 'starting':
       return errorResult(internalError());
+    case 'starting':
+      // Spec 1 leaves INTERNAL_ERROR's status open: a dependency that is not up yet is a 503 the client retries.
+      return { ...errorResult(new CatalogError('INTERNAL_ERROR', 'The service is starting or a dependency is unavailable; retry shortly', undefined, { 'retry-after': '1' })), statusCode: 503 };
   }
 }
 
