@@ -1,10 +1,10 @@
 import type { MemoryLimits } from './config';
-import { normalizeRev } from './content';
-import { MemoryError } from './errors';
+import { checkExpectedRev } from './content';
+import { MemoryError, staleRev } from './errors';
 import type { GitOverlay } from './git-overlay';
 import { isoSeconds, type IndexStore } from './index-store';
 import type { NoteMeta } from './markdown';
-import { memoryNotFound, staleRev, type Memories } from './memories';
+import { memoryNotFound, type Memories } from './memories';
 import { fileEntry, indexStats, rebuildTrees, type FileEntry, type NoteIndex } from './note-index';
 import type { BlobStore, MemoryRecord, MoveOutcome, RevLock } from './ports';
 import type { Caller, WriteResult } from './types';
@@ -85,7 +85,7 @@ export class CommitLoop {
 
   private async commitNow(caller: Caller, name: string, path: string, opts: CommitOptions, plan: (base: Base) => Promise<Plan>): Promise<WriteResult> {
     const { lock, memories, limits } = this.deps;
-    const expected = normalizeRev(opts.expectedRev);
+    const expected = checkExpectedRev(opts.expectedRev);
     let rec = await lock.get(caller.account, name);
     // A write that would create the memory meets a retired one as creation does (DECISIONS: 409 naming the restore).
     if (rec?.state === 'retired' && opts.createMemory) throw memories.retired(rec.name);
@@ -94,7 +94,7 @@ export class CommitLoop {
       rec = await lock.get(caller.account, created.memory.name);
     }
     if (!rec || rec.state !== 'active') throw memoryNotFound(name);
-    if (expected !== undefined && rec.head !== expected) throw staleRev(rec);
+    if (expected !== undefined && rec.head !== expected) throw staleRev(rec.name, rec);
     for (let attempt = 1; ; attempt++) {
       const index = rec.head ? await this.deps.indexes.load(rec, rec.head) : null;
       const git = this.deps.git(rec);
@@ -111,7 +111,7 @@ export class CommitLoop {
       if (landed(moved, sha)) return { path, rev: sha, updated: time, changed: true };
       const current = moved.ok ? undefined : moved.current;
       if (!current || current.state !== 'active') throw memoryNotFound(name);
-      if (expected !== undefined) throw staleRev(current);
+      if (expected !== undefined) throw staleRev(name, current);
       if (attempt >= limits.maxWriteAttempts) {
         throw new MemoryError('UPSTREAM_UNAVAILABLE', 'contention', 'too many concurrent writes to this memory; retry', { retryAfterSeconds: 1 });
       }

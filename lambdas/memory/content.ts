@@ -1,6 +1,6 @@
 import type { MemoryLimits } from './config';
 import { CREDENTIAL_LABELS, findCredential } from './credentials';
-import { badRequest, conflict, MemoryError } from './errors';
+import { badRequest, MemoryError } from './errors';
 import { composeNote, extractTags, extractTitle, makeExcerpt, parseNoteStrict, startsWithFence, trySplit, validateFrontMatter, type FrontMatter, type NoteMeta } from './markdown';
 import type { NoteEdit, NoteInput } from './types';
 
@@ -119,15 +119,11 @@ export function pageSize(value: number | undefined, fallback: number, max: numbe
 }
 
 /**
- * If-Match values: `sha`, `"sha"` or `*` (any current rev, i.e. no precondition). A weak tag
- * (`W/"…"`) is well formed but never matches (RFC 9110 §13.1.1 compares strongly): 409, as a stale rev.
+ * An expected rev (a precondition on the head): a commit sha of 40 hex characters, lower-cased;
+ * undefined is no precondition. Transports turn their own syntax (If-Match) into this first.
  */
-export function normalizeRev(value: string | undefined, field = 'If-Match'): string | undefined {
+export function checkExpectedRev(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
-  let v = String(value).trim();
-  if (v === '*') return undefined;
-  if (/^W\/"[^"]*"$/.test(v)) throw conflict('stale_rev', `${field} is a weak entity tag, which never matches a rev; send the rev itself`);
-  if (v.length >= 2 && v.startsWith('"') && v.endsWith('"')) v = v.slice(1, -1);
-  if (!/^[0-9a-fA-F]{40}$/.test(v)) throw badRequest('invalid_rev', `${field} must be a rev (40 hex characters), optionally quoted`, field);
-  return v.toLowerCase();
+  if (typeof value !== 'string' || !/^[0-9a-fA-F]{40}$/.test(value)) throw badRequest('invalid_rev', 'expectedRev must be a rev (40 hex characters)', 'expectedRev');
+  return value.toLowerCase();
 }

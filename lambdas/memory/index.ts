@@ -1,5 +1,5 @@
 /** The memory core's public surface, for the REST and MCP transports. */
-export { MemoryService, normalizeRev, type MemoryServiceDeps } from './service';
+export { MemoryService, type MemoryServiceDeps } from './service';
 export * from './types';
 export { MemoryError, MEMORY_ERROR_STATUS, StorageError, type MemoryErrorCode, type MemoryErrorReason } from './errors';
 export { DEFAULT_LIMITS, loadMemoryConfig, type MemoryConfig, type MemoryLimits } from './config';

@@ -1,6 +1,6 @@
 import type { MemoryLimits } from './config';
-import { normalizeRev } from './content';
-import { conflict, forbidden, MemoryError, notFound } from './errors';
+import { checkExpectedRev } from './content';
+import { conflict, forbidden, MemoryError, notFound, staleRev } from './errors';
 import { comparePaths } from './listing';
 import { validateMemoryName } from './paths';
 import type { MemoryRecord, RevLock } from './ports';
@@ -45,10 +45,6 @@ export function memoryNotFound(name: string): MemoryError {
   return notFound('memory_not_found', `memory "${name}" does not exist`);
 }
 
-export function staleRev(rec: MemoryRecord): MemoryError {
-  return conflict('stale_rev', `If-Match does not match the current rev ${rec.head ?? '(none: the memory is empty)'}`);
-}
-
 export class Memories {
   constructor(private readonly deps: MemoriesDeps) {}
 
@@ -84,11 +80,11 @@ export class Memories {
 
   async create(caller: Caller, rawName: string, opts: { expectedRev?: string } = {}): Promise<{ created: boolean; memory: Memory }> {
     const name = this.access(caller, rawName);
-    const expected = normalizeRev(opts.expectedRev);
+    const expected = checkExpectedRev(opts.expectedRev);
     if (expected !== undefined) {
       // A precondition on a memory that does not exist can never hold: no create behind its back.
       const rec = await this.deps.lock.get(caller.account, name);
-      if (!rec) throw conflict('stale_rev', `memory "${name}" does not exist, so If-Match cannot match`);
+      if (!rec) throw staleRev(name, undefined);
       return { created: false, memory: this.existing(rec, expected) };
     }
     const now = this.deps.clock().toISOString();
@@ -107,11 +103,11 @@ export class Memories {
 
   async retire(caller: Caller, rawName: string, opts: { expectedRev?: string } = {}): Promise<{ name: string; deleted: true }> {
     const name = this.access(caller, rawName);
-    const expected = normalizeRev(opts.expectedRev);
+    const expected = checkExpectedRev(opts.expectedRev);
     const out = await this.deps.lock.retire(caller.account, name, expected, this.deps.clock().toISOString());
     if (out.ok) return { name, deleted: true as const };
     if (!out.current || out.current.state !== 'active') throw memoryNotFound(name);
-    throw staleRev(out.current);
+    throw staleRev(name, out.current);
   }
 
   /** Brings a retired memory back with its history (its objects were never deleted), within the ceiling. */
@@ -126,7 +122,7 @@ export class Memories {
 
   private existing(rec: MemoryRecord, expected: string | undefined): Memory {
     if (rec.state === 'retired') throw this.retired(rec.name);
-    if (expected !== undefined && rec.head !== expected) throw staleRev(rec);
+    if (expected !== undefined && rec.head !== expected) throw staleRev(rec.name, rec);
     return toMemory(rec);
   }
 

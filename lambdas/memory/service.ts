@@ -32,8 +32,6 @@ import type {
 } from './types';
 import { NoteWrites } from './writes';
 
-export { normalizeRev } from './content';
-
 export interface MemoryServiceDeps {
   blobs: BlobStore;
   lock: RevLock;
