@@ -15,6 +15,12 @@ import type { McpDeps } from './http';
 type Env = Record<string, string | undefined>;
 
 /**
+ * How a tool result tells the user to bring back a retired vault (the 409 of a write that would
+ * create it). No tool restores; the recovery is the documented `/v1` route.
+ */
+export const mcpRestoreHint = (name: string): string => `restore it with POST /v1/memories/${name}/restore`;
+
+/**
  * The MCP function's dependencies from parts that already exist: the memory runtime and the
  * verifier (the local stack shares its own with /v1 and favorites), and the shared rate-limit
  * table on the runtime's DynamoDB client.
@@ -60,7 +66,7 @@ async function buildDeps(env: Env, memory?: MemoryRuntime): Promise<{ deps: McpD
   if (!memory) {
     const memoryConfig = loadMemoryConfig(env);
     const keys = await keyRingJson({ file: env.CURSOR_KEYS_FILE, arn: env.CURSOR_SECRET_ARN, region: memoryConfig.region });
-    memory = createMemoryRuntime(memoryConfig, parseKeyRing(keys));
+    memory = createMemoryRuntime(memoryConfig, parseKeyRing(keys), { overrides: { restoreHint: mcpRestoreHint } });
   }
   return { deps: mcpDepsFrom({ env, memory, verifier: createIdentity(authConfig).verifier, audience: authConfig.audience }), memory };
 }

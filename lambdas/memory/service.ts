@@ -45,7 +45,10 @@ export interface MemoryServiceDeps {
   newId?: () => string;
   /** Waits before a rebased retry of a write that lost the race to another writer. */
   backoff?: (attempt: number) => Promise<void>;
-  /** How a caller restores a retired memory; quoted in the CONFLICT of a create with a retired name. */
+  /**
+   * How a caller restores a retired memory, in its transport's terms (e.g. the /v1 route); quoted in
+   * the CONFLICT of a create with a retired name. Default: "restore it", which names no transport.
+   */
   restoreHint?: (name: string) => string;
   /** Where per-commit indexes are loaded and stored (default: an index object per commit, cached). */
   indexes?: IndexStore;
@@ -86,7 +89,7 @@ export class MemoryService {
       limits,
       clock,
       newId: deps.newId ?? (() => randomBytes(12).toString('hex')),
-      restoreHint: deps.restoreHint ?? ((name) => `restore it with POST /v1/memories/${name}/restore`),
+      restoreHint: deps.restoreHint ?? (() => 'restore it'),
     });
     const commits = new CommitLoop({ lock: deps.lock, blobs: deps.blobs, indexes, memories, limits, clock, backoff: deps.backoff ?? defaultBackoff, git });
     this.limits = limits;

@@ -11,6 +11,7 @@ import type { HttpEvent } from '../../lambdas/shared/http/types';
 import { ApiError, errorResult, toApiError, V1_ERROR_STATUS } from '../../lambdas/memory-api/errors';
 import { MEMORY_HANDLERS, wantsMarkdown } from '../../lambdas/memory-api/handlers';
 import { parseIfMatch } from '../../lambdas/memory-api/if-match';
+import { v1RestoreHint } from '../../lambdas/memory-api/wiring';
 import { buildMemoryOpenApiDocument } from '../../lambdas/memory-api/openapi';
 import { baseOperation, isAliasPath, MEMORY_API, MEMORY_ROUTES, scopeOf, VAULT_ALIAS_ROUTES } from '../../lambdas/memory-api/routes';
 import { checkContract } from '../support/contract-snapshot';
@@ -74,6 +75,12 @@ describe('If-Match values', () => {
     expect(stale('m', true, sha)).toBe(`If-Match does not match the current rev ${sha}`);
     expect(stale('m', true, null)).toBe('If-Match does not match the current rev (none: the memory is empty)');
     expect(stale('nope', false, null)).toBe('memory "nope" does not exist, so If-Match cannot match');
+  });
+});
+
+describe('the restore hint /v1 gives the core', () => {
+  test('a retired name points at the /v1 restore route', () => {
+    expect(v1RestoreHint('work')).toBe('restore it with POST /v1/memories/work/restore');
   });
 });
 

@@ -84,6 +84,21 @@ describe('the write loop', () => {
   });
 });
 
+describe('the restore hint', () => {
+  test('names no transport by default; a transport injects its own', async () => {
+    const plain = service().svc;
+    await plain.createMemory(me, 'gone');
+    await plain.retireMemory(me, 'gone');
+    const err = await expectMemoryError(plain.createMemory(me, 'gone'), 'CONFLICT', 'retired_name');
+    expect(err.message).toBe('memory "gone" was retired; restore it instead of creating it again');
+    const hinted = service({ restoreHint: (name) => `call restore(${name})` }).svc;
+    await hinted.createMemory(me, 'gone');
+    await hinted.retireMemory(me, 'gone');
+    const viaWrite = await expectMemoryError(hinted.writeNote(me, 'gone', 'a.md', { body: 'x' }, { createMemory: true }), 'CONFLICT', 'retired_name');
+    expect(viaWrite.message).toBe('memory "gone" was retired; call restore(gone) instead of creating it again');
+  });
+});
+
 describe('expected revs', () => {
   test('the core takes a bare sha in any case and refuses the HTTP forms (If-Match is parsed by /v1)', async () => {
     const { svc } = service();
