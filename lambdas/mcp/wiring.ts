@@ -1,8 +1,7 @@
 import { loadAuthConfig } from '../identity/config';
 import type { TokenVerifier } from '../identity/verifier';
 import { createIdentity } from '../identity/wiring';
-import { loadMemoryConfig } from '../memory/config';
-import { createMemoryRuntime, type MemoryRuntime } from '../memory/wiring';
+import { createMemoryRuntime, loadMemoryConfig, type MemoryRuntime } from '../memory';
 import { parseKeyRing } from '../shared/cursor';
 import { envInt } from '../shared/env';
 import { logger } from '../shared/logger';

@@ -1,4 +1,4 @@
-import { loadMemoryConfig, type MemoryConfig } from '../memory/config';
+import { loadMemoryConfig, type MemoryConfig } from '../memory';
 import { envNumber, envString, type Env } from '../shared/env';
 
 /**

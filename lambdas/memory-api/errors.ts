@@ -1,5 +1,5 @@
 import { isAuthError } from '../identity/principal';
-import { MemoryError } from '../memory/errors';
+import { MemoryError } from '../memory';
 import { AppError } from '../shared/errors';
 import type { HttpResult } from '../shared/http/types';
 import { ifMatchConflictMessage } from './if-match';

@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ListSort, ListType } from '../memory/listing';
-import type { FrontMatter } from '../memory/markdown';
-import type { Caller, Memory, Note, NoteInput } from '../memory/types';
+import type { Caller, FrontMatter, ListSort, ListType, Memory, Note, NoteInput } from '../memory';
 import { validateQuery } from '../shared/http/query';
 import { header, json, type HandlerResponse, type HttpEvent } from '../shared/http/types';
 import { bodyBytes, isJson, isMarkdown, jsonBody, mediaType, parseJson, utf8Text, validate } from './body';

@@ -1,4 +1,4 @@
-import { MemoryError, type StaleRev } from '../memory/errors';
+import { MemoryError, type StaleRev } from '../memory';
 import { header, type HttpEvent } from '../shared/http/types';
 
 /**

@@ -1,5 +1,5 @@
 import type { TokenVerifier } from '../identity/verifier';
-import { createMemoryRuntime, type MemoryRuntime } from '../memory/wiring';
+import { createMemoryRuntime, type MemoryRuntime } from '../memory';
 import { parseKeyRing } from '../shared/cursor';
 import { DynamoTokenBuckets } from '../shared/rate-limit/dynamo-rate-limiter';
 import { LeasingRateLimiter, type RateLimiter } from '../shared/rate-limit/rate-limiter';
