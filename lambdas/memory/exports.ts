@@ -1,13 +1,12 @@
 import { zipSync, type Zippable } from 'fflate';
 import { mapLimit } from '../shared/concurrency';
 import { notFound } from './errors';
-import type { GitOverlay } from './git-overlay';
+import { READ_CONCURRENCY, type GitOverlay } from './git-overlay';
 import type { IndexStore } from './index-store';
 import { comparePaths } from './listing';
 import type { Memories } from './memories';
 import type { MemoryRecord } from './ports';
 import { reachableObjects } from './reachable';
-import { READ_CONCURRENCY } from './search';
 import type { NoteTexts } from './texts';
 import type { BundleExport, Caller, ZipExport } from './types';
 

@@ -1,6 +1,5 @@
 import { mapLimit } from '../shared/concurrency';
-import type { GitOverlay } from './git-overlay';
-import { READ_CONCURRENCY } from './search';
+import { READ_CONCURRENCY, type GitOverlay } from './git-overlay';
 
 /**
  * Every object reachable from `head`, commits first, each loaded into `git` once, in parallel waves

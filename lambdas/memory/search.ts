@@ -1,5 +1,5 @@
 import { mapLimit } from '../shared/concurrency';
-import type { GitOverlay } from './git-overlay';
+import { READ_CONCURRENCY, type GitOverlay } from './git-overlay';
 import { hasAllTags, literalMatcher, scoreNote, type SearchHit } from './listing';
 import type { NoteIndex } from './note-index';
 import { baseName, isInside } from './paths';
@@ -22,9 +22,6 @@ export interface NoteSearch {
   /** Every matching note of the commit whose index is `index`, in any order. */
   hits(rec: MemoryRecord, index: NoteIndex, query: NoteQuery): Promise<SearchHit[]>;
 }
-
-/** Parallel object reads per request (search loads many immutable objects). */
-export const READ_CONCURRENCY = 32;
 
 /** Reads the body of every candidate note (each fetched once per instance, ever) and scores it. */
 export class ScanSearch implements NoteSearch {
