@@ -16,14 +16,12 @@ import { createCatalogDeps } from '../../lambdas/catalog/wiring';
 import type { CatalogDeps } from '../../lambdas/catalog/deps';
 import type { HttpResult } from '../../lambdas/shared/http/types';
 import type { TokenVerifier } from '../../lambdas/identity/verifier';
-import { loadMemoryConfig, type MemoryConfig } from '../../lambdas/memory/config';
-import { memoryTableDefinitions } from '../../lambdas/memory/tables';
-import { createMemoryRuntime, type MemoryRuntime } from '../../lambdas/memory/wiring';
+import { createMemoryRuntime, loadMemoryConfig, memoryTableDefinitions, type MemoryConfig, type MemoryRuntime } from '../../lambdas/memory';
 import { createMemoryApiHandler } from '../../lambdas/memory-api/api';
 import { loadMemoryApiConfig } from '../../lambdas/memory-api/config';
 import type { MemoryApiDeps } from '../../lambdas/memory-api/deps';
 import { MEMORY_API } from '../../lambdas/memory-api/routes';
-import { createMemoryApiDeps } from '../../lambdas/memory-api/wiring';
+import { createMemoryApiDeps, v1RestoreHint } from '../../lambdas/memory-api/wiring';
 import { createMcpHandler, type McpDeps } from '../../lambdas/mcp/api';
 import { MCP_API } from '../../lambdas/mcp/routes';
 import { mcpDepsFrom } from '../../lambdas/mcp/wiring';
@@ -182,7 +180,8 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     favoritesDeps = await createFavoritesDeps(config, loadFavoritesConfig(authEnv), verifier);
     const memoryConfig: MemoryConfig = { ...loadMemoryConfig(authEnv), region: config.region, dynamoEndpoint: ddb.endpoint, s3Endpoint: s3.endpoint };
     await provisionMemory(memoryConfig);
-    const memory = createMemoryRuntime(memoryConfig, parseKeyRing(readFileSync(dir.cursorKeys, 'utf8')));
+    // One core for /v1 and /mcp: both point a retired memory's user at the /v1 restore route.
+    const memory = createMemoryRuntime(memoryConfig, parseKeyRing(readFileSync(dir.cursorKeys, 'utf8')), { overrides: { restoreHint: v1RestoreHint } });
     // MEMORY_RATE_LIMIT etc. from the env; the tables, bucket and keys are the stack's own.
     memoryApiDeps = await createMemoryApiDeps(
       { ...loadMemoryApiConfig(authEnv), memory: memoryConfig, rateLimitTable: config.rateLimitTable, cursorKeysFile: dir.cursorKeys, originVerifySecret: config.originVerifySecret },

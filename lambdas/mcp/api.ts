@@ -3,7 +3,7 @@ import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js'
 import { AuthError, refusalMessage, type Principal } from '../identity/principal';
 import { wwwAuthenticate } from '../identity/protected-resource';
 import type { TokenVerifier } from '../identity/verifier';
-import type { MemoryService } from '../memory/service';
+import type { MemoryService } from '../memory';
 import { createPipeline, lambdaEntry, withPrincipal, type ApiPolicy, type Problem, type RequestContext } from '../shared/http/pipeline';
 import { header, type HttpEvent, type HttpResult } from '../shared/http/types';
 import { logger } from '../shared/logger';

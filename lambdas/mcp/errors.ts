@@ -1,4 +1,4 @@
-import { MemoryError } from '../memory/errors';
+import { MemoryError } from '../memory';
 
 /**
  * The MCP error model (DECISIONS): a failed tool call is a tool result `{ isError: true }` whose

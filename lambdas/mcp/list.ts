@@ -1,6 +1,6 @@
-import type { MemoryService } from '../memory/service';
-import type { Caller } from '../memory/types';
-import type { ListEntry } from '../memory/listing';
+import type { MemoryService } from '../memory';
+import type { Caller } from '../memory';
+import type { ListEntry } from '../memory';
 import type { ListEntryOut, ListFolderEntry } from './schemas';
 import { display, type Target } from './vault';
 

@@ -1,10 +1,7 @@
 import type { CallToolResult, Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { toJSONSchema, type core, type input, type output, type ZodType } from 'zod';
 import { hasScope, type MemoryScope, type Principal } from '../identity/principal';
-import { MemoryError } from '../memory/errors';
-import type { FrontMatter } from '../memory/markdown';
-import type { MemoryService } from '../memory/service';
-import type { Caller } from '../memory/types';
+import { MemoryError, type Caller, type FrontMatter, type MemoryService } from '../memory';
 import { logger } from '../shared/logger';
 import type { McpConfig } from './config';
 import { isUnexpected, toToolError, ToolError, type ErrorContext } from './errors';

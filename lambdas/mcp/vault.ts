@@ -1,4 +1,4 @@
-import { isValidMemoryName } from '../memory/paths';
+import { isValidMemoryName } from '../memory';
 import { ToolError } from './errors';
 
 /**

@@ -2,8 +2,7 @@ import { sharedLimiter } from '../shared/rate-limit/leasing-config';
 import { loadAuthConfig } from '../identity/config';
 import type { TokenVerifier } from '../identity/verifier';
 import { createIdentity } from '../identity/wiring';
-import { loadMemoryConfig } from '../memory/config';
-import { createMemoryRuntime, type MemoryRuntime } from '../memory/wiring';
+import { createMemoryRuntime, loadMemoryConfig, type MemoryRuntime } from '../memory';
 import { parseKeyRing } from '../shared/cursor';
 import { envInt } from '../shared/env';
 import { logger } from '../shared/logger';
@@ -12,6 +11,12 @@ import { loadMcpConfig } from './config';
 import type { McpDeps } from './api';
 
 type Env = Record<string, string | undefined>;
+
+/**
+ * How a tool result tells the user to bring back a retired vault (the 409 of a write that would
+ * create it). No tool restores; the recovery is the documented `/v1` route.
+ */
+export const mcpRestoreHint = (name: string): string => `restore it with POST /v1/memories/${name}/restore`;
 
 /**
  * The MCP function's dependencies from parts that already exist: the memory runtime and the
@@ -59,7 +64,7 @@ async function buildDeps(env: Env, memory?: MemoryRuntime): Promise<{ deps: McpD
   if (!memory) {
     const memoryConfig = loadMemoryConfig(env);
     const keys = await keyRingJson({ file: env.CURSOR_KEYS_FILE, arn: env.CURSOR_SECRET_ARN, region: memoryConfig.region });
-    memory = createMemoryRuntime(memoryConfig, parseKeyRing(keys));
+    memory = createMemoryRuntime(memoryConfig, parseKeyRing(keys), { overrides: { restoreHint: mcpRestoreHint } });
   }
   return { deps: mcpDepsFrom({ env, memory, verifier: createIdentity(authConfig).verifier, audience: authConfig.audience }), memory };
 }

@@ -1,5 +1,5 @@
 import { hasScope, type Principal } from '../identity/principal';
-import type { Caller } from '../memory/types';
+import type { Caller } from '../memory';
 import { clientIp } from '../shared/http/client-ip';
 import { createPipeline, lambdaEntry, operationsOf, withPrincipal, type ApiPolicy, type Problem, type RequestContext } from '../shared/http/pipeline';
 import type { HttpResult } from '../shared/http/types';

@@ -1,6 +1,6 @@
 import { loadLeasingOptions } from '../shared/rate-limit/leasing-config';
 import type { LeasingOptions } from '../shared/rate-limit/rate-limiter';
-import { loadMemoryConfig, type MemoryConfig } from '../memory/config';
+import { loadMemoryConfig, type MemoryConfig } from '../memory';
 import { envNumber, envString, type Env } from '../shared/env';
 
 /**

@@ -1,5 +1,5 @@
 import type { TokenVerifier } from '../identity/verifier';
-import type { MemoryService } from '../memory/service';
+import type { MemoryService } from '../memory';
 import type { RateLimiter } from '../shared/rate-limit/rate-limiter';
 import type { MemoryApiConfig } from './config';
 import type { ExportStore } from './exports';

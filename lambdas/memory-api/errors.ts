@@ -1,7 +1,8 @@
 import { isAuthError, refusalMessage } from '../identity/principal';
-import { MemoryError } from '../memory/errors';
+import { MemoryError } from '../memory';
 import { ValidationError } from '../shared/http/query';
 import type { HttpResult } from '../shared/http/types';
+import { ifMatchConflictMessage } from './if-match';
 
 /**
  * The `/v1` error model, in ONE place: every failure (the core's `MemoryError`, the verifier's
@@ -58,7 +59,9 @@ export function toApiError(err: unknown, unexpected: (err: unknown) => void = ()
       return internalError();
     }
     const retry = err.extra.retryAfterSeconds;
-    return new ApiError(err.code, err.message, retry === undefined ? {} : { 'retry-after': String(retry) });
+    // The core speaks of an expected rev; a /v1 client sent it as If-Match.
+    const message = err.extra.stale ? ifMatchConflictMessage(err.extra.stale) : err.message;
+    return new ApiError(err.code, message, retry === undefined ? {} : { 'retry-after': String(retry) });
   }
   if (isAuthError(err)) {
     if (err.kind === 'unavailable') {

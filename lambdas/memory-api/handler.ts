@@ -1,16 +1,10 @@
 import { loadAuthConfig } from '../identity/config';
 import { createIdentity } from '../identity/wiring';
+import { retryingOnce } from '../shared/concurrency';
 import { createMemoryApiHandler } from './api';
 import { loadMemoryApiConfig } from './config';
-import type { MemoryApiDeps } from './deps';
 import { createMemoryApiDeps } from './wiring';
-import { retryingOnce } from '../shared/concurrency';
 
 /** The memory REST Lambda (AWS): every route of `MEMORY_API` (`/v1/memories/*`, `/v1/vaults/*`) and the `/v1` catch-all. */
-function init(): Promise<MemoryApiDeps> {
-  const auth = createIdentity(loadAuthConfig());
-  return createMemoryApiDeps(loadMemoryApiConfig(), auth.verifier);
-}
-
-// Built once per instance; a failed build (e.g. Secrets Manager throttled) is retried by the next request.
-export const handler = createMemoryApiHandler(retryingOnce(init));
+// A failed init (e.g. Secrets Manager throttled) is not kept: the next request tries again.
+export const handler = createMemoryApiHandler(retryingOnce(() => createMemoryApiDeps(loadMemoryApiConfig(), createIdentity(loadAuthConfig()).verifier)));

@@ -1,14 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import type { ListSort, ListType } from '../memory/listing';
-import type { FrontMatter } from '../memory/markdown';
-import { normalizeRev } from '../memory/service';
-import type { Caller, Memory, Note, NoteInput } from '../memory/types';
+import type { Caller, FrontMatter, ListSort, ListType, Memory, Note, NoteInput } from '../memory';
 import { validateQuery } from '../shared/http/query';
 import { header, json, type HandlerResponse, type HttpEvent } from '../shared/http/types';
 import { bodyBytes, isJson, isMarkdown, jsonBody, mediaType, parseJson, utf8Text, validate } from './body';
 import { EXPORT_PREFIX } from './config';
 import type { MemoryApiDeps } from './deps';
 import { badRequest } from './errors';
+import { ifMatchOption } from './if-match';
 import {
   CreateMemoryBody,
   ListNotesQuery,
@@ -37,11 +35,8 @@ const memoryOut = (m: Memory): MemoryOut => ({ name: m.name, files: m.files, fol
 
 const etag = (rev: string | null): Record<string, string> => (rev ? { etag: `"${rev}"` } : {});
 
-/** If-Match as sent; the core accepts `sha`, `"sha"` and `*` and refuses anything else with 400. */
-const ifMatch = (ctx: MemoryCtx): { expectedRev?: string } => {
-  const v = header(ctx.event, 'if-match');
-  return v === undefined ? {} : { expectedRev: v };
-};
+/** If-Match as the core's expected rev (`if-match.ts`: 400 when malformed, 409 for a weak tag). */
+const ifMatch = (ctx: MemoryCtx): { expectedRev?: string } => ifMatchOption(ctx.event);
 
 const p = (ctx: MemoryCtx, name: 'memory' | 'path'): string => ctx.params[name] ?? '';
 
@@ -81,8 +76,7 @@ export const restore: MemoryRouteHandler = async (ctx, deps) => {
   }
   // Retiring and restoring never move the head, so there is nothing If-Match could protect; a
   // malformed value is still refused like on every write.
-  const expected = ifMatch(ctx).expectedRev;
-  if (expected !== undefined) normalizeRev(expected);
+  ifMatch(ctx);
   const memory = await deps.service.restoreMemory(ctx.caller, p(ctx, 'memory'));
   return json(memoryOut(memory), etag(memory.rev));
 };

@@ -1,6 +1,6 @@
 import { extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
 import * as z from 'zod';
-import { DEFAULT_LIMITS } from '../memory/config';
+import { DEFAULT_LIMITS } from '../memory';
 import { V1_ERROR_CODES } from './errors';
 
 /**

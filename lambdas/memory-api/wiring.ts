@@ -1,6 +1,6 @@
 import { sharedLimiter } from '../shared/rate-limit/leasing-config';
 import type { TokenVerifier } from '../identity/verifier';
-import { createMemoryRuntime, type MemoryRuntime } from '../memory/wiring';
+import { createMemoryRuntime, type MemoryRuntime } from '../memory';
 import { parseKeyRing } from '../shared/cursor';
 import { type RateLimiter } from '../shared/rate-limit/rate-limiter';
 import { keyRingJson, originSecretGetter, secretsClient } from '../shared/secrets';
@@ -8,8 +8,11 @@ import type { MemoryApiConfig } from './config';
 import type { MemoryApiDeps } from './deps';
 import { S3ExportStore } from './exports';
 
+/** How `/v1` brings back a retired memory: quoted in the 409 of a create (or first write) with its name. */
+export const v1RestoreHint = (name: string): string => `restore it with POST /v1/memories/${name}/restore`;
+
 export interface MemoryApiWiringOptions {
-  /** An existing memory core (the local stack shares one between /v1 and /mcp). */
+  /** An existing memory core (the local stack shares one between /v1 and /mcp; give it `v1RestoreHint`). */
   runtime?: MemoryRuntime;
   /** Replaces the DynamoDB limiter (tests). */
   limiter?: RateLimiter;
@@ -26,7 +29,10 @@ export async function createMemoryApiDeps(config: MemoryApiConfig, verifier: Tok
 
   const region = config.memory.region;
   const runtime =
-    opts.runtime ?? createMemoryRuntime(config.memory, parseKeyRing(await keyRingJson({ file: config.cursorKeysFile, arn: config.cursorSecretArn, region }, secrets)));
+    opts.runtime ??
+    createMemoryRuntime(config.memory, parseKeyRing(await keyRingJson({ file: config.cursorKeysFile, arn: config.cursorSecretArn, region }, secrets)), {
+      overrides: { restoreHint: v1RestoreHint },
+    });
   const originSecret = await originSecretGetter({ value: config.originVerifySecret, arn: config.originVerifySecretArn, region }, secrets);
 
   return {

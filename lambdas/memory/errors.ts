@@ -58,6 +58,8 @@ export class MemoryError extends Error {
       credentialKind?: string;
       /** For UPSTREAM_UNAVAILABLE: the seconds a caller should wait (Retry-After). */
       retryAfterSeconds?: number;
+      /** For a failed expected rev (`stale_rev`): what it was compared with, for transports to word in their terms. */
+      stale?: StaleRev;
     } = {},
   ) {
     super(message);
@@ -73,6 +75,23 @@ export const notFound = (reason: 'memory_not_found' | 'note_not_found' | 'no_his
   new MemoryError('NOT_FOUND', reason, message);
 
 export const conflict = (reason: MemoryErrorReason, message: string): MemoryError => new MemoryError('CONFLICT', reason, message);
+
+/** The head an expected rev was compared with. */
+export interface StaleRev {
+  memory: string;
+  /** False when the memory does not exist: then no expected rev can match. */
+  exists: boolean;
+  /** The memory's head; null before its first write. */
+  currentRev: string | null;
+}
+
+/** An expected rev that is not the memory's head (or a memory that does not exist). */
+export function staleRev(memory: string, current: { head: string | null } | undefined): MemoryError {
+  const message = current
+    ? `the expected rev does not match the current rev ${current.head ?? '(none: the memory is empty)'}`
+    : `memory "${memory}" does not exist, so the expected rev cannot match`;
+  return new MemoryError('CONFLICT', 'stale_rev', message, { stale: { memory, exists: current !== undefined, currentRev: current?.head ?? null } });
+}
 
 export const forbidden = (message: string): MemoryError => new MemoryError('FORBIDDEN', 'not_granted', message);
 

@@ -46,6 +46,9 @@ function statOf(kind: 'dir' | 'file', size: number): Record<string, unknown> {
   };
 }
 
+/** Parallel object reads per request: search, exports and walks load many small immutable objects. */
+export const READ_CONCURRENCY = 32;
+
 export const objectCacheKey = (memoryId: string, sha: string): string => `o:${memoryId}:${sha}`;
 
 export class GitOverlay {

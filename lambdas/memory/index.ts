@@ -1,17 +1,15 @@
-/** The memory core's public surface, for the REST and MCP transports. */
-export { MemoryService, normalizeRev, type MemoryServiceDeps } from './service';
-export * from './types';
-export { MemoryError, MEMORY_ERROR_STATUS, StorageError, type MemoryErrorCode, type MemoryErrorReason } from './errors';
-export { DEFAULT_LIMITS, loadMemoryConfig, type MemoryConfig, type MemoryLimits } from './config';
-export { memoryTableDefinitions, objectKey, ACCOUNT_COUNTER_NAME, type MemoryTableNames } from './tables';
-export type { BlobStore, RevLock, MemoryRecord, BlobItem, BlobKind } from './ports';
-export { S3BlobStore } from './adapters/s3-blob-store';
-export { DynamoRevLock } from './adapters/dynamo-rev-lock';
-export { InMemoryBlobStore, InMemoryRevLock } from './adapters/in-memory';
+/**
+ * The memory core's public surface: what the transports (`memory-api`, `mcp`) and the entry points
+ * in `bin/` import. The modules behind it are the core's own; only its tests reach past this file.
+ */
+export { MemoryService, type MemoryServiceDeps } from './service';
+export type * from './types';
+export { MemoryError, MEMORY_ERROR_STATUS, StorageError, type MemoryErrorCode, type MemoryErrorReason, type StaleRev } from './errors';
+export { DEFAULT_LIMITS, LIMIT_VARIABLES, loadMemoryConfig, type MemoryConfig, type MemoryLimits } from './config';
+export { createMemoryRuntime, type MemoryRuntime } from './wiring';
+export { memoryTableDefinitions, type MemoryTableNames } from './tables';
 export { ImmutableCache } from './cache';
 export { countStorageCalls, type CallCounter, type CallCounts } from './call-counter';
-export { createMemoryRuntime, type MemoryRuntime } from './wiring';
-export { isValidMemoryName, validateMemoryName, validateNotePath } from './paths';
-export { findCredential, CREDENTIAL_LABELS, type CredentialKind } from './credentials';
+export { isValidMemoryName } from './paths';
 export type { FrontMatter, JsonValue } from './markdown';
-export type { ListEntry, FileListEntry, FolderEntry, SearchHit } from './listing';
+export type { FileListEntry, FolderEntry, ListEntry, ListSort, ListType, SearchHit } from './listing';

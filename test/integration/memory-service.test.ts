@@ -1,4 +1,5 @@
 import { DEFAULT_LIMITS } from '../../lambdas/memory/config';
+import { parseIfMatch } from '../../lambdas/memory-api/if-match';
 import type { MemoryService } from '../../lambdas/memory/service';
 import type { Caller, FileListEntry } from '../../lambdas/memory';
 import { tickingClock } from '../support/memory-clock';
@@ -68,8 +69,8 @@ describe('memories', () => {
     const me = await withMemory('c');
     const { rev } = await svc.writeNote(me, 'c', 'a.md', { body: 'x' });
     expect((await svc.createMemory(me, 'c', { expectedRev: rev })).created).toBe(false);
-    expect((await svc.createMemory(me, 'c', { expectedRev: `"${rev}"` })).memory.rev).toBe(rev);
-    expect((await svc.createMemory(me, 'c', { expectedRev: '*' })).created).toBe(false);
+    expect((await svc.createMemory(me, 'c', { expectedRev: parseIfMatch(`"${rev}"`) })).memory.rev).toBe(rev);
+    expect((await svc.createMemory(me, 'c', { expectedRev: parseIfMatch('*') })).created).toBe(false);
     await expectMemoryError(svc.createMemory(me, 'c', { expectedRev: 'f'.repeat(40) }), 'CONFLICT', 'stale_rev');
     await expectMemoryError(svc.createMemory(me, 'c', { expectedRev: 'not-a-rev' }), 'BAD_REQUEST', 'invalid_rev');
     await expectMemoryError(svc.createMemory(me, 'nope', { expectedRev: rev }), 'CONFLICT', 'stale_rev');
@@ -120,7 +121,7 @@ describe('memories', () => {
     const { rev } = await svc.writeNote(me, 'r', 'keep.md', { body: 'kept' });
     await expectMemoryError(svc.retireMemory(me, 'r', { expectedRev: 'a'.repeat(40) }), 'CONFLICT', 'stale_rev');
     await expectMemoryError(svc.retireMemory(me, 'r', { expectedRev: 'zz' }), 'BAD_REQUEST', 'invalid_rev');
-    expect(await svc.retireMemory(me, 'r', { expectedRev: `"${rev}"` })).toEqual({ name: 'r', deleted: true });
+    expect(await svc.retireMemory(me, 'r', { expectedRev: parseIfMatch(`"${rev}"`) })).toEqual({ name: 'r', deleted: true });
     await expectMemoryError(svc.retireMemory(me, 'r'), 'NOT_FOUND');
     await expectMemoryError(svc.getMemory(me, 'r'), 'NOT_FOUND');
     await expectMemoryError(svc.readNote(me, 'r', 'keep.md'), 'NOT_FOUND', 'memory_not_found');
@@ -138,7 +139,7 @@ describe('memories', () => {
   test('retire of an empty memory with If-Match can never match', async () => {
     const me = await withMemory('e');
     await expectMemoryError(svc.retireMemory(me, 'e', { expectedRev: 'a'.repeat(40) }), 'CONFLICT', 'stale_rev');
-    expect((await svc.retireMemory(me, 'e', { expectedRev: '*' })).deleted).toBe(true);
+    expect((await svc.retireMemory(me, 'e', { expectedRev: parseIfMatch('*') })).deleted).toBe(true);
   });
 });
 
@@ -235,7 +236,7 @@ describe('writing and reading notes', () => {
     const w2 = await svc.writeNote(me, 'm', 'a.md', { body: 'two' }, { expectedRev: w.rev });
     await expectMemoryError(svc.editNote(me, 'm', 'a.md', { body: 'three' }, { expectedRev: w.rev }), 'CONFLICT', 'stale_rev');
     await expectMemoryError(svc.deleteNote(me, 'm', 'a.md', { expectedRev: w.rev }), 'CONFLICT', 'stale_rev');
-    await svc.editNote(me, 'm', 'a.md', { body: 'three' }, { expectedRev: `"${w2.rev}"` });
+    await svc.editNote(me, 'm', 'a.md', { body: 'three' }, { expectedRev: parseIfMatch(`"${w2.rev}"`) });
     await expectMemoryError(svc.writeNote(me, 'nope', 'a.md', { body: 'x' }), 'NOT_FOUND', 'memory_not_found');
     // The MCP default memory: created on first write.
     const created = await svc.writeNote(me, 'default', 'a.md', { body: 'x' }, { createMemory: true });

@@ -10,9 +10,12 @@ import { loadMemoryApiConfig } from '../../lambdas/memory-api/config';
 import type { HttpEvent } from '../../lambdas/shared/http/types';
 import { ApiError, errorResult, toApiError, V1_ERROR_STATUS } from '../../lambdas/memory-api/errors';
 import { MEMORY_HANDLERS, wantsMarkdown } from '../../lambdas/memory-api/handlers';
+import { parseIfMatch } from '../../lambdas/memory-api/if-match';
+import { v1RestoreHint } from '../../lambdas/memory-api/wiring';
 import { buildMemoryOpenApiDocument } from '../../lambdas/memory-api/openapi';
 import { baseOperation, isAliasPath, MEMORY_API, MEMORY_ROUTES, scopeOf, VAULT_ALIAS_ROUTES } from '../../lambdas/memory-api/routes';
 import { checkContract } from '../support/contract-snapshot';
+import { expectMemoryError } from '../support/memory-harness';
 
 describe('the /v1 route table', () => {
   it('has the twelve endpoints of spec 2 plus restore, each with a handler, and an alias twin of each', () => {
@@ -43,6 +46,41 @@ describe('the /v1 route table', () => {
     expect(isAliasPath('/v1/vaults/x/notes/a.md')).toBe(true);
     expect(isAliasPath('/v1/vaultsx')).toBe(false);
     expect(isAliasPath('/v1/memories')).toBe(false);
+  });
+});
+
+describe('If-Match values', () => {
+  const sha = 'a'.repeat(40);
+  test.each([
+    [undefined, undefined],
+    ['*', undefined],
+    [sha, sha],
+    [`"${sha}"`, sha],
+    [` "${sha.toUpperCase()}" `, sha],
+  ])('%p → %p', (input, out) => {
+    expect(parseIfMatch(input)).toBe(out);
+  });
+
+  test.each(['', 'abc', `"${sha}`, 'g'.repeat(40)])('%p is BAD_REQUEST', async (input) => {
+    await expectMemoryError(Promise.resolve().then(() => parseIfMatch(input)), 'BAD_REQUEST', 'invalid_rev');
+  });
+
+  test('a weak tag is well formed but never matches (RFC 9110 compares If-Match strongly): CONFLICT', async () => {
+    await expectMemoryError(Promise.resolve().then(() => parseIfMatch(`W/"${sha}"`)), 'CONFLICT', 'stale_rev');
+  });
+
+  test("the core's stale rev is answered in If-Match's terms", () => {
+    const stale = (memory: string, exists: boolean, currentRev: string | null) =>
+      toApiError(new MemoryError('CONFLICT', 'stale_rev', 'the expected rev does not match', { stale: { memory, exists, currentRev } })).message;
+    expect(stale('m', true, sha)).toBe(`If-Match does not match the current rev ${sha}`);
+    expect(stale('m', true, null)).toBe('If-Match does not match the current rev (none: the memory is empty)');
+    expect(stale('nope', false, null)).toBe('memory "nope" does not exist, so If-Match cannot match');
+  });
+});
+
+describe('the restore hint /v1 gives the core', () => {
+  test('a retired name points at the /v1 restore route', () => {
+    expect(v1RestoreHint('work')).toBe('restore it with POST /v1/memories/work/restore');
   });
 });
 

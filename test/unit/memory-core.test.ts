@@ -4,7 +4,7 @@ import { ImmutableCache } from '../../lambdas/memory/cache';
 import { StorageError } from '../../lambdas/memory/errors';
 import { comparePaths, literalMatcher, makeSnippet, scoreNote } from '../../lambdas/memory/listing';
 import type { BlobItem, HeadMove, MoveOutcome } from '../../lambdas/memory/ports';
-import { MemoryService, normalizeRev } from '../../lambdas/memory/service';
+import { MemoryService } from '../../lambdas/memory/service';
 import type { Caller } from '../../lambdas/memory/types';
 import { CursorCodec } from '../../lambdas/shared/cursor';
 import { expectMemoryError } from '../support/memory-harness';
@@ -84,24 +84,40 @@ describe('the write loop', () => {
   });
 });
 
-describe('If-Match values', () => {
-  const sha = 'a'.repeat(40);
-  test.each([
-    [undefined, undefined],
-    ['*', undefined],
-    [sha, sha],
-    [`"${sha}"`, sha],
-    [` "${sha.toUpperCase()}" `, sha],
-  ])('%p → %p', (input, out) => {
-    expect(normalizeRev(input)).toBe(out);
+describe('the restore hint', () => {
+  test('names no transport by default; a transport injects its own', async () => {
+    const plain = service().svc;
+    await plain.createMemory(me, 'gone');
+    await plain.retireMemory(me, 'gone');
+    const err = await expectMemoryError(plain.createMemory(me, 'gone'), 'CONFLICT', 'retired_name');
+    expect(err.message).toBe('memory "gone" was retired; restore it instead of creating it again');
+    const hinted = service({ restoreHint: (name) => `call restore(${name})` }).svc;
+    await hinted.createMemory(me, 'gone');
+    await hinted.retireMemory(me, 'gone');
+    const viaWrite = await expectMemoryError(hinted.writeNote(me, 'gone', 'a.md', { body: 'x' }, { createMemory: true }), 'CONFLICT', 'retired_name');
+    expect(viaWrite.message).toBe('memory "gone" was retired; call restore(gone) instead of creating it again');
+  });
+});
+
+describe('expected revs', () => {
+  test('the core takes a bare sha in any case and refuses the HTTP forms (If-Match is parsed by /v1)', async () => {
+    const { svc } = service();
+    await svc.createMemory(me, 'm');
+    const { rev } = await svc.writeNote(me, 'm', 'a.md', { body: 'x' });
+    expect((await svc.writeNote(me, 'm', 'a.md', { body: 'y' }, { expectedRev: rev.toUpperCase() })).changed).toBe(true);
+    for (const form of [`"${rev}"`, '*', `W/"${rev}"`, ` ${rev}`]) {
+      await expectMemoryError(svc.retireMemory(me, 'm', { expectedRev: form }), 'BAD_REQUEST', 'invalid_rev');
+    }
   });
 
-  test.each(['', 'abc', `"${sha}`, 'g'.repeat(40)])('%p is BAD_REQUEST', async (input) => {
-    await expectMemoryError(Promise.resolve().then(() => normalizeRev(input)), 'BAD_REQUEST', 'invalid_rev');
-  });
-
-  test('a weak tag is well formed but never matches (RFC 9110 compares If-Match strongly): CONFLICT', async () => {
-    await expectMemoryError(Promise.resolve().then(() => normalizeRev(`W/"${sha}"`)), 'CONFLICT', 'stale_rev');
+  test('a stale expected rev says what it was compared with, for transports to word', async () => {
+    const { svc } = service();
+    await svc.createMemory(me, 'm');
+    const err = await expectMemoryError(svc.writeNote(me, 'm', 'a.md', { body: 'x' }, { expectedRev: 'a'.repeat(40) }), 'CONFLICT', 'stale_rev');
+    expect((err as unknown as { extra: unknown }).extra).toEqual({ stale: { memory: 'm', exists: true, currentRev: null } });
+    expect(err.message).not.toMatch(/If-Match/);
+    const missing = await expectMemoryError(svc.createMemory(me, 'nope', { expectedRev: 'a'.repeat(40) }), 'CONFLICT', 'stale_rev');
+    expect((missing as unknown as { extra: unknown }).extra).toEqual({ stale: { memory: 'nope', exists: false, currentRev: null } });
   });
 });
 

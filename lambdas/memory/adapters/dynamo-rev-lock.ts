@@ -9,6 +9,7 @@ import {
   type DynamoDBClient,
   type TransactWriteItem,
 } from '@aws-sdk/client-dynamodb';
+import { sleep } from '../../shared/concurrency';
 import { StorageError } from '../errors';
 import type { CreateOutcome, HeadMove, MemoryRecord, MoveOutcome, RestoreOutcome, RevLock } from '../ports';
 import { ACCOUNT_COUNTER_NAME } from '../tables';
@@ -237,7 +238,7 @@ export class DynamoRevLock implements RevLock {
         const codes = reasonCodes(err);
         if (codes.includes('ConditionalCheckFailed')) return { codes, error: err };
         if (codes.includes('TransactionConflict') && attempt < 5) {
-          await new Promise((r) => setTimeout(r, 10 + Math.random() * 40 * (attempt + 1)));
+          await sleep(10 + Math.random() * 40 * (attempt + 1));
           continue;
         }
         throw new StorageError(`dynamodb.TransactWriteItems(${what})`, err);

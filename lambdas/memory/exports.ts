@@ -1,0 +1,56 @@
+import { zipSync, type Zippable } from 'fflate';
+import { mapLimit } from '../shared/concurrency';
+import { notFound } from './errors';
+import { READ_CONCURRENCY, type GitOverlay } from './git-overlay';
+import type { IndexStore } from './index-store';
+import { comparePaths } from './listing';
+import type { Memories } from './memories';
+import type { MemoryRecord } from './ports';
+import { reachableObjects } from './reachable';
+import type { NoteTexts } from './texts';
+import type { BundleExport, Caller, ZipExport } from './types';
+
+export interface ExportsDeps {
+  memories: Memories;
+  indexes: IndexStore;
+  texts: NoteTexts;
+  git: (rec: MemoryRecord) => GitOverlay;
+}
+
+/** Getting data out: a memory's full history as a git bundle, or every visible memory's notes as a zip. */
+export class Exports {
+  constructor(private readonly deps: ExportsDeps) {}
+
+  /** The memory's full history as a git bundle (v2) that `git clone` and `git bundle verify` accept. */
+  async bundle(caller: Caller, rawName: string): Promise<BundleExport> {
+    const name = this.deps.memories.access(caller, rawName);
+    const rec = await this.deps.memories.active(caller, name);
+    if (!rec.head) throw notFound('no_history', `memory "${name}" has no history to export`);
+    const git = this.deps.git(rec);
+    const pack = await git.pack(await reachableObjects(git, rec.head));
+    const header = Buffer.from(`# v2 git bundle\n${rec.head} HEAD\n${rec.head} refs/heads/main\n\n`, 'utf8');
+    const bytes = new Uint8Array(header.length + pack.length);
+    bytes.set(header, 0);
+    bytes.set(pack, header.length);
+    return { name, rev: rec.head, filename: `${name}.bundle`, contentType: 'application/x-git-bundle' as const, bytes };
+  }
+
+  /** Every visible memory's current notes as `<memory>/<path>`, front matter included. */
+  async zip(caller: Caller): Promise<ZipExport> {
+    const files: Zippable = {};
+    const names: string[] = [];
+    for (const rec of await this.deps.memories.visible(caller)) {
+      names.push(rec.name);
+      if (!rec.head) continue;
+      const index = await this.deps.indexes.load(rec, rec.head);
+      const git = this.deps.git(rec);
+      const entries = [...index.files].sort((a, b) => comparePaths(a[0], b[0]));
+      const texts = await mapLimit(entries, READ_CONCURRENCY, ([, e]) => this.deps.texts.text(rec, git, e.blob));
+      entries.forEach(([path, e], i) => {
+        files[`${rec.name}/${path}`] = [Buffer.from(texts[i], 'utf8'), { mtime: new Date(e.updated) }];
+      });
+    }
+    const bytes = zipSync(files, { level: 6 });
+    return { filename: 'memories.zip', contentType: 'application/zip' as const, bytes, memories: names };
+  }
+}

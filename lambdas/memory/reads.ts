@@ -1,0 +1,111 @@
+import type { MemoryLimits } from './config';
+import { pageSize, tagArgs } from './content';
+import { cursorPurpose, type PageCursors } from './cursors';
+import { badRequest, notFound } from './errors';
+import type { GitOverlay } from './git-overlay';
+import type { IndexStore } from './index-store';
+import { compareHits, listEntries, type ListSort, type ListType } from './listing';
+import { parseNoteLenient } from './markdown';
+import type { Memories } from './memories';
+import type { FileEntry, Tombstone } from './note-index';
+import { validateFolder, validateNotePath } from './paths';
+import type { MemoryRecord } from './ports';
+import type { NoteSearch } from './search';
+import type { NoteTexts } from './texts';
+import type { Caller, ListNotesQuery, Note, NoteListing, SearchPage, SearchQuery } from './types';
+
+export interface ReadsDeps {
+  memories: Memories;
+  indexes: IndexStore;
+  texts: NoteTexts;
+  search: NoteSearch;
+  cursors: PageCursors;
+  limits: MemoryLimits;
+  git: (rec: MemoryRecord) => GitOverlay;
+}
+
+/**
+ * Reads, listings and searches. Each reads one commit (the head, or the commit a cursor pinned) and
+ * only through that commit's index, so a read at any other rev is the same code with another commit.
+ */
+export class NoteReads {
+  constructor(private readonly deps: ReadsDeps) {}
+
+  async readNote(caller: Caller, rawName: string, rawPath: string, opts: { includeDeleted?: boolean } = {}): Promise<Note> {
+    const name = this.deps.memories.access(caller, rawName);
+    const path = validateNotePath(rawPath, this.deps.limits);
+    const rec = await this.deps.memories.active(caller, name);
+    if (!rec.head) throw notFound('note_not_found', `note "${path}" does not exist`);
+    return this.readAt(rec, rec.head, path, opts.includeDeleted === true);
+  }
+
+  /** The note at `path` as of `commit` (a soft-deleted one only with `includeDeleted`). */
+  async readAt(rec: MemoryRecord, commit: string, path: string, includeDeleted: boolean): Promise<Note> {
+    const index = await this.deps.indexes.load(rec, commit);
+    let entry: FileEntry | Tombstone | undefined = index.files.get(path);
+    let deleted = false;
+    if (!entry && includeDeleted) {
+      entry = index.tombstones.get(path);
+      deleted = entry !== undefined;
+    }
+    if (!entry) throw notFound('note_not_found', `note "${path}" does not exist`);
+    const markdown = await this.deps.texts.text(rec, this.deps.git(rec), entry.blob);
+    const { frontmatter, body } = parseNoteLenient(markdown, this.deps.limits);
+    return { path, title: entry.title, frontmatter, body, tags: entry.tags, sizeBytes: entry.size, updated: entry.updated, deleted, markdown, rev: commit };
+  }
+
+  async listNotes(caller: Caller, rawName: string, query: ListNotesQuery = {}): Promise<NoteListing> {
+    const { limits } = this.deps;
+    const name = this.deps.memories.access(caller, rawName);
+    const folder = validateFolder(query.folder, limits);
+    const depth = query.depth === undefined ? 2 : query.depth;
+    if (depth !== 'all' && !(Number.isInteger(depth) && depth >= 1)) throw badRequest('invalid_argument', 'depth must be an integer of at least 1, or all', 'depth');
+    const type: ListType = query.type ?? 'all';
+    if (!['all', 'file', 'folder'].includes(type)) throw badRequest('invalid_argument', 'type must be all, file or folder', 'type');
+    const fields = query.fields ?? 'full';
+    if (fields !== 'path' && fields !== 'full') throw badRequest('invalid_argument', 'fields must be path or full', 'fields');
+    const sort: ListSort = query.sort ?? 'name';
+    if (sort !== 'name' && sort !== 'updated') throw badRequest('invalid_argument', 'sort must be name or updated', 'sort');
+    const limit = pageSize(query.limit, limits.listDefaultLimit, limits.listMaxLimit);
+    const tags = tagArgs(query.tags, limits);
+    const rec = await this.deps.memories.active(caller, name);
+    const purpose = cursorPurpose('notes', rec, folder, depth, type, fields, tags, sort);
+    const { commit, offset } = this.deps.cursors.decode(purpose, query.cursor, rec.head);
+    const index = commit ? await this.deps.indexes.load(rec, commit) : null;
+    const { entries, files } = listEntries(index, { folder, depth: depth === 'all' ? Infinity : depth, type, pathsOnly: fields === 'path', tags, sort });
+    const page = entries.slice(offset, offset + limit);
+    const truncated = offset + limit < entries.length;
+    return {
+      folder,
+      entries: page,
+      files,
+      truncated,
+      ...(truncated && commit ? { nextCursor: this.deps.cursors.encode(purpose, commit, offset + limit) } : {}),
+      rev: commit,
+    };
+  }
+
+  async searchNotes(caller: Caller, rawName: string, query: SearchQuery): Promise<SearchPage> {
+    const { limits } = this.deps;
+    const name = this.deps.memories.access(caller, rawName);
+    // The query is one literal, spaces included; only a query of nothing but spaces counts as missing.
+    const q = typeof query.q === 'string' ? query.q : '';
+    if (q.trim() === '') throw badRequest('invalid_argument', 'q is required', 'q');
+    if (q.length > limits.maxQueryChars) throw badRequest('invalid_argument', `q is longer than ${limits.maxQueryChars} characters`, 'q');
+    const folder = validateFolder(query.folder, limits);
+    const tags = tagArgs(query.tags, limits);
+    const limit = pageSize(query.limit, limits.searchDefaultLimit, limits.searchMaxLimit);
+    const rec = await this.deps.memories.active(caller, name);
+    const purpose = cursorPurpose('search', rec, q, folder, tags);
+    const { commit, offset } = this.deps.cursors.decode(purpose, query.cursor, rec.head);
+    if (!commit) return { results: [], rev: null };
+    const index = await this.deps.indexes.load(rec, commit);
+    const sorted = (await this.deps.search.hits(rec, index, { q, folder, tags })).sort(compareHits);
+    const more = offset + limit < sorted.length;
+    return {
+      results: sorted.slice(offset, offset + limit),
+      ...(more ? { nextCursor: this.deps.cursors.encode(purpose, commit, offset + limit) } : {}),
+      rev: commit,
+    };
+  }
+}
