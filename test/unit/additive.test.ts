@@ -42,3 +42,65 @@ describe('contract guard and prose', () => {
     expect(nonAdditiveChanges({ a: { description: 'x' } }, { a: {} })).toEqual(['$.a.description: removed']);
   });
 });
+
+describe('contract guard and the direction of data', () => {
+  const doc = {
+    paths: {
+      '/items': {
+        post: {
+          parameters: [{ name: 'page', in: 'query', required: false, schema: { type: 'integer', minimum: 1 } }],
+          requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/ItemIn' } } } },
+          responses: { '200': { content: { 'application/json': { schema: { $ref: '#/components/schemas/ItemOut' } } } } },
+        },
+      },
+    },
+    components: {
+      schemas: {
+        ItemIn: { type: 'object', required: ['name'], properties: { name: { type: 'string', maxLength: 64 }, kind: { type: 'string', enum: ['a', 'b'] } } },
+        ItemOut: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, size: { type: 'integer' } } },
+      },
+    },
+  };
+  type Doc = typeof doc & { components: { schemas: Record<string, { required: string[]; properties: Record<string, Record<string, unknown>> }> } };
+  const edit = (f: (d: Doc) => void): string[] => {
+    const next = JSON.parse(JSON.stringify(doc)) as Doc;
+    f(next);
+    return nonAdditiveChanges(doc, next);
+  };
+
+  it('fails a new required request-body field', () => {
+    expect(edit((d) => {
+      d.components.schemas.ItemIn.properties.owner = { type: 'string' };
+      d.components.schemas.ItemIn.required.push('owner');
+    })).toEqual(['$.components.schemas.ItemIn.required: newly requires "owner" of input']);
+  });
+
+  it('fails a new required query parameter, passes a new optional one', () => {
+    expect(edit((d) => d.paths['/items'].post.parameters.push({ name: 'tenant', in: 'query', required: true, schema: { type: 'integer', minimum: 0 } }))).toEqual([
+      '$.paths./items.post.parameters: new required parameter query:tenant',
+    ]);
+    expect(edit((d) => d.paths['/items'].post.parameters.push({ name: 'sort', in: 'query', required: false, schema: { type: 'integer', minimum: 0 } }))).toEqual([]);
+  });
+
+  it('fails an optional parameter that becomes required', () => {
+    expect(edit((d) => (d.paths['/items'].post.parameters[0].required = true))).toEqual(['$.paths./items.post.parameters[query:page].required: false → true']);
+  });
+
+  it('fails a narrowed enum, a tightened limit, a new constraint on input, a removed field and a changed type', () => {
+    expect(edit((d) => (d.components.schemas.ItemIn.properties.kind.enum = ['a']))).toEqual([expect.stringMatching(/ItemIn\.properties\.kind\.enum\[1\]: removed/)]);
+    expect(edit((d) => (d.components.schemas.ItemIn.properties.name.maxLength = 32))).toEqual(['$.components.schemas.ItemIn.properties.name.maxLength: 64 → 32']);
+    expect(edit((d) => (d.components.schemas.ItemIn.properties.kind.pattern = '^[a-z]$'))).toEqual([expect.stringMatching(/kind\.pattern: new constraint on input/)]);
+    expect(edit((d) => delete d.components.schemas.ItemOut.properties.size)).toEqual(['$.components.schemas.ItemOut.properties.size: removed']);
+    expect(edit((d) => (d.components.schemas.ItemOut.properties.size.type = 'string'))).toEqual(['$.components.schemas.ItemOut.properties.size.type: "integer" → "string"']);
+  });
+
+  it('lets a response promise more: a new required field or a new constraint on output pass', () => {
+    expect(edit((d) => d.components.schemas.ItemOut.required.push('size'))).toEqual([]);
+    expect(edit((d) => (d.components.schemas.ItemOut.properties.size.minimum = 0))).toEqual([]);
+  });
+
+  it('lets a request accept more: a required field that becomes optional passes, one a response drops fails', () => {
+    expect(edit((d) => (d.components.schemas.ItemIn.required = []))).toEqual([]);
+    expect(edit((d) => (d.components.schemas.ItemOut.required = []))).toEqual([expect.stringMatching(/ItemOut\.required\[0\]: removed/)]);
+  });
+});
