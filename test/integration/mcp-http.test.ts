@@ -180,7 +180,7 @@ describe('authentication', () => {
   });
 
   it('makes the SDK client fail to connect without a valid token', async () => {
-    await expect(h.connect('not-a-token')).rejects.toThrow();
+    await expect(h.connect('not-a-token')).rejects.toThrow(/Unauthorized: a valid bearer token for this MCP endpoint is required/);
   });
 });
 

@@ -39,7 +39,7 @@ describe('SDK clients give up on a hung backend within their budget', () => {
       const budget = { ...loadSdkBudget({}), dynamoRequestTimeoutMs: 200, dynamoMaxAttempts: 2 };
       const client = dynamoClient({ region: 'us-east-1', dynamoEndpoint: hung.url }, budget);
       const started = Date.now();
-      await expect(client.send(new GetItemCommand({ TableName: 't', Key: { pk: { S: 'x' } } }))).rejects.toThrow();
+      await expect(client.send(new GetItemCommand({ TableName: 't', Key: { pk: { S: 'x' } } }))).rejects.toThrow(/exceeded the configured 200 ms requestTimeout/);
       // Two attempts of 200 ms plus the SDK's backoff; without a timeout the call would still be waiting.
       expect(Date.now() - started).toBeLessThan(10_000);
       client.destroy();
@@ -53,7 +53,7 @@ describe('SDK clients give up on a hung backend within their budget', () => {
     try {
       const budget = { ...loadSdkBudget({}), s3RequestTimeoutMs: 200, s3MaxAttempts: 1 };
       const client = new S3Client(s3Config({ region: 'us-east-1', s3Endpoint: hung.url }, budget));
-      await expect(client.send(new GetObjectCommand({ Bucket: 'b', Key: 'k' }))).rejects.toThrow();
+      await expect(client.send(new GetObjectCommand({ Bucket: 'b', Key: 'k' }))).rejects.toThrow(/exceeded the configured 200 ms requestTimeout/);
       client.destroy();
     } finally {
       await hung.close();

@@ -362,7 +362,7 @@ describe('OpenSearchIndex against a fake client', () => {
     const fake = new FakeClient();
     fake.aliases = { 'catalog-old': ['catalog'] };
     fake.bulkResponse = { errors: true, items: [{ index: { _id: 'alpha', status: 429, error: { type: 'es_rejected_execution_exception' } } }] };
-    await expect(new OpenSearchIndex({ client: fake, index: 'catalog' }).replaceAll(catalogFixture())).rejects.toThrow();
+    await expect(new OpenSearchIndex({ client: fake, index: 'catalog' }).replaceAll(catalogFixture())).rejects.toThrow(/bulk request failed for alpha.*es_rejected_execution_exception/);
     const [create] = fake.callsTo('indices.create') as API.Indices_Create_Request[];
     expect(fake.callsTo('indices.updateAliases')).toEqual([]);
     expect(fake.callsTo('indices.delete')).toEqual([{ index: create.index }]);
