@@ -44,3 +44,62 @@ it('keeps per-request headers per request on a cache hit', async () => {
     await slow.close();
   }
 });
+
+describe('the cache answers, and forgets at the right moments', () => {
+  it('serves a repeated index read without touching the index, and reads it again after a write', async () => {
+    const list = jest.spyOn(cat.deps.index, 'list');
+    const facets = jest.spyOn(cat.deps.index, 'facets');
+    try {
+      await body('/api/mcps?limit=3');
+      await body('/api/mcps?limit=3');
+      await body('/api/mcps?limit=3');
+      expect(list).toHaveBeenCalledTimes(1);
+      await body('/api/facets');
+      await body('/api/facets');
+      expect(facets).toHaveBeenCalledTimes(1);
+      // Another query string is another entry.
+      await body('/api/mcps?limit=4');
+      expect(list).toHaveBeenCalledTimes(2);
+
+      await cat.deps.index.upsert([docOf({ record: makeRecord('cache-buster', { name: 'com.cache/buster', popularity: 0.01 }) })]);
+      await body('/api/mcps?limit=3');
+      expect(list).toHaveBeenCalledTimes(3);
+      await cat.deps.index.remove(['cache-buster']);
+    } finally {
+      list.mockRestore();
+      facets.mockRestore();
+    }
+  });
+
+  it('forgets what it cached when another writer changes the snapshot this instance reads', async () => {
+    const { mkdtempSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { EmbeddedSearchIndex } = await import('../../lambdas/catalog/search/embedded');
+    const { createCatalogDeps } = await import('../../lambdas/catalog/wiring');
+    const { handleCatalogRequest } = await import('../../lambdas/catalog/api');
+    const snapshotPath = join(mkdtempSync(join(tmpdir(), 'cache-snapshot-')), 'search.json');
+    const writer = new EmbeddedSearchIndex({ snapshotPath });
+    await writer.replaceAll([docOf({ record: makeRecord('first', { name: 'com.first/one' }) })]);
+    const reader = new EmbeddedSearchIndex({ snapshotPath });
+    const deps = await createCatalogDeps({ ...cat.deps.config, responseCacheEntries: 16 }, reader);
+    const event = (path: string) =>
+      ({
+        version: '2.0',
+        routeKey: `GET ${path}`,
+        rawPath: path,
+        rawQueryString: '',
+        headers: {},
+        requestContext: { http: { method: 'GET', path, sourceIp: '198.51.100.1' }, requestId: 'r' },
+      }) as never;
+    const slugs = async () => (JSON.parse((await handleCatalogRequest(event('/api/slugs'), deps, 'r')).body as string) as { data: Array<{ slug: string }> }).data.map((s) => s.slug);
+    const calls = jest.spyOn(reader, 'slugs');
+    expect(await slugs()).toEqual(['first']);
+    expect(await slugs()).toEqual(['first']);
+    expect(calls).toHaveBeenCalledTimes(1);
+    await writer.upsert([docOf({ record: makeRecord('second', { name: 'com.second/two' }) })]);
+    await reader.refresh();
+    expect((await slugs()).sort()).toEqual(['first', 'second']);
+    expect(calls).toHaveBeenCalledTimes(2);
+  });
+});
