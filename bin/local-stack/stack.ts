@@ -26,6 +26,7 @@ import { createMcpHandler, type McpDeps } from '../../lambdas/mcp/api';
 import { MCP_API } from '../../lambdas/mcp/routes';
 import { mcpDepsFrom } from '../../lambdas/mcp/wiring';
 import { parseKeyRing } from '../../lambdas/shared/cursor';
+import { cursorCodec } from '../../lambdas/shared/secrets';
 import { dynamoClient, s3Client } from '../../lambdas/shared/aws/clients';
 import { readFileSync } from 'node:fs';
 import { ensureBuckets, ensureTables } from './provision';
@@ -181,7 +182,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     const memoryConfig: MemoryConfig = { ...loadMemoryConfig(authEnv), region: config.region, dynamoEndpoint: ddb.endpoint, s3Endpoint: s3.endpoint };
     await provisionMemory(memoryConfig);
     // One core for /v1 and /mcp: both point a retired memory's user at the /v1 restore route.
-    const memory = createMemoryRuntime(memoryConfig, parseKeyRing(readFileSync(dir.cursorKeys, 'utf8')), { overrides: { restoreHint: v1RestoreHint } });
+    const memory = createMemoryRuntime(memoryConfig, await cursorCodec({ file: dir.cursorKeys, region: config.region }), { overrides: { restoreHint: v1RestoreHint } });
     // MEMORY_RATE_LIMIT etc. from the env; the tables, bucket and keys are the stack's own.
     memoryApiDeps = await createMemoryApiDeps(
       { ...loadMemoryApiConfig(authEnv), memory: memoryConfig, rateLimitTable: config.rateLimitTable, cursorKeysFile: dir.cursorKeys, originVerifySecret: config.originVerifySecret },

@@ -3,8 +3,7 @@ import { AnonymousCallers, BearerCallers } from './callers';
 import type { TokenVerifier } from '../identity/verifier';
 import { dynamoClient, documentClient, s3Config } from '../shared/aws/clients';
 import type { CatalogConfig } from '../shared/config';
-import { CursorCodec, parseKeyRing } from '../shared/cursor';
-import { keyRingJson, originSecretGetter, secretsClient } from '../shared/secrets';
+import { cursorCodec, originSecretGetter, secretsClient } from '../shared/secrets';
 import { DynamoCatalogStore } from './adapters/dynamo-catalog-store';
 import { S3IconStore } from './adapters/s3-icon-store';
 import type { CatalogDeps } from './deps';
@@ -20,7 +19,7 @@ export async function createCatalogDeps(config: CatalogConfig, index: SearchInde
   const clientOpts = { region: config.region, dynamoEndpoint: config.dynamoEndpoint, s3Endpoint: config.s3Endpoint };
   const ddb = dynamoClient(clientOpts);
   const secrets = config.cursorSecretArn || config.originVerifySecretArn ? await secretsClient(config.region) : undefined;
-  const keys = await keyRingJson({ file: config.cursorKeysFile, arn: config.cursorSecretArn, region: config.region }, secrets);
+  const cursors = await cursorCodec({ file: config.cursorKeysFile, arn: config.cursorSecretArn, region: config.region }, secrets);
   const originSecret = await originSecretGetter({ value: config.originVerifySecret, arn: config.originVerifySecretArn, region: config.region }, secrets);
 
   return {
@@ -29,7 +28,7 @@ export async function createCatalogDeps(config: CatalogConfig, index: SearchInde
     index,
     icons: new S3IconStore((mod) => new mod.S3Client(s3Config(clientOpts)), config.iconsBucket),
     limiter: sharedLimiter(ddb, config.rateLimitTable, config.rateLimiter),
-    cursors: new CursorCodec(parseKeyRing(keys)),
+    cursors,
     callers: verifier ? new BearerCallers(verifier, config, originSecret) : new AnonymousCallers(config, originSecret),
   };
 }

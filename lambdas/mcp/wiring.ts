@@ -3,10 +3,9 @@ import { loadAuthConfig } from '../identity/config';
 import type { TokenVerifier } from '../identity/verifier';
 import { createIdentity } from '../identity/wiring';
 import { createMemoryRuntime, loadMemoryConfig, type MemoryRuntime } from '../memory';
-import { parseKeyRing } from '../shared/cursor';
 import { envInt } from '../shared/env';
 import { logger } from '../shared/logger';
-import { CachedSecret, keyRingJson, secretsClient } from '../shared/secrets';
+import { CachedSecret, cursorCodec, secretsClient } from '../shared/secrets';
 import { loadMcpConfig } from './config';
 import type { McpDeps } from './api';
 
@@ -63,8 +62,8 @@ async function buildDeps(env: Env, memory?: MemoryRuntime): Promise<{ deps: McpD
   const authConfig = loadAuthConfig(env);
   if (!memory) {
     const memoryConfig = loadMemoryConfig(env);
-    const keys = await keyRingJson({ file: env.CURSOR_KEYS_FILE, arn: env.CURSOR_SECRET_ARN, region: memoryConfig.region });
-    memory = createMemoryRuntime(memoryConfig, parseKeyRing(keys), { overrides: { restoreHint: mcpRestoreHint } });
+    const cursors = await cursorCodec({ file: env.CURSOR_KEYS_FILE, arn: env.CURSOR_SECRET_ARN, region: memoryConfig.region });
+    memory = createMemoryRuntime(memoryConfig, cursors, { overrides: { restoreHint: mcpRestoreHint } });
   }
   return { deps: mcpDepsFrom({ env, memory, verifier: createIdentity(authConfig).verifier, audience: authConfig.audience }), memory };
 }

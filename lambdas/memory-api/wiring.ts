@@ -1,9 +1,8 @@
 import { sharedLimiter } from '../shared/rate-limit/leasing-config';
 import type { TokenVerifier } from '../identity/verifier';
 import { createMemoryRuntime, type MemoryRuntime } from '../memory';
-import { parseKeyRing } from '../shared/cursor';
 import { type RateLimiter } from '../shared/rate-limit/rate-limiter';
-import { keyRingJson, originSecretGetter, secretsClient } from '../shared/secrets';
+import { cursorCodec, originSecretGetter, secretsClient } from '../shared/secrets';
 import type { MemoryApiConfig } from './config';
 import type { MemoryApiDeps } from './deps';
 import { S3ExportStore } from './exports';
@@ -30,7 +29,7 @@ export async function createMemoryApiDeps(config: MemoryApiConfig, verifier: Tok
   const region = config.memory.region;
   const runtime =
     opts.runtime ??
-    createMemoryRuntime(config.memory, parseKeyRing(await keyRingJson({ file: config.cursorKeysFile, arn: config.cursorSecretArn, region }, secrets)), {
+    createMemoryRuntime(config.memory, await cursorCodec({ file: config.cursorKeysFile, arn: config.cursorSecretArn, region }, secrets), {
       overrides: { restoreHint: v1RestoreHint },
     });
   const originSecret = await originSecretGetter({ value: config.originVerifySecret, arn: config.originVerifySecretArn, region }, secrets);

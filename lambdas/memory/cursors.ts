@@ -31,10 +31,10 @@ export class PageCursors {
   }
 
   /** The position of `cursor`, or the first page at `head` when there is none. */
-  decode(purpose: string, cursor: string | undefined, head: string | null): Position {
+  async decode(purpose: string, cursor: string | undefined, head: string | null): Promise<Position> {
     if (cursor === undefined) return { commit: head, offset: 0 };
     try {
-      const payload = this.codec.decode(purpose, cursor);
+      const payload = await this.codec.decode(purpose, cursor);
       if (payload.length !== 24) throw new CursorError('bad payload');
       return { commit: payload.subarray(0, 20).toString('hex'), offset: payload.readUInt32BE(20) };
     } catch (err) {

@@ -70,7 +70,7 @@ export class NoteReads {
     const tags = tagArgs(query.tags, limits);
     const rec = await this.deps.memories.active(caller, name);
     const purpose = cursorPurpose('notes', rec, folder, depth, type, fields, tags, sort);
-    const { commit, offset } = this.deps.cursors.decode(purpose, query.cursor, rec.head);
+    const { commit, offset } = await this.deps.cursors.decode(purpose, query.cursor, rec.head);
     const index = commit ? await this.deps.indexes.load(rec, commit) : null;
     const { entries, files } = listEntries(index, { folder, depth: depth === 'all' ? Infinity : depth, type, pathsOnly: fields === 'path', tags, sort });
     const page = entries.slice(offset, offset + limit);
@@ -97,7 +97,7 @@ export class NoteReads {
     const limit = pageSize(query.limit, limits.searchDefaultLimit, limits.searchMaxLimit);
     const rec = await this.deps.memories.active(caller, name);
     const purpose = cursorPurpose('search', rec, q, folder, tags);
-    const { commit, offset } = this.deps.cursors.decode(purpose, query.cursor, rec.head);
+    const { commit, offset } = await this.deps.cursors.decode(purpose, query.cursor, rec.head);
     if (!commit) return { results: [], rev: null };
     const index = await this.deps.indexes.load(rec, commit);
     const sorted = (await this.deps.search.hits(rec, index, { q, folder, tags })).sort(compareHits);

@@ -24,7 +24,8 @@ export interface MemoryRuntime {
  */
 export function createMemoryRuntime(
   config: MemoryConfig,
-  keys: KeyRing,
+  /** A ring, or a codec that re-reads its ring on an unknown key (`cursorCodec` of shared/secrets). */
+  keys: KeyRing | CursorCodec,
   opts: { s3?: S3Client; dynamodb?: DynamoDBClient; overrides?: Partial<MemoryServiceDeps> } = {},
 ): MemoryRuntime {
   const clientOpts = { region: config.region, dynamoEndpoint: config.dynamoEndpoint, s3Endpoint: config.s3Endpoint };
@@ -34,7 +35,7 @@ export function createMemoryRuntime(
   const service = new MemoryService({
     blobs: new S3BlobStore(s3, config.memoryBucket),
     lock: new DynamoRevLock(dynamodb, config.memoryTable),
-    cursors: new CursorCodec(keys),
+    cursors: keys instanceof CursorCodec ? keys : new CursorCodec(keys),
     cache: sharedCache,
     limits: config.limits,
     ...opts.overrides,

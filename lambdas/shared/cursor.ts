@@ -27,8 +27,30 @@ export class CursorError extends Error {
   }
 }
 
+export interface CursorCodecOptions {
+  /**
+   * Reads the ring again (Secrets Manager, or the data dir's file). Called when a cursor names a key
+   * this instance does not know, which is what a rotation looks like to an instance started before
+   * it: another instance signs with the new current key. Bounded (`minReloadMs`), so forged key
+   * ids cannot make every request re-read the secret.
+   */
+  reload?: () => Promise<KeyRing>;
+  /** At most one reload per this many milliseconds (default 60 s). */
+  minReloadMs?: number;
+  clock?: () => number;
+}
+
 export class CursorCodec {
-  constructor(private readonly keys: KeyRing) {}
+  private keys: KeyRing;
+  private reloading?: Promise<void>;
+  private lastReloadMs = Number.NEGATIVE_INFINITY;
+
+  constructor(
+    keys: KeyRing,
+    private readonly opts: CursorCodecOptions = {},
+  ) {
+    this.keys = keys;
+  }
 
   encode(purpose: string, payload: Buffer): string {
     const { id, secret } = this.keys.current;
@@ -39,7 +61,7 @@ export class CursorCodec {
   }
 
   /** Returns the payload, or throws `CursorError` for anything forged, foreign, truncated or malformed. */
-  decode(purpose: string, token: string): Buffer {
+  async decode(purpose: string, token: string): Promise<Buffer> {
     if (token.length === 0 || token.length > MAX_CURSOR_CHARS || !/^[A-Za-z0-9_-]+$/.test(token)) {
       throw new CursorError('cursor is not a valid cursor of this listing');
     }
@@ -47,11 +69,38 @@ export class CursorCodec {
     if (raw.length < 1 + MAC_BYTES) throw new CursorError('cursor is not a valid cursor of this listing');
     const body = raw.subarray(0, raw.length - MAC_BYTES);
     const tag = raw.subarray(raw.length - MAC_BYTES);
-    const key = [this.keys.current, this.keys.previous].find((k) => k && k.id === body[0]);
+    let key = this.keyFor(body[0]);
+    if (!key && (await this.reloadOnce())) key = this.keyFor(body[0]);
     if (!key || !timingSafeEqual(tag, mac(key.secret, purpose, body))) {
       throw new CursorError('cursor is not a valid cursor of this listing');
     }
     return body.subarray(1);
+  }
+
+  private keyFor(id: number): CursorKey | undefined {
+    return [this.keys.current, this.keys.previous].find((k) => k && k.id === id);
+  }
+
+  /** Re-reads the ring unless that was done within `minReloadMs`; concurrent callers share one read. */
+  private async reloadOnce(): Promise<boolean> {
+    const reload = this.opts.reload;
+    if (!reload) return false;
+    const now = (this.opts.clock ?? Date.now)();
+    if (!this.reloading) {
+      if (now - this.lastReloadMs < (this.opts.minReloadMs ?? 60_000)) return false;
+      this.lastReloadMs = now;
+      this.reloading = reload().then(
+        (keys) => {
+          this.keys = keys;
+          this.reloading = undefined;
+        },
+        () => {
+          this.reloading = undefined; // keep the ring in use; the next unknown key after the interval tries again
+        },
+      );
+    }
+    await this.reloading;
+    return true;
   }
 }
 

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { CursorCodec, parseKeyRing } from './cursor';
 
 /**
  * A secret string read from Secrets Manager and cached for a while, so a rotation reaches every
@@ -70,4 +71,13 @@ export async function keyRingJson(opts: { file?: string; arn?: string; region: s
   if (opts.file) return readFileSync(opts.file, 'utf8');
   if (opts.arn) return new CachedSecret(client ?? (await secretsClient(opts.region)), opts.arn).get();
   throw new Error('cursor keys: set CURSOR_KEYS_FILE (local) or CURSOR_SECRET_ARN (AWS)');
+}
+
+/**
+ * The cursor codec of a function, over the ring `keyRingJson` reads, which it reads again when a
+ * cursor names a key it does not know (a rotation done after this instance started).
+ */
+export async function cursorCodec(opts: { file?: string; arn?: string; region: string }, client?: SecretsManagerClient): Promise<CursorCodec> {
+  const read = async () => parseKeyRing(await keyRingJson(opts, client));
+  return new CursorCodec(await read(), { reload: read });
 }

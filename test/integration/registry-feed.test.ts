@@ -140,3 +140,43 @@ describe('GET /api/v0.1/servers', () => {
     expect(serverListValidator()({ servers: [{ server: { name: 'a.b/c' } }] })).toBe(false);
   });
 });
+
+describe('cursor keys rotated while instances are warm', () => {
+  it('pages across two instances started either side of a rotation, in both directions', async () => {
+    const { randomBytes } = await import('node:crypto');
+    const { writeFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { createCatalogDeps } = await import('../../lambdas/catalog/wiring');
+    const { handleCatalogRequest } = await import('../../lambdas/catalog/api');
+    const file = join(process.env.TEST_TMP_DIR as string, `rotation-${randomBytes(3).toString('hex')}.json`);
+    const k1 = { id: 1, secret: randomBytes(32).toString('base64') };
+    const k2 = { id: 2, secret: randomBytes(32).toString('base64') };
+    writeFileSync(file, JSON.stringify({ current: k1 }));
+    const early = await createCatalogDeps({ ...cat.deps.config, cursorKeysFile: file, responseCacheEntries: 0 }, cat.deps.index);
+    // The rotation: a new current key, the old one kept as previous.
+    writeFileSync(file, JSON.stringify({ current: k2, previous: k1 }));
+    const late = await createCatalogDeps({ ...cat.deps.config, cursorKeysFile: file, responseCacheEntries: 0 }, cat.deps.index);
+    const page = async (deps: typeof early, cursor?: string) => {
+      const query = `limit=5${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+      const event = {
+        version: '2.0',
+        routeKey: 'GET /api/v0.1/servers',
+        rawPath: '/api/v0.1/servers',
+        rawQueryString: query,
+        headers: {},
+        requestContext: { http: { method: 'GET', path: '/api/v0.1/servers', sourceIp: '198.51.100.2' }, requestId: 'r' },
+      } as never;
+      const res = await handleCatalogRequest(event, deps, 'r');
+      return { status: res.statusCode, body: JSON.parse(res.body as string) as Feed };
+    };
+    // The early instance still signs with the old key: the late one knows it as the previous key.
+    const fromEarly = await page(early);
+    const onLate = await page(late, fromEarly.body.metadata.nextCursor);
+    expect(onLate.status).toBe(200);
+    // The late instance signs with the new key, which the early one meets for the first time.
+    const fromLate = await page(late);
+    const onEarly = await page(early, fromLate.body.metadata.nextCursor);
+    expect(onEarly.status).toBe(200);
+    expect(onEarly.body.servers.map((s) => s.server.name)).toEqual(onLate.body.servers.map((s) => s.server.name));
+  });
+});

@@ -61,7 +61,8 @@ describe('contract guard and the direction of data', () => {
       },
     },
   };
-  type Doc = typeof doc & { components: { schemas: Record<string, { required: string[]; properties: Record<string, Record<string, unknown>> }> } };
+  type Schema = { required: string[]; properties: Record<string, Record<string, unknown>> };
+  type Doc = Omit<typeof doc, 'components'> & { components: { schemas: Record<string, Schema> } };
   const edit = (f: (d: Doc) => void): string[] => {
     const next = JSON.parse(JSON.stringify(doc)) as Doc;
     f(next);

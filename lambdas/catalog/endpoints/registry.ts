@@ -40,7 +40,7 @@ export async function listRegistryServers(ctx: RequestCtx, deps: CatalogDeps): P
   if (!q.cursor) {
     items = await deps.index.registryPage({ ...filter, limit: q.limit + 1 });
   } else {
-    const pos = decodePosition(deps, q.cursor, fp);
+    const pos = await decodePosition(deps, q.cursor, fp);
     if (pos.full) {
       items = await deps.index.registryPage({ ...filter, nameAfter: pos.name, limit: q.limit + 1 });
     } else {
@@ -85,11 +85,11 @@ function encodePosition(deps: CatalogDeps, name: string, fp: Buffer): string {
   return deps.cursors.encode(PURPOSE, Buffer.concat(parts));
 }
 
-function decodePosition(deps: CatalogDeps, cursor: string, fp: Buffer): Position {
+async function decodePosition(deps: CatalogDeps, cursor: string, fp: Buffer): Promise<Position> {
   const bad = () => invalidQuery([{ field: 'cursor', message: 'is not a cursor of this listing and query' }]);
   let p: Buffer;
   try {
-    p = deps.cursors.decode(PURPOSE, cursor);
+    p = await deps.cursors.decode(PURPOSE, cursor);
   } catch (err) {
     if (err instanceof CursorError) throw bad();
     throw err;
