@@ -7,7 +7,7 @@ import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
 import { handleCatalogRequest } from '../../lambdas/catalog/api';
 import { EmbeddedSearchIndex } from '../../lambdas/catalog/search/embedded';
-import { generateCatalog, toSearchDocument, TOPICS } from '../../lambdas/catalog/synthetic';
+import { generateCatalog, toSearchDocument, TOPICS } from '../local-stack/synthetic';
 import { createCatalogDeps } from '../../lambdas/catalog/wiring';
 import type { HttpEvent } from '../../lambdas/shared/http/types';
 import { startDynamoLocal, startS3Server } from '../local-stack/backends';

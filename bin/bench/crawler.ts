@@ -12,7 +12,7 @@ import type { BenchSection } from './stats';
 import { verdict } from './stats';
 import { startDynamoLocal, startS3Server } from '../local-stack/backends';
 import { toServerJson } from '../../lambdas/catalog/domain/registry-record';
-import { generateCatalog } from '../../lambdas/catalog/synthetic';
+import { generateCatalog } from '../local-stack/synthetic';
 import { runCrawl } from '../../lambdas/crawler/crawler';
 import type { CrawlReport } from '../../lambdas/crawler/domain/types';
 import { startCrawlerEnv } from '../../test/support/crawler-env';

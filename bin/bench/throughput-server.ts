@@ -4,7 +4,7 @@ import { createServer } from 'node:http';
 import { createCatalogHandler } from '../../lambdas/catalog/api';
 import { CATALOG_API } from '../../lambdas/catalog/routes';
 import { EmbeddedSearchIndex } from '../../lambdas/catalog/search/embedded';
-import { generateCatalog, toSearchDocument } from '../../lambdas/catalog/synthetic';
+import { generateCatalog, toSearchDocument } from '../local-stack/synthetic';
 import { createCatalogDeps } from '../../lambdas/catalog/wiring';
 import { localCatalogConfig } from '../local-stack/catalog-env';
 import { dataDir } from '../local-stack/data-dir';

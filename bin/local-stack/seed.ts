@@ -4,7 +4,7 @@ import { DynamoCatalogStore } from '../../lambdas/catalog/adapters/dynamo-catalo
 import { S3IconStore } from '../../lambdas/catalog/adapters/s3-icon-store';
 import type { SearchIndex } from '../../lambdas/catalog/domain/ports';
 import { renderIcon } from '../../lambdas/catalog/icons';
-import { generateCatalog } from '../../lambdas/catalog/synthetic';
+import { generateCatalog } from './synthetic';
 import { searchDocumentOf } from '../../lambdas/catalog/reindex';
 
 export interface SeedResult {

@@ -14,12 +14,12 @@ import {
   generateCatalog,
   LANGUAGES,
   README_ONLY_WORDS,
-  slugFromName,
   TOOL_ONLY_WORDS,
   TOPICS,
   toSearchDocument,
   type SyntheticServer,
-} from '../../lambdas/catalog/synthetic';
+} from '../../bin/local-stack/synthetic';
+import { slugFromName } from '../../lambdas/catalog/domain/slug';
 
 const NOW = new Date(DEFAULT_NOW_ISO);
 const REPO_ROOT = join(__dirname, '../..');

@@ -18,9 +18,9 @@
  */
 
 import { createHash } from 'node:crypto';
-import { slugFromName } from '../../catalog/synthetic';
+import { SLUG_MAX, slugFromName } from '../../catalog/domain/slug';
 
-export const SLUG_MAX = 200;
+export { SLUG_MAX };
 const HASH_LENGTHS = [8, 12, 16, 24, 32] as const;
 
 export function baseSlug(name: string): string {

@@ -13,10 +13,10 @@
  * downloads. The word lists are exported so tests can search for words they know are there.
  */
 
-import { searchDocumentOf } from './reindex';
+import { searchDocumentOf } from '../../lambdas/catalog/reindex';
 import { createHash } from 'node:crypto';
 
-import { isOfficialNamespace, licenseGrade, maintenanceGrade, popularityScore } from './domain/scoring';
+import { isOfficialNamespace, licenseGrade, maintenanceGrade, popularityScore } from '../../lambdas/catalog/domain/scoring';
 import type {
   CatalogHealth,
   CatalogRecord,
@@ -29,8 +29,9 @@ import type {
   RegistryRemote,
   RegistryRepository,
   SearchDocument,
-} from './domain/types';
-import { ICON_KIND_COUNT } from './icons';
+} from '../../lambdas/catalog/domain/types';
+import { ICON_KIND_COUNT } from '../../lambdas/catalog/icons';
+import { slugFromName } from '../../lambdas/catalog/domain/slug';
 
 export interface SyntheticServer {
   record: CatalogRecord;
@@ -324,19 +325,6 @@ const REMOTE_HOSTS: readonly string[] = ['fly.dev', 'onrender.com', 'workers.dev
 // ---------------------------------------------------------------------------------------------
 // Helpers
 // ---------------------------------------------------------------------------------------------
-
-/**
- * The catalog slug of a server name: lowercase, runs of characters outside [a-z0-9] become one
- * '-', no leading or trailing '-', at most 200 characters (the API's slug bound).
- */
-export function slugFromName(name: string): string {
-  return name
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 200)
-    .replace(/-+$/, '');
-}
 
 /**
  * Compresses values above `knee` (x ↦ knee · (x/knee)^0.35, monotone) and clamps at `cap`:
