@@ -30,7 +30,8 @@ import { loadCatalogConfig } from '../shared/config';
 import { logger } from '../shared/logger';
 import { DynamoCrawlState } from './adapters/dynamo-crawl-state';
 import { loadCrawlerConfig } from './config';
-import type { Crawler, PlanMode } from './crawler';
+import type { Crawler } from './crawler';
+import type { PlanMode } from './settings';
 import type { UnitRef } from './domain/ports';
 import { createCrawler } from './wiring';
 

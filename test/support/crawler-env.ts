@@ -11,7 +11,8 @@ import type { CatalogDetail, SearchDocument } from '../../lambdas/catalog/domain
 import { EmbeddedSearchIndex } from '../../lambdas/catalog/search/embedded';
 import { DynamoCrawlState, crawlerTableDefinitions } from '../../lambdas/crawler/adapters/dynamo-crawl-state';
 import { loadCrawlerConfig, type CrawlerConfig } from '../../lambdas/crawler/config';
-import type { Crawler, CrawlerSettings } from '../../lambdas/crawler/crawler';
+import type { Crawler } from '../../lambdas/crawler/crawler';
+import type { CrawlerSettings } from '../../lambdas/crawler/settings';
 import type { Clock, CrawlStateStore } from '../../lambdas/crawler/domain/ports';
 import { MemoryCrawlState } from '../../lambdas/crawler/adapters/memory-crawl-state';
 import type { HttpClient } from '../../lambdas/crawler/http/http-client';

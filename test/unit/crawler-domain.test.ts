@@ -1,7 +1,7 @@
 import type { CatalogDetail, Category } from '../../lambdas/catalog/domain/types';
 import { CATEGORIES } from '../../lambdas/catalog/domain/types';
 import { parseSteps, loadCrawlerConfig } from '../../lambdas/crawler/config';
-import { mergeHealth } from '../../lambdas/crawler/crawler';
+import { mergeHealth } from '../../lambdas/crawler/unit';
 import { classifyByRules, LlmCategoryClassifier } from '../../lambdas/crawler/domain/classify';
 import { normaliseRow } from '../../lambdas/crawler/domain/normalise';
 import { buildEntry, contentHash, stableStringify } from '../../lambdas/crawler/domain/record';

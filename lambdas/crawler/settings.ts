@@ -1,0 +1,112 @@
+
+import type { CatalogStore, SearchIndex, IconStore } from '../catalog/domain/ports';
+import { type CategoryClassifier } from './domain/classify';
+import type {
+  Clock,
+  CrawlStateStore,
+  DownloadsSource,
+  GithubSource,
+  HealthChecker,
+  IconFetcher,
+  RunMeta,
+  UnitRef,
+  UpstreamRegistry,
+} from './domain/ports';
+import {
+  type CrawlMode,
+  type EnrichStep,
+  type UnitResult,
+} from './domain/types';
+
+
+/** What every phase of a crawl works with: the ports, the settings and the clock. */
+export interface CrawlContext {
+  deps: CrawlerDeps;
+  settings: CrawlerSettings;
+  clock: Clock;
+}
+
+export interface CrawlerSettings {
+  /** Upper bound of the JSON rows stored on one unit item (DynamoDB items are at most 400 KB). */
+  unitMaxBytes: number;
+  /** Servers enriched in parallel within one unit. */
+  enrichConcurrency: number;
+  /** Enrichment steps that run (all by default). */
+  steps: Record<EnrichStep, boolean>;
+  /** Incremental runs re-enrich servers last enriched longer ago than this. */
+  refreshAfterHours: number;
+  /** At most this many servers re-enriched per incremental run (0 disables refresh units). */
+  refreshBatch: number;
+  refreshUnitSize: number;
+  /** A full run removes unseen names only when it saw at least this share of the listed ones. */
+  sweepMinShare: number;
+  /** The high-water mark stays this far behind the upstream clock at the run's start. */
+  highWaterMarginMs: number;
+  /** Remotes health-checked per server. */
+  maxHealthRemotes: number;
+}
+
+export const DEFAULT_CRAWLER_SETTINGS: CrawlerSettings = {
+  unitMaxBytes: 300 * 1024,
+  enrichConcurrency: 8,
+  steps: { github: true, readme: true, downloads: true, health: true, icon: true, classifier: true },
+  refreshAfterHours: 24,
+  refreshBatch: 500,
+  refreshUnitSize: 50,
+  sweepMinShare: 0.5,
+  highWaterMarginMs: 60_000,
+  maxHealthRemotes: 3,
+};
+
+export interface CrawlerDeps {
+  state: CrawlStateStore;
+  upstream: UpstreamRegistry;
+  store: CatalogStore;
+  index: SearchIndex;
+  icons: IconStore;
+  github?: GithubSource;
+  downloads?: DownloadsSource;
+  health?: HealthChecker;
+  iconFetcher?: IconFetcher;
+  classifier?: CategoryClassifier;
+  clock?: Clock;
+}
+
+export type PlanMode = 'auto' | 'full' | 'incremental';
+
+export interface PlanOptions {
+  /** `auto` (default): incremental when a high-water mark exists, else full. */
+  mode?: PlanMode;
+  /** Stop after this many plan steps in this call (a Lambda with a time budget); resumable. */
+  maxSteps?: number;
+  onStep?: (p: { runId: string; step: number; rows: number; units: number }) => void;
+}
+
+export interface PlanResult {
+  runId: string;
+  mode: CrawlMode;
+  resumed: boolean;
+  /** false when planning stopped at `maxSteps` and must be continued. */
+  planned: boolean;
+  /** Units not done yet (all of them once planned). */
+  units: UnitRef[];
+}
+
+export interface UnitOutcome {
+  alreadyDone: boolean;
+  /** True when this was the last unit of a fully planned run: call `finalizeRun`. */
+  runComplete: boolean;
+  result?: UnitResult;
+}
+
+export class RunIncompleteError extends Error {
+  constructor(readonly run: RunMeta) {
+    super(`run ${run.runId} is not complete (${run.status}, ${run.unitsDone}/${run.unitsCreated} units done)`);
+    this.name = 'RunIncompleteError';
+  }
+}
+
+/** Every unit of a fully planned run is done: the run may be finalised. */
+export function isComplete(run: RunMeta): boolean {
+  return run.status === 'running' && run.unitsDone >= run.unitsCreated;
+}
