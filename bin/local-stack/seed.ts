@@ -4,6 +4,7 @@ import { DynamoCatalogStore } from '../../lambdas/catalog/adapters/dynamo-catalo
 import { S3IconStore } from '../../lambdas/catalog/adapters/s3-icon-store';
 import type { SearchIndex } from '../../lambdas/catalog/domain/ports';
 import { renderIcon } from '../../lambdas/catalog/icons';
+import { chunk, mapLimit } from '../../lambdas/shared/concurrency';
 import { generateCatalog } from './synthetic';
 import { searchDocumentOf } from '../../lambdas/catalog/reindex';
 
@@ -11,18 +12,6 @@ export interface SeedResult {
   servers: number;
   icons: number;
   removed: number;
-}
-
-/** Runs `fn` over `items` with at most `limit` in flight. */
-export async function mapLimit<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      const i = next++;
-      await fn(items[i]);
-    }
-  });
-  await Promise.all(workers);
 }
 
 /**
@@ -48,9 +37,7 @@ export async function seedCatalog(
     if (stale.length) await store.delete(stale);
 
     let done = 0;
-    const batches: (typeof servers)[] = [];
-    for (let i = 0; i < servers.length; i += 100) batches.push(servers.slice(i, i + 100));
-    await mapLimit(batches, 4, async (batch) => {
+    await mapLimit(chunk(servers, 100), 4, async (batch) => {
       await store.put(batch.map((s) => ({ record: s.record, readme: s.readme ?? null, tools: s.tools ?? null })));
       done += batch.length;
       opts.onProgress?.(done, servers.length);

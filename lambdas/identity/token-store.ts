@@ -1,12 +1,12 @@
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
-  BatchGetCommand,
   GetCommand,
   TransactWriteCommand,
   UpdateCommand,
   type DynamoDBDocumentClient,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
+import { batchGetAll } from '../shared/aws/dynamo-batch';
 import { mintOpaque, newFamilyId, parseOpaque, type ParsedOpaque } from './opaque-tokens';
 import type { MemoryScope } from './principal';
 
@@ -328,16 +328,11 @@ export class DynamoTokenStore implements OpaqueTokenStore {
   /** The credential and its family in one strongly consistent round trip. */
   private async readWithFamily(prefix: string, parsed: ParsedOpaque): Promise<{ item?: CredentialItem; family?: FamilyItem }> {
     const keys = [{ pk: prefix + parsed.hash }, { pk: PK.family + parsed.familyId }];
-    const found: Array<Record<string, unknown>> = [];
-    let pending: Array<Record<string, unknown>> = keys;
-    for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt === 3) throw new Error('token table kept returning unprocessed keys');
-      const out = await this.doc.send(
-        new BatchGetCommand({ RequestItems: { [this.table]: { Keys: pending, ConsistentRead: true } } }),
-      );
-      found.push(...(out.Responses?.[this.table] ?? []));
-      pending = out.UnprocessedKeys?.[this.table]?.Keys ?? [];
-    }
+    const found = await batchGetAll(this.doc, this.table, keys, {
+      consistent: true,
+      attempts: 3,
+      exhausted: 'token table kept returning unprocessed keys',
+    });
     return {
       item: found.find((i) => i.pk === keys[0].pk) as CredentialItem | undefined,
       family: found.find((i) => i.pk === keys[1].pk) as FamilyItem | undefined,

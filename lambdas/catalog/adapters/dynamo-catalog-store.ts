@@ -1,4 +1,5 @@
-import { BatchWriteCommand, QueryCommand, GetCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, GetCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { batchWriteAll, type WriteRequest } from '../../shared/aws/dynamo-batch';
 import type { CatalogStore, CatalogWrite } from '../domain/ports';
 import type { CatalogDetail, CatalogRecord, CatalogTool, ReadmeContent } from '../domain/types';
 
@@ -37,7 +38,7 @@ export class DynamoCatalogStore implements CatalogStore {
   }
 
   async put(entries: CatalogWrite[]): Promise<void> {
-    const requests: Array<Record<string, unknown>> = [];
+    const requests: WriteRequest[] = [];
     for (const e of entries) {
       const slug = e.record.slug;
       requests.push({ PutRequest: { Item: { slug, sk: SK.server, record: e.record } } });
@@ -46,14 +47,12 @@ export class DynamoCatalogStore implements CatalogStore {
       if (e.tools === null) requests.push({ DeleteRequest: { Key: { slug, sk: SK.tools } } });
       else if (e.tools) requests.push({ PutRequest: { Item: { slug, sk: SK.tools, tools: e.tools } } });
     }
-    await this.batchWrite(requests);
+    await batchWriteAll(this.doc, this.table, requests);
   }
 
   async delete(slugs: string[]): Promise<void> {
-    const requests = slugs.flatMap((slug) =>
-      Object.values(SK).map((sk) => ({ DeleteRequest: { Key: { slug, sk } } })),
-    );
-    await this.batchWrite(requests);
+    const requests = slugs.flatMap((slug): WriteRequest[] => Object.values(SK).map((sk) => ({ DeleteRequest: { Key: { slug, sk } } })));
+    await batchWriteAll(this.doc, this.table, requests);
   }
 
   async *scanAll(): AsyncIterable<CatalogDetail> {
@@ -79,18 +78,6 @@ export class DynamoCatalogStore implements CatalogStore {
       }
     } while (startKey);
   }
-
-  private async batchWrite(requests: Array<Record<string, unknown>>): Promise<void> {
-    for (let i = 0; i < requests.length; i += 25) {
-      let chunk: Record<string, Array<Record<string, unknown>>> | undefined = { [this.table]: requests.slice(i, i + 25) };
-      for (let attempt = 0; chunk && Object.keys(chunk).length > 0; attempt++) {
-        if (attempt > 8) throw new Error('DynamoDB kept returning unprocessed items');
-        if (attempt > 0) await sleep(Math.min(1000, 25 * 2 ** attempt) * Math.random());
-        const out = await this.doc.send(new BatchWriteCommand({ RequestItems: chunk as never }));
-        chunk = out.UnprocessedItems as typeof chunk;
-      }
-    }
-  }
 }
 
 function assemble(items: ServerItem[]): CatalogDetail | undefined {
@@ -101,4 +88,3 @@ function assemble(items: ServerItem[]): CatalogDetail | undefined {
   return { record: server.record, ...(readme && { readme }), ...(tools && { tools }) };
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -1,14 +1,11 @@
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 import {
-  BatchGetCommand,
-  BatchWriteCommand,
   GetCommand,
   PutCommand,
   QueryCommand,
   ScanCommand,
   TransactWriteCommand,
   UpdateCommand,
-  type BatchWriteCommandInput,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
 import type {
@@ -22,6 +19,7 @@ import type {
   UnitRef,
 } from '../domain/ports';
 import type { UnitResult } from '../domain/types';
+import { batchGetAll, batchWriteAll } from '../../shared/aws/dynamo-batch';
 
 /**
  * The crawl state in one DynamoDB table (`pk`, `sk`; TTL attribute `expiresAt`):
@@ -76,26 +74,14 @@ function isConditionFailure(err: unknown): boolean {
   return n === 'ConditionalCheckFailedException' || n === 'TransactionCanceledException';
 }
 
-type WriteRequests = NonNullable<BatchWriteCommandInput['RequestItems']>[string];
 
 /** Retention is measured on the wall clock, whatever clock the crawl itself runs on. */
 const wallSeconds = () => Math.floor(Date.now() / 1000);
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function stripKeys<T>(item: Record<string, unknown> | undefined): T | undefined {
   if (!item) return undefined;
   const { pk: _pk, sk: _sk, expiresAt: _ttl, ...rest } = item;
   return rest as T;
-}
-
-async function mapLimit<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      while (next < items.length) await fn(items[next++]);
-    }),
-  );
 }
 
 export class DynamoCrawlState implements CrawlStateStore {
@@ -314,7 +300,7 @@ export class DynamoCrawlState implements CrawlStateStore {
 
   async getNames(names: string[]): Promise<Map<string, NameState>> {
     const out = new Map<string, NameState>();
-    for (const item of await this.batchGet([...new Set(names)].map(nameKey), true)) {
+    for (const item of await batchGetAll(this.doc, this.table, [...new Set(names)].map(nameKey), { consistent: true })) {
       const st = stripKeys<NameState>(item);
       if (st) out.set(st.name, st);
     }
@@ -340,7 +326,7 @@ export class DynamoCrawlState implements CrawlStateStore {
   }
 
   async saveNames(states: NameState[]): Promise<void> {
-    await this.batchWrite(states.map((st) => ({ PutRequest: { Item: { ...nameKey(st.name), ...st } } })));
+    await batchWriteAll(this.doc, this.table, states.map((st) => ({ PutRequest: { Item: { ...nameKey(st.name), ...st } } })));
   }
 
   async *scanNames(): AsyncIterable<NameState> {
@@ -364,7 +350,7 @@ export class DynamoCrawlState implements CrawlStateStore {
 
   async getCached<T>(keys: string[]): Promise<Map<string, CachedResponse<T>>> {
     const out = new Map<string, CachedResponse<T>>();
-    for (const item of await this.batchGet([...new Set(keys)].map((k) => ({ pk: `CACHE#${k}`, sk: 'HTTP' })), false)) {
+    for (const item of await batchGetAll(this.doc, this.table, [...new Set(keys)].map((k) => ({ pk: `CACHE#${k}`, sk: 'HTTP' })))) {
       const entry = stripKeys<{ entry: CachedResponse<T> }>(item)?.entry;
       if (entry) out.set(String(item.pk).slice('CACHE#'.length), entry);
     }
@@ -378,34 +364,5 @@ export class DynamoCrawlState implements CrawlStateStore {
         Item: { pk: `CACHE#${key}`, sk: 'HTTP', entry, expiresAt: wallSeconds() + CACHE_TTL_S },
       }),
     );
-  }
-
-  private async batchGet(keys: Array<Record<string, unknown>>, consistent: boolean): Promise<Array<Record<string, unknown>>> {
-    const out: Array<Record<string, unknown>> = [];
-    for (let i = 0; i < keys.length; i += 100) {
-      let pending = keys.slice(i, i + 100);
-      for (let attempt = 0; pending.length > 0; attempt++) {
-        if (attempt > 8) throw new Error('DynamoDB kept returning unprocessed keys');
-        if (attempt > 0) await sleep(Math.min(1000, 25 * 2 ** attempt) * Math.random());
-        const res = await this.doc.send(new BatchGetCommand({ RequestItems: { [this.table]: { Keys: pending, ConsistentRead: consistent } } }));
-        out.push(...(res.Responses?.[this.table] ?? []));
-        pending = (res.UnprocessedKeys?.[this.table]?.Keys as Array<Record<string, unknown>> | undefined) ?? [];
-      }
-    }
-    return out;
-  }
-
-  private async batchWrite(requests: WriteRequests): Promise<void> {
-    const chunks: WriteRequests[] = [];
-    for (let i = 0; i < requests.length; i += 25) chunks.push(requests.slice(i, i + 25));
-    await mapLimit(chunks, 4, async (chunk) => {
-      let pending = chunk;
-      for (let attempt = 0; pending.length > 0; attempt++) {
-        if (attempt > 8) throw new Error('DynamoDB kept returning unprocessed items');
-        if (attempt > 0) await sleep(Math.min(1000, 25 * 2 ** attempt) * Math.random());
-        const res = await this.doc.send(new BatchWriteCommand({ RequestItems: { [this.table]: pending } }));
-        pending = res.UnprocessedItems?.[this.table] ?? [];
-      }
-    });
   }
 }
