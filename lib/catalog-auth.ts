@@ -6,6 +6,9 @@ import type * as kms from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
 import { MEMORY_SCOPES } from '../lambdas/identity/principal';
 import { acknowledge } from './nag';
+import { FAVORITES_TABLE } from '../lambdas/catalog/tables';
+import { CLIENT_TABLE, TOKEN_TABLE } from '../lambdas/identity/tables';
+import { grantTable, tableKeys } from './tables';
 
 export interface CatalogAuthProps {
   /**
@@ -74,15 +77,6 @@ const FAVORITES_ACTIONS = [
   'dynamodb:ConditionCheckItem',
 ];
 
-/**
- * Grants exactly `actions` on a table, and the use of its customer-managed key when it has one
- * (`Table.grant` leaves the key out): decrypt to read, encrypt too when any action writes.
- */
-export function grantTable(table: dynamodb.ITable, grantee: iam.IGrantable, actions: string[]): void {
-  table.grant(grantee, ...actions);
-  const writes = actions.some((a) => /:(Put|Update|Delete|BatchWrite)Item$/.test(a));
-  table.encryptionKey?.grant(grantee, 'kms:Decrypt', 'kms:DescribeKey', ...(writes ? ['kms:Encrypt', 'kms:GenerateDataKey'] : []));
-}
 
 /**
  * Sign-in and the auth context's data: the Cognito user pool (hosted sign-in, the resource server
@@ -128,18 +122,15 @@ export class CatalogAuth extends Construct {
       removalPolicy,
     };
     this.tokenTable = new dynamodb.Table(this, 'TokenTable', {
-      partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING },
-      timeToLiveAttribute: 'expiresAt',
+      ...tableKeys(TOKEN_TABLE),
       ...common,
     });
     this.clientTable = new dynamodb.Table(this, 'ClientTable', {
-      partitionKey: { name: 'clientId', type: dynamodb.AttributeType.STRING },
-      timeToLiveAttribute: 'expiresAt',
+      ...tableKeys(CLIENT_TABLE),
       ...common,
     });
     this.favoritesTable = new dynamodb.Table(this, 'FavoritesTable', {
-      partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING },
-      sortKey: { name: 'sk', type: dynamodb.AttributeType.STRING },
+      ...tableKeys(FAVORITES_TABLE),
       ...common,
     });
 

@@ -20,6 +20,8 @@ import { ENRICH_STEPS, type EnrichStep } from '../lambdas/crawler/domain/types';
 import type { CatalogData } from './catalog-data';
 import { appFunction, type FunctionLogLevel } from './lambda-function';
 import { acknowledge, nagRef } from './nag';
+import { CRAWL_STATE_TABLE } from '../lambdas/crawler/adapters/dynamo-crawl-state';
+import { grantTable, tableKeys } from './tables';
 
 export interface CatalogCrawlerProps {
   /** The catalog table, icons bucket and search domain the crawler fills. */
@@ -208,9 +210,7 @@ export class CatalogCrawler extends Construct {
     const removalPolicy = props.removalPolicy ?? removalPolicyOf(data.catalogTable);
     const key = data.catalogTable.encryptionKey;
     this.stateTable = new dynamodb.Table(this, 'StateTable', {
-      partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING },
-      sortKey: { name: 'sk', type: dynamodb.AttributeType.STRING },
-      timeToLiveAttribute: 'expiresAt',
+      ...tableKeys(CRAWL_STATE_TABLE),
       billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       ...(key
@@ -499,12 +499,6 @@ export class CatalogCrawler extends Construct {
   }
 }
 
-/** Table permissions plus, for a customer-managed key, the key operations they need. */
-function grantTable(table: dynamodb.ITable, grantee: iam.IGrantable, actions: string[]): void {
-  table.grant(grantee, ...actions);
-  const writes = actions.some((a) => /:(Put|Update|Delete|BatchWrite)Item$/.test(a));
-  table.encryptionKey?.grant(grantee, 'kms:Decrypt', 'kms:DescribeKey', ...(writes ? ['kms:Encrypt', 'kms:GenerateDataKey'] : []));
-}
 
 /** The removal policy a table was given, read back from its CloudFormation deletion policy. */
 function removalPolicyOf(table: dynamodb.Table): RemovalPolicy {

@@ -9,6 +9,9 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { acknowledge, nagFlatten } from './nag';
+import { CATALOG_TABLE } from '../lambdas/catalog/tables';
+import { RATE_LIMIT_TABLE } from '../lambdas/shared/rate-limit/tables';
+import { tableKeys } from './tables';
 
 /** Size and version of the OpenSearch domain. */
 export interface CatalogSearchDomainOptions {
@@ -135,8 +138,7 @@ export class CatalogData extends Construct {
       : { encryption: dynamodb.TableEncryption.AWS_MANAGED };
 
     this.catalogTable = new dynamodb.Table(this, 'CatalogTable', {
-      partitionKey: { name: 'slug', type: dynamodb.AttributeType.STRING },
-      sortKey: { name: 'sk', type: dynamodb.AttributeType.STRING },
+      ...tableKeys(CATALOG_TABLE),
       billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       ...tableEncryption,
@@ -145,8 +147,7 @@ export class CatalogData extends Construct {
     });
 
     this.rateLimitTable = new dynamodb.Table(this, 'RateLimitTable', {
-      partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING },
-      timeToLiveAttribute: 'expiresAt',
+      ...tableKeys(RATE_LIMIT_TABLE),
       billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       ...tableEncryption,

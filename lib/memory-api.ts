@@ -12,9 +12,10 @@ import { Construct } from 'constructs';
 import { MEMORY_API, MEMORY_FN } from '../lambdas/memory-api/routes';
 import { EXPORT_PREFIX } from '../lambdas/memory-api/config';
 import { LIMIT_VARIABLES, type MemoryLimits } from '../lambdas/memory/config';
-import { memoryTableDefinitions } from '../lambdas/memory/tables';
+import { MEMORY_TABLE } from '../lambdas/memory/tables';
 import { MEMORY_API_EXTERNALS } from './bundling-externals';
-import { grantTable, type CatalogAuth } from './catalog-auth';
+import type { CatalogAuth } from './catalog-auth';
+import { grantTable, tableKeys } from './tables';
 import { PRIVATE_BUCKET, type CatalogData } from './catalog-data';
 import { addRoutesFromTable, type TableRoutes } from './http-routes';
 import { appFunction, type FunctionLogLevel } from './lambda-function';
@@ -106,14 +107,8 @@ export class MemoryApi extends Construct {
       removalPolicy,
     });
 
-    const [definition] = memoryTableDefinitions({ memories: 'memories' });
-    const keyOf = (type: 'HASH' | 'RANGE'): dynamodb.Attribute => {
-      const name = definition.input.KeySchema?.find((k) => k.KeyType === type)?.AttributeName ?? '';
-      return { name, type: dynamodb.AttributeType.STRING };
-    };
     this.table = new dynamodb.Table(this, 'RevLockTable', {
-      partitionKey: keyOf('HASH'),
-      sortKey: keyOf('RANGE'),
+      ...tableKeys(MEMORY_TABLE),
       billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       ...(props.encryptionKey

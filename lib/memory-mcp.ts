@@ -8,7 +8,7 @@ import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { grantTable } from './catalog-auth';
+import { grantTable } from './tables';
 import { appFunction, type FunctionLogLevel } from './lambda-function';
 import { acknowledge, nagFlatten } from './nag';
 import { grantMemoryData, memoryDataEnvironment, memoryLimitsEnvironment, type MemoryLimitProps } from './memory-api';

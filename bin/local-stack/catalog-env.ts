@@ -1,6 +1,6 @@
 import { loadAuthConfig } from '../../lambdas/identity/config';
 import { loadFavoritesConfig } from '../../lambdas/catalog/favorites/deps';
-import { authTableDefinitions, type AuthTableNames } from '../../lambdas/identity/tables';
+import type { AuthTableNames } from '../../lambdas/identity/tables';
 import { dynamoClient, s3Client } from '../../lambdas/shared/aws/clients';
 import { loadCatalogConfig, type CatalogConfig } from '../../lambdas/shared/config';
 import { startDynamoLocal, startS3Server, type Backend } from './backends';
@@ -78,8 +78,7 @@ export async function provision(config: CatalogConfig, opts: { auth?: AuthTableN
   const auth = opts.auth ?? authTableNames();
   try {
     await ensureTables(ddb, [
-      ...tableDefinitions({ catalog: config.catalogTable, rateLimits: config.rateLimitTable }),
-      ...(auth ? authTableDefinitions(auth) : []),
+      ...tableDefinitions({ catalog: config.catalogTable, rateLimits: config.rateLimitTable }, auth),
     ]);
     await ensureBuckets(s3, [config.iconsBucket]);
   } finally {

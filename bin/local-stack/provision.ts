@@ -3,49 +3,41 @@ import {
   DescribeTableCommand,
   ResourceInUseException,
   UpdateTimeToLiveCommand,
-  type CreateTableCommandInput,
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, type S3Client } from '@aws-sdk/client-s3';
+import { CATALOG_TABLE, FAVORITES_TABLE } from '../../lambdas/catalog/tables';
+import { CLIENT_TABLE, TOKEN_TABLE, type AuthTableNames } from '../../lambdas/identity/tables';
+import { tableDefinition, type TableDefinition } from '../../lambdas/shared/aws/table-schema';
+import { RATE_LIMIT_TABLE } from '../../lambdas/shared/rate-limit/tables';
 
 /**
- * Creates the tables and buckets the local stack needs, with the same keys as the CDK stack
- * (`lib/catalog-data.ts`). Idempotent.
+ * The catalog side's tables for the local stack, from the same schemas the CDK stack reads
+ * (`lib/tables.ts`). `ensureTables` and `ensureBuckets` create what is missing; idempotent.
  */
 export interface TableNames {
   catalog: string;
   rateLimits: string;
 }
 
-export function tableDefinitions(names: TableNames): Array<{ input: CreateTableCommandInput; ttl?: string }> {
+export function tableDefinitions(names: TableNames, auth?: AuthTableNames | false): TableDefinition[] {
   return [
-    {
-      input: {
-        TableName: names.catalog,
-        BillingMode: 'PAY_PER_REQUEST',
-        AttributeDefinitions: [
-          { AttributeName: 'slug', AttributeType: 'S' },
-          { AttributeName: 'sk', AttributeType: 'S' },
-        ],
-        KeySchema: [
-          { AttributeName: 'slug', KeyType: 'HASH' },
-          { AttributeName: 'sk', KeyType: 'RANGE' },
-        ],
-      },
-    },
-    {
-      input: {
-        TableName: names.rateLimits,
-        BillingMode: 'PAY_PER_REQUEST',
-        AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
-        KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
-      },
-      ttl: 'expiresAt',
-    },
+    tableDefinition(names.catalog, CATALOG_TABLE),
+    tableDefinition(names.rateLimits, RATE_LIMIT_TABLE),
+    ...(auth ? authTableDefinitions(auth) : []),
   ];
 }
 
-export async function ensureTables(ddb: DynamoDBClient, defs: Array<{ input: CreateTableCommandInput; ttl?: string }>): Promise<void> {
+/** Tokens, OAuth clients and favorites. */
+export function authTableDefinitions(names: AuthTableNames): TableDefinition[] {
+  return [
+    tableDefinition(names.tokens, TOKEN_TABLE),
+    tableDefinition(names.clients, CLIENT_TABLE),
+    tableDefinition(names.favorites, FAVORITES_TABLE),
+  ];
+}
+
+export async function ensureTables(ddb: DynamoDBClient, defs: TableDefinition[]): Promise<void> {
   for (const def of defs) {
     const name = def.input.TableName as string;
     try {

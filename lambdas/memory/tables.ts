@@ -1,4 +1,4 @@
-import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
+import { tableDefinition, type TableDefinition, type TableSchema } from '../shared/aws/table-schema';
 
 /**
  * Storage layout of the memory core, the same in AWS (CDK) and in the local stack.
@@ -23,23 +23,10 @@ export interface MemoryTableNames {
 
 export const ACCOUNT_COUNTER_NAME = '#account';
 
-export function memoryTableDefinitions(names: MemoryTableNames): Array<{ input: CreateTableCommandInput; ttl?: string }> {
-  return [
-    {
-      input: {
-        TableName: names.memories,
-        BillingMode: 'PAY_PER_REQUEST',
-        AttributeDefinitions: [
-          { AttributeName: 'account', AttributeType: 'S' },
-          { AttributeName: 'name', AttributeType: 'S' },
-        ],
-        KeySchema: [
-          { AttributeName: 'account', KeyType: 'HASH' },
-          { AttributeName: 'name', KeyType: 'RANGE' },
-        ],
-      },
-    },
-  ];
+export const MEMORY_TABLE: TableSchema = { partitionKey: 'account', sortKey: 'name' };
+
+export function memoryTableDefinitions(names: MemoryTableNames): TableDefinition[] {
+  return [tableDefinition(names.memories, MEMORY_TABLE)];
 }
 
 export function objectKey(memoryId: string, kind: 'object' | 'index', sha: string): string {

@@ -14,7 +14,10 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
+import { tableDefinitions } from '../../bin/local-stack/provision';
 import { CATALOG_API } from '../../lambdas/catalog/routes';
+import { crawlerTableDefinitions } from '../../lambdas/crawler/adapters/dynamo-crawl-state';
+import { memoryTableDefinitions } from '../../lambdas/memory/tables';
 import { MEMORY_API } from '../../lambdas/memory-api/routes';
 import { routeKey, type ApiTable } from '../../lambdas/shared/http/route-table';
 import { CatalogEdge, ICONS_PATH_PATTERN } from '../../lib/catalog-edge';
@@ -288,6 +291,32 @@ describe('auth', () => {
       AttributeDefinitions: [{ AttributeName: 'clientId', AttributeType: 'S' }],
       TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
       ...common,
+    });
+  });
+
+  it('every table has the keys and TTL the local stack provisions (one schema for both)', () => {
+    const local = [
+      ...tableDefinitions({ catalog: 'catalog', rateLimits: 'rate' }, { tokens: 'tokens', clients: 'clients', favorites: 'favorites' }),
+      ...crawlerTableDefinitions('state'),
+      ...memoryTableDefinitions({ memories: 'memories' }),
+    ];
+    const constructs = [
+      s.stack.data.catalogTable,
+      s.stack.data.rateLimitTable,
+      s.stack.auth.tokenTable,
+      s.stack.auth.clientTable,
+      s.stack.auth.favoritesTable,
+      s.stack.crawler.stateTable,
+      s.stack.memory.table,
+    ];
+    expect(Object.keys(s.template.findResources('AWS::DynamoDB::Table'))).toHaveLength(constructs.length);
+    constructs.forEach((construct, i) => {
+      const props = table(construct).Properties ?? {};
+      expect({ keys: props.KeySchema, attributes: props.AttributeDefinitions, ttl: (props.TimeToLiveSpecification as { AttributeName?: string } | undefined)?.AttributeName }).toEqual({
+        keys: local[i].input.KeySchema,
+        attributes: local[i].input.AttributeDefinitions,
+        ttl: local[i].ttl,
+      });
     });
   });
 

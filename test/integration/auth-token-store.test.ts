@@ -1,8 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { ensureTables } from '../../bin/local-stack/provision';
+import { ensureTables, authTableDefinitions } from '../../bin/local-stack/provision';
 import { DynamoClientStore, type OAuthClient } from '../../lambdas/oauth/client-store';
 import { hashToken } from '../../lambdas/identity/opaque-tokens';
-import { authTableDefinitions } from '../../lambdas/identity/tables';
 import { DynamoTokenStore, type AuthorizationCodeGrant, type Grant } from '../../lambdas/identity/token-store';
 import { documentClient, dynamoClient } from '../../lambdas/shared/aws/clients';
 import { randomName } from '../support/auth-jwks';

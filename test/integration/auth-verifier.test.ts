@@ -1,9 +1,8 @@
-import { ensureTables } from '../../bin/local-stack/provision';
+import { ensureTables, authTableDefinitions } from '../../bin/local-stack/provision';
 import type { AuthConfig } from '../../lambdas/identity/config';
 import type { FetchLike } from '../../lambdas/identity/jwt';
 import { mintOpaque, newFamilyId } from '../../lambdas/identity/opaque-tokens';
 import { AuthError, type Principal } from '../../lambdas/identity/principal';
-import { authTableDefinitions } from '../../lambdas/identity/tables';
 import { DynamoTokenStore, type Grant } from '../../lambdas/identity/token-store';
 import { createTokenVerifier, type TokenVerifier } from '../../lambdas/identity/verifier';
 import { documentClient, dynamoClient } from '../../lambdas/shared/aws/clients';

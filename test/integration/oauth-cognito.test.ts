@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { ensureTables } from '../../bin/local-stack/provision';
+import { ensureTables, authTableDefinitions } from '../../bin/local-stack/provision';
 import { createLocalServer, listen, type RunningServer } from '../../bin/local-stack/server';
 import { DynamoClientStore } from '../../lambdas/oauth/client-store';
 import { createOAuthHandler } from '../../lambdas/oauth/api';
@@ -7,7 +7,6 @@ import { loadOAuthFrontConfig } from '../../lambdas/oauth/config';
 import type { OAuthDeps } from '../../lambdas/oauth/deps';
 import { OAUTH_API, OAUTH_WELL_KNOWN_API } from '../../lambdas/oauth/routes';
 import { createOAuthDeps } from '../../lambdas/oauth/wiring';
-import { authTableDefinitions } from '../../lambdas/identity/tables';
 import { DynamoTokenStore } from '../../lambdas/identity/token-store';
 import { documentClient, dynamoClient } from '../../lambdas/shared/aws/clients';
 import { forgeRs256, nowSeconds, testIssuer, type TestIssuer } from '../support/auth-jwks';

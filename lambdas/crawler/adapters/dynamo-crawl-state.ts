@@ -1,4 +1,3 @@
-import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 import {
   GetCommand,
   PutCommand,
@@ -20,6 +19,7 @@ import type {
 } from '../domain/ports';
 import type { UnitResult } from '../domain/types';
 import { batchGetAll, batchWriteAll } from '../../shared/aws/dynamo-batch';
+import { tableDefinition, type TableDefinition, type TableSchema } from '../../shared/aws/table-schema';
 
 /**
  * The crawl state in one DynamoDB table (`pk`, `sk`; TTL attribute `expiresAt`):
@@ -37,24 +37,10 @@ import { batchGetAll, batchWriteAll } from '../../shared/aws/dynamo-batch';
  * last refresh. Names and slugs never expire.
  */
 
-export function crawlerTableDefinitions(tableName: string): Array<{ input: CreateTableCommandInput; ttl?: string }> {
-  return [
-    {
-      input: {
-        TableName: tableName,
-        BillingMode: 'PAY_PER_REQUEST',
-        AttributeDefinitions: [
-          { AttributeName: 'pk', AttributeType: 'S' },
-          { AttributeName: 'sk', AttributeType: 'S' },
-        ],
-        KeySchema: [
-          { AttributeName: 'pk', KeyType: 'HASH' },
-          { AttributeName: 'sk', KeyType: 'RANGE' },
-        ],
-      },
-      ttl: 'expiresAt',
-    },
-  ];
+export const CRAWL_STATE_TABLE: TableSchema = { partitionKey: 'pk', sortKey: 'sk', ttl: 'expiresAt' };
+
+export function crawlerTableDefinitions(tableName: string): TableDefinition[] {
+  return [tableDefinition(tableName, CRAWL_STATE_TABLE)];
 }
 
 const RUN_TTL_S = 30 * 86_400;
