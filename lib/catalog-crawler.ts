@@ -1,26 +1,24 @@
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { Annotations, CfnDeletionPolicy, Duration, Names, RemovalPolicy, type CfnResource } from 'aws-cdk-lib';
+import { CfnDeletionPolicy, Duration, RemovalPolicy, type CfnResource } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import * as lambda from 'aws-cdk-lib/aws-lambda';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import * as schedulerTargets from 'aws-cdk-lib/aws-scheduler-targets';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
-import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
-import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
+import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { ENRICH_STEPS, type EnrichStep } from '../lambdas/crawler/domain/types';
 import type { CatalogData } from './catalog-data';
 import { appFunction, type FunctionLogLevel } from './lambda-function';
 import { acknowledge, nagRef } from './nag';
 import { CRAWL_STATE_TABLE } from '../lambdas/crawler/adapters/dynamo-crawl-state';
+import { SHARP_LAYER_DIR, sharpLayer } from './crawler/sharp-layer';
+import { crawlStateMachine } from './crawler/state-machine';
 import { grantTable, tableKeys } from './tables';
 
 export interface CatalogCrawlerProps {
@@ -135,18 +133,7 @@ export interface CatalogCrawlerProps {
 }
 
 const DEFAULT_ENTRY = path.join(__dirname, '..', 'lambdas', 'crawler', 'handler.ts');
-/** The layer's source: `nodejs/node_modules/sharp` inside becomes `/opt/nodejs/node_modules/sharp`. */
-export const SHARP_LAYER_DIR = path.join(__dirname, '..', 'layers', 'sharp');
 const DEFAULT_REGISTRY_URL = 'https://registry.modelcontextprotocol.io';
-
-/** Lambda service errors and throttling, retried on every task before anything else. */
-const LAMBDA_SERVICE_ERRORS = [
-  'Lambda.ServiceException',
-  'Lambda.AWSLambdaException',
-  'Lambda.SdkClientException',
-  'Lambda.ClientExecutionTimeoutException',
-  'Lambda.TooManyRequestsException',
-];
 
 /**
  * The crawler in AWS: an EventBridge Scheduler schedule starts a Step Functions state machine that
@@ -221,31 +208,9 @@ export class CatalogCrawler extends Construct {
     });
 
     // --- Function ----------------------------------------------------------------------------
-    if (props.sharpLayer) {
-      this.sharpLayer = props.sharpLayer;
-      this.sharpAvailable = true;
-    } else {
-      const layerDir = props.sharpLayerDir ?? SHARP_LAYER_DIR;
-      const built = sharpLayerState(layerDir);
-      this.sharpAvailable = built === 'ok';
-      this.sharpLayer = new lambda.LayerVersion(this, 'SharpLayer', {
-        description: this.sharpAvailable
-          ? 'sharp for linux-arm64 (glibc), built by layers/sharp/build.sh'
-          : 'EMPTY placeholder for sharp: build layers/sharp (see layers/sharp/README.md) and deploy again',
-        code: this.sharpAvailable
-          ? lambda.Code.fromAsset(layerDir, { exclude: ['README.md', 'build.sh'] })
-          : lambda.Code.fromAsset(placeholderLayerDir()),
-        compatibleRuntimes: [lambda.Runtime.NODEJS_24_X],
-        compatibleArchitectures: [lambda.Architecture.ARM_64],
-      });
-      if (!this.sharpAvailable) {
-        Annotations.of(this).addWarningV2(
-          'mcp-catalog:crawler-sharp-layer-missing',
-          `The crawler's sharp layer is an empty placeholder (${built === 'missing' ? `${path.join(layerDir, 'nodejs', 'node_modules', 'sharp')} does not exist` : `${path.join(layerDir, 'nodejs')} has no linux-arm64 sharp binary`}): ` +
-            'icons need the layer, so the icon enrichment step is off. Build it with layers/sharp/build.sh (see layers/sharp/README.md) or pass `sharpLayer`, then deploy again.',
-        );
-      }
-    }
+    ({ layer: this.sharpLayer, available: this.sharpAvailable } = props.sharpLayer
+      ? { layer: props.sharpLayer, available: true }
+      : sharpLayer(this, props.sharpLayerDir ?? SHARP_LAYER_DIR));
 
     const steps = props.steps ?? (this.sharpAvailable ? undefined : ENRICH_STEPS.filter((s) => s !== 'icon'));
     const environment: Record<string, string> = {
@@ -330,128 +295,14 @@ export class CatalogCrawler extends Construct {
       'This queue is the dead-letter queue of the crawl: failed executions (input and error) and failed schedule deliveries land here for inspection and an alarm; nothing consumes it automatically, so it needs no dead-letter queue of its own.',
     );
 
-    const retryTask = (task: tasks.LambdaInvoke): tasks.LambdaInvoke => {
-      task.addRetry({
-        errors: LAMBDA_SERVICE_ERRORS,
-        interval: Duration.seconds(2),
-        backoffRate: 2,
-        maxAttempts: 6,
-        maxDelay: Duration.minutes(1),
-        jitterStrategy: sfn.JitterType.FULL,
-      });
-      if (taskRetries > 0) {
-        // Function errors and timeouts: every action is idempotent, so a retry resumes the work.
-        task.addRetry({
-          errors: [sfn.Errors.TASKS_FAILED],
-          interval: Duration.seconds(10),
-          backoffRate: 2,
-          maxAttempts: taskRetries,
-          maxDelay: Duration.minutes(5),
-          jitterStrategy: sfn.JitterType.FULL,
-        });
-      }
-      return task;
-    };
-    const invoke = (name: string, payload: Record<string, unknown>, options: Partial<tasks.LambdaInvokeProps> = {}) =>
-      retryTask(
-        new tasks.LambdaInvoke(this, name, {
-          lambdaFunction: this.fn,
-          payload: sfn.TaskInput.fromObject(payload),
-          retryOnServiceExceptions: false,
-          ...options,
-        }),
-      );
-
-    const plan = invoke(
-      'Plan',
-      { action: 'plan', mode: sfn.JsonPath.stringAt('$.mode') },
-      {
-        comment: 'Pages through the upstream registry (up to CRAWLER_PLAN_MAX_STEPS pages per call), creating the units',
-        resultSelector: {
-          runId: sfn.JsonPath.stringAt('$.Payload.runId'),
-          planned: sfn.JsonPath.stringAt('$.Payload.planned'),
-          units: sfn.JsonPath.listAt('$.Payload.units'),
-        },
-        resultPath: '$.plan',
-      },
-    );
-    const modeGiven = new sfn.Choice(this, 'Mode given?')
-      .when(sfn.Condition.isPresent('$.mode'), plan)
-      .otherwise(new sfn.Pass(this, 'Default mode', { result: sfn.Result.fromString('auto'), resultPath: '$.mode' }).next(plan));
-
-    const unit = invoke(
-      'Unit',
-      { action: 'unit', runId: sfn.JsonPath.stringAt('$.runId'), unitId: sfn.JsonPath.stringAt('$.unitId') },
-      { comment: 'Normalises, enriches and writes one unit (idempotent)', outputPath: '$.Payload' },
-    );
-    const units = new sfn.Map(this, 'Units', {
-      comment: 'Runs the units of the run, a few at a time',
-      itemsPath: '$.plan.units',
-      itemSelector: {
-        runId: sfn.JsonPath.stringAt('$$.Map.Item.Value.runId'),
-        unitId: sfn.JsonPath.stringAt('$$.Map.Item.Value.unitId'),
-      },
+    this.stateMachine = crawlStateMachine(this, {
+      fn: this.fn,
+      deadLetterQueue: this.deadLetterQueue,
       maxConcurrency,
-      resultPath: sfn.JsonPath.DISCARD,
+      taskRetries,
+      logRetention: retention,
+      executionTimeout: props.executionTimeout,
     });
-    units.itemProcessor(unit);
-
-    const finalize = invoke(
-      'Finalize',
-      { action: 'finalize', runId: sfn.JsonPath.stringAt('$.plan.runId') },
-      { comment: 'Sweeps, moves the high-water mark and returns the crawl report', outputPath: '$.Payload' },
-    );
-
-    plan.next(
-      new sfn.Choice(this, 'Planned?')
-        .when(sfn.Condition.booleanEquals('$.plan.planned', false), plan)
-        .otherwise(units.next(finalize)),
-    );
-
-    const failed = new sfn.Fail(this, 'Crawl failed', { errorPath: '$.error.Error', causePath: '$.error.Cause' });
-    const deadLetter = new tasks.SqsSendMessage(this, 'Send to dead-letter queue', {
-      queue: this.deadLetterQueue,
-      messageBody: sfn.TaskInput.fromObject({
-        execution: sfn.JsonPath.executionId,
-        startTime: sfn.JsonPath.stringAt('$$.Execution.StartTime'),
-        input: sfn.JsonPath.objectAt('$$.Execution.Input'),
-        error: sfn.JsonPath.objectAt('$.error'),
-      }),
-      resultPath: sfn.JsonPath.DISCARD,
-    });
-    deadLetter.addRetry({ interval: Duration.seconds(2), backoffRate: 2, maxAttempts: 3, jitterStrategy: sfn.JitterType.FULL });
-    deadLetter.addCatch(failed, { resultPath: '$.deadLetterError' });
-    deadLetter.next(failed);
-
-    // One Catch around the whole flow: a Parallel state with a single branch.
-    const crawl = new sfn.Parallel(this, 'Crawl', { comment: 'Plan, units, finalize', outputPath: '$[0]' })
-      .branch(modeGiven)
-      .addCatch(deadLetter, { errors: [sfn.Errors.ALL], resultPath: '$.error' });
-
-    const smLogs = new logs.LogGroup(this, 'StateMachineLogs', {
-      // The vended-logs prefix keeps CloudWatch Logs' resource policy small (AWS's recommendation).
-      logGroupName: `/aws/vendedlogs/states/${Names.uniqueResourceName(this, { maxLength: 200, separator: '-' })}`,
-      retention,
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
-    this.stateMachine = new sfn.StateMachine(this, 'StateMachine', {
-      comment: 'MCP catalog crawl: plan, units (Map), finalize; failures to the dead-letter queue',
-      stateMachineType: sfn.StateMachineType.STANDARD,
-      definitionBody: sfn.DefinitionBody.fromChainable(crawl.next(new sfn.Succeed(this, 'Done'))),
-      timeout: props.executionTimeout,
-      tracingEnabled: true,
-      logs: { destination: smLogs, level: sfn.LogLevel.ALL, includeExecutionData: true },
-    });
-    acknowledge(
-      this.stateMachine.role,
-      `AwsSolutions-IAM5[Resource::${nagRef(this.fn, 'Arn')}:*]`,
-      'Step Functions invokes this one crawler function; CDK grants lambda:InvokeFunction on the function and its qualified ARNs (versions, aliases), which is still this function only.',
-    );
-    acknowledge(
-      this.stateMachine.role,
-      'AwsSolutions-IAM5[Resource::*]',
-      'X-Ray tracing (xray:PutTraceSegments, PutTelemetryRecords, GetSampling*) and the vended-log delivery of the state machine (logs:*LogDelivery*, PutResourcePolicy, DescribeResourcePolicies, DescribeLogGroups) support no resource-level permissions; these are the statements CDK adds for tracing and logging only.',
-    );
 
     // --- Schedule ----------------------------------------------------------------------------
     this.schedule = new scheduler.Schedule(this, 'Schedule', {
@@ -515,41 +366,4 @@ function removalPolicyOf(table: dynamodb.Table): RemovalPolicy {
   }
 }
 
-/**
- * Whether `layers/sharp` holds a usable build: sharp itself and its linux-arm64 (glibc) binary
- * package, which `npm install --os=linux --cpu=arm64 --libc=glibc sharp` installs.
- */
-export function sharpLayerState(dir: string): 'ok' | 'missing' | 'wrong-platform' {
-  const modules = path.join(dir, 'nodejs', 'node_modules');
-  if (!existsSync(path.join(modules, 'sharp', 'package.json'))) return 'missing';
-  return existsSync(path.join(modules, '@img', 'sharp-linux-arm64', 'package.json')) ? 'ok' : 'wrong-platform';
-}
-
-const PLACEHOLDER_TEXT = 'Placeholder for the sharp layer: build layers/sharp (see layers/sharp/README.md) and deploy again.\n';
-
-/**
- * An empty layer (one text file) in the temporary directory, so synth works on a fresh clone. The
- * directory is named after its content and written by rename, so concurrent synths share it and
- * never see it half-written.
- */
-function placeholderLayerDir(): string {
-  const hash = createHash('sha256').update(PLACEHOLDER_TEXT).digest('hex').slice(0, 16);
-  const dir = path.join(tmpdir(), `crawler-sharp-placeholder-${hash}`);
-  const ready = () => {
-    const file = path.join(dir, 'nodejs', 'PLACEHOLDER.txt');
-    return existsSync(file) && readFileSync(file, 'utf8') === PLACEHOLDER_TEXT;
-  };
-  if (ready()) return dir;
-  const staging = mkdtempSync(`${dir}-staging-`);
-  mkdirSync(path.join(staging, 'nodejs'));
-  writeFileSync(path.join(staging, 'nodejs', 'PLACEHOLDER.txt'), PLACEHOLDER_TEXT);
-  try {
-    renameSync(staging, dir);
-    return dir;
-  } catch {
-    // Another synth got there first (use its copy), or something else is in the way (use ours).
-    if (!ready()) return staging;
-    rmSync(staging, { recursive: true, force: true });
-    return dir;
-  }
-}
+export { sharpLayerState } from './crawler/sharp-layer';

@@ -231,6 +231,11 @@ export class CatalogStack extends Stack {
     });
     this.edge.addFunctionUrlBehavior('/mcp', this.mcp.functionUrl);
 
+    this.addOutputs(publicUrl);
+  }
+
+  /** What an operator reads after `cdk deploy` (README, "Deployment"). */
+  private addOutputs(publicUrl: string): void {
     new CfnOutput(this, 'DistributionDomainName', {
       description: 'CloudFront domain serving /api/* and the icons',
       value: this.edge.distribution.distributionDomainName,
