@@ -19,7 +19,7 @@ module.exports = {
     feature('oauth', ['lambdas/identity/', 'lambdas/shared/']),
     feature('catalog', ['lambdas/identity/', 'lambdas/shared/']),
     // The crawler is built on the catalog's domain, its ports' adapters and its search adapters, never on its API.
-    feature('crawler', ['lambdas/catalog/domain/', 'lambdas/catalog/adapters/', 'lambdas/catalog/search/', 'lambdas/catalog/reindex', 'lambdas/catalog/icons', 'lambdas/catalog/tables', 'lambdas/shared/']),
+    feature('crawler', ['lambdas/catalog/domain/', 'lambdas/catalog/adapters/', 'lambdas/catalog/search/', 'lambdas/catalog/reindex', 'lambdas/catalog/icons', 'lambdas/catalog/tables', 'lambdas/catalog/config', 'lambdas/shared/']),
     feature('memory', ['lambdas/shared/']),
     feature('memory-api', ['lambdas/memory/', 'lambdas/identity/', 'lambdas/shared/']),
     feature('mcp', ['lambdas/memory/', 'lambdas/identity/', 'lambdas/shared/']),

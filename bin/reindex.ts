@@ -4,7 +4,7 @@ import { rebuildIndex } from '../lambdas/catalog/reindex';
 import { EmbeddedSearchIndex } from '../lambdas/catalog/search/embedded';
 import { createOpenSearchClient, OpenSearchIndex } from '../lambdas/catalog/search/opensearch';
 import { documentClient, dynamoClient } from '../lambdas/shared/aws/clients';
-import { loadCatalogConfig } from '../lambdas/shared/config';
+import { loadCatalogConfig } from '../lambdas/catalog/config';
 import { openBackends } from './local-stack/catalog-env';
 
 /**

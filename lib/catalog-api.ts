@@ -7,9 +7,9 @@ import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { CATALOG_API } from '../lambdas/catalog/routes';
-import type { RateTier } from '../lambdas/shared/config';
+import type { RateTier } from '../lambdas/catalog/config';
 import { routeKey } from '../lambdas/shared/http/route-table';
-import type { CatalogAuth } from './catalog-auth';
+import type { Identity } from './identity';
 import { grantTable } from './tables';
 import type { CatalogData } from './catalog-data';
 import { addRoutesFromTable, type TableRoutes } from './http-routes';
@@ -23,7 +23,7 @@ export interface CatalogApiProps {
   /** Tables, bucket, search domain and secrets the catalog function reads. */
   readonly data: CatalogData;
   /** The user pool and the auth tables: token verification (both functions) and favorites. */
-  readonly auth: CatalogAuth;
+  readonly auth: Identity;
   /**
    * The catalog Lambda's entry file; it must export `handler`.
    * @default lambdas/catalog/handler.ts

@@ -16,7 +16,7 @@ import { ENRICH_STEPS, type EnrichStep } from '../lambdas/crawler/domain/types';
 import type { CatalogData } from './catalog-data';
 import { appFunction, type FunctionLogLevel } from './lambda-function';
 import { acknowledge, nagRef } from './nag';
-import { CRAWL_STATE_TABLE } from '../lambdas/crawler/adapters/dynamo-crawl-state';
+import { CRAWL_STATE_TABLE } from '../lambdas/crawler/tables';
 import { SHARP_LAYER_DIR, sharpLayer } from './crawler/sharp-layer';
 import { crawlStateMachine } from './crawler/state-machine';
 import { grantTable, tableKeys } from './tables';

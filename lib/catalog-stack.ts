@@ -7,12 +7,12 @@ import type * as cognito from 'aws-cdk-lib/aws-cognito';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
-import type { RateTier } from '../lambdas/shared/config';
+import type { RateTier } from '../lambdas/catalog/config';
 import { CatalogApi, type CatalogLogLevel } from './catalog-api';
-import { CatalogAuth } from './catalog-auth';
+import { Identity } from './identity';
 import { CatalogCrawler } from './catalog-crawler';
 import { CatalogData, type CatalogSearchDomainOptions } from './catalog-data';
-import { CatalogEdge } from './catalog-edge';
+import { Edge } from './edge';
 import { OAuthFront } from './oauth-front';
 import { MemoryApi, type MemoryApiProps } from './memory-api';
 import { MemoryMcp, type MemoryMcpProps } from './memory-mcp';
@@ -111,9 +111,9 @@ export class CatalogStack extends Stack {
   readonly data: CatalogData;
   /** The scheduled crawler that fills the catalog. */
   readonly crawler: CatalogCrawler;
-  readonly auth: CatalogAuth;
+  readonly auth: Identity;
   readonly api: CatalogApi;
-  readonly edge: CatalogEdge;
+  readonly edge: Edge;
   /** The OAuth 2.1 front MCP clients sign in through (`/oauth/*`, `/.well-known/*`). */
   readonly oauth: OAuthFront;
   /** The memory REST API (`/v1`): bucket, rev-lock table, function, routes. */
@@ -152,7 +152,7 @@ export class CatalogStack extends Stack {
         ? `https://${props.domainNames[0]}`
         : Lazy.string({ produce: () => `https://${this.edge.distribution.distributionDomainName}` }));
 
-    this.auth = new CatalogAuth(this, 'Auth', {
+    this.auth = new Identity(this, 'Auth', {
       publicUrl,
       removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
       encryptionKey: props.encryptionKey,
@@ -177,7 +177,7 @@ export class CatalogStack extends Stack {
       logLevel: props.logLevel,
     });
 
-    this.edge = new CatalogEdge(this, 'Edge', {
+    this.edge = new Edge(this, 'Edge', {
       apiOriginDomainName: this.api.originDomainName,
       iconsBucket: this.data.iconsBucket,
       originVerifySecret: this.data.originVerifySecret,

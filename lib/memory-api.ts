@@ -14,7 +14,7 @@ import { EXPORT_PREFIX } from '../lambdas/memory-api/config';
 import { LIMIT_VARIABLES, type MemoryLimits } from '../lambdas/memory/config';
 import { MEMORY_TABLE } from '../lambdas/memory/tables';
 import { MEMORY_API_EXTERNALS } from './bundling-externals';
-import type { CatalogAuth } from './catalog-auth';
+import type { Identity } from './identity';
 import { grantTable, tableKeys } from './tables';
 import { PRIVATE_BUCKET, type CatalogData } from './catalog-data';
 import { addRoutesFromTable, type TableRoutes } from './http-routes';
@@ -27,7 +27,7 @@ export interface MemoryApiProps extends MemoryLimitProps {
   /** The shared rate-limit table, the cursor-key secret, the origin-verify secret, the access-log bucket. */
   readonly data: CatalogData;
   /** Token verification (Cognito JWTs, the OAuth front's opaque tokens). */
-  readonly auth: CatalogAuth;
+  readonly auth: Identity;
   /**
    * Removal policy of the memory bucket and the rev-lock table; RETAIN also turns on deletion protection.
    * @default RemovalPolicy.RETAIN

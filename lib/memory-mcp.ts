@@ -29,7 +29,7 @@ export interface MemoryMcpProps extends MemoryLimitProps {
   readonly rateLimitTable: dynamodb.ITable;
   /** The cursor key ring (`CatalogData.cursorKeysSecret`): search cursors are signed with it. */
   readonly cursorKeysSecret: secretsmanager.ISecret;
-  /** Token verification (`CatalogAuth`). */
+  /** Token verification (`Identity`). */
   readonly auth: McpAuth;
   /** The Lambda's entry file (must export `handler`). @default lambdas/mcp/handler.ts */
   readonly entry?: string;
@@ -66,7 +66,7 @@ export const MCP_CORS_EXPOSED_HEADERS = ['WWW-Authenticate', 'Mcp-Session-Id', '
  * The MCP endpoint (spec 3): one Lambda (Node.js 24, arm64) behind a function URL with auth type
  * NONE, since bearer tokens are checked in the function (DECISIONS: CloudFront origin access
  * control cannot sign client POST bodies), served at `/mcp` of the distribution
- * (`CatalogEdge.addFunctionUrlBehavior`). It shares the memory core's table and bucket with the REST
+ * (`Edge.addFunctionUrlBehavior`). It shares the memory core's table and bucket with the REST
  * API and the rate-limit table with every API, with only the actions the core and the limiter use.
  */
 export class MemoryMcp extends Construct {

@@ -11,7 +11,7 @@ import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { OAUTH_ROUTES, OAUTH_WELL_KNOWN_ROUTES } from '../lambdas/oauth/routes';
 import type { ApiTable } from '../lambdas/shared/http/route-table';
-import type { CatalogAuth } from './catalog-auth';
+import type { Identity } from './identity';
 import { grantTable } from './tables';
 import { addRoutesFromTable, type TableRoutes } from './http-routes';
 import { appFunction, type FunctionLogLevel } from './lambda-function';
@@ -19,7 +19,7 @@ import { acknowledge } from './nag';
 
 export interface OAuthFrontProps {
   /** The user pool (identity provider), the token and client tables, and the deployment's public URL. */
-  readonly auth: CatalogAuth;
+  readonly auth: Identity;
   /** The HTTP API the routes go on (the one CloudFront sends `/oauth/*` and `/.well-known/*` to). */
   readonly httpApi: apigwv2.IHttpApi;
   /**

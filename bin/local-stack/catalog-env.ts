@@ -2,7 +2,7 @@ import { loadAuthConfig } from '../../lambdas/identity/config';
 import { loadFavoritesConfig } from '../../lambdas/catalog/favorites/deps';
 import type { AuthTableNames } from '../../lambdas/identity/tables';
 import { dynamoClient, s3Client } from '../../lambdas/shared/aws/clients';
-import { loadCatalogConfig, type CatalogConfig } from '../../lambdas/shared/config';
+import { loadCatalogConfig, type CatalogConfig } from '../../lambdas/catalog/config';
 import { startDynamoLocal, startS3Server, type Backend } from './backends';
 import { dataDir, ensureCursorKeys, runningStack, type DataDir } from './data-dir';
 import { ensureBuckets, ensureTables, tableDefinitions } from './provision';

@@ -1,5 +1,5 @@
 import { documentClient, dynamoClient, s3Config } from '../../lambdas/shared/aws/clients';
-import type { CatalogConfig } from '../../lambdas/shared/config';
+import type { CatalogConfig } from '../../lambdas/catalog/config';
 import { DynamoCatalogStore } from '../../lambdas/catalog/adapters/dynamo-catalog-store';
 import { S3IconStore } from '../../lambdas/catalog/adapters/s3-icon-store';
 import type { SearchIndex } from '../../lambdas/catalog/domain/ports';

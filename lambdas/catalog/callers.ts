@@ -1,6 +1,6 @@
 import type { Principal } from '../identity/principal';
 import type { TokenVerifier } from '../identity/verifier';
-import type { CatalogConfig } from '../shared/config';
+import type { CatalogConfig } from './config';
 import { clientIp } from '../shared/http/client-ip';
 import { header, type HttpEvent } from '../shared/http/types';
 import { logger } from '../shared/logger';

@@ -1,6 +1,6 @@
 import type { CursorCodec } from '../shared/cursor';
 import type { RateLimiter } from '../shared/rate-limit/rate-limiter';
-import type { CatalogConfig } from '../shared/config';
+import type { CatalogConfig } from './config';
 import type { CatalogStore, IconStore, SearchIndex } from './domain/ports';
 import type { CallerResolver } from './callers';
 

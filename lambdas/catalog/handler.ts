@@ -1,6 +1,6 @@
 import { loadAuthConfig } from '../identity/config';
 import { createIdentity } from '../identity/wiring';
-import { loadCatalogConfig } from '../shared/config';
+import { loadCatalogConfig } from './config';
 import { createCatalogHandler } from './api';
 import type { CatalogDeps } from './deps';
 import { createOpenSearchClient, OpenSearchIndex } from './search/opensearch';

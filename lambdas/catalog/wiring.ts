@@ -2,7 +2,7 @@ import { sharedLimiter } from '../shared/rate-limit/leasing-config';
 import { AnonymousCallers, BearerCallers } from './callers';
 import type { TokenVerifier } from '../identity/verifier';
 import { dynamoClient, documentClient, s3Config } from '../shared/aws/clients';
-import type { CatalogConfig } from '../shared/config';
+import type { CatalogConfig } from './config';
 import { cursorCodec, originSecretGetter, secretsClient } from '../shared/secrets';
 import { DynamoCatalogStore } from './adapters/dynamo-catalog-store';
 import { S3IconStore } from './adapters/s3-icon-store';

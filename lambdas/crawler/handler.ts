@@ -26,7 +26,7 @@ import { DynamoCatalogStore } from '../catalog/adapters/dynamo-catalog-store';
 import { S3IconStore } from '../catalog/adapters/s3-icon-store';
 import { createOpenSearchClient, OpenSearchIndex } from '../catalog/search/opensearch';
 import { documentClient, dynamoClient, s3Config } from '../shared/aws/clients';
-import { loadCatalogConfig } from '../shared/config';
+import { loadCatalogConfig } from '../catalog/config';
 import { logger } from '../shared/logger';
 import { DynamoCrawlState } from './adapters/dynamo-crawl-state';
 import { loadCrawlerConfig } from './config';

@@ -6,7 +6,7 @@ import type { HttpResult } from '../shared/http/types';
 import type { RateDecision, RatePolicy } from '../shared/rate-limit/rate-limiter';
 import type { MemoryApiDeps } from './deps';
 import { ApiError, errorResult, forbidden, internalError, toApiError } from './errors';
-import { MEMORY_HANDLERS, type MemoryCtx } from './handlers';
+import { MEMORY_HANDLERS, type MemoryCtx } from './endpoints';
 import { ALIAS_HEADERS, baseOperation, isAliasPath, MEMORY_API, MEMORY_FN, scopeOf } from './routes';
 
 /** What a browser may send and read (bearer, not cookies: `*` is safe). */
@@ -52,7 +52,7 @@ function memoryProblem(problem: Problem): HttpResult {
 }
 
 /**
- * The memory REST API (spec 2): its route table (`routes.ts`), its handlers (`handlers.ts`) and
+ * The memory REST API (spec 2): its route table (`routes.ts`), its endpoints (`endpoints.ts`) and
  * this policy. Order: CORS preflight (204, not counted); the rate limit per client IP (every other
  * request counts, unknown paths included) with the token verified concurrently; 404/405; 401/503
  * for the token; 403 for the scope; the handler. Every response carries CORS, the rate-limit

@@ -20,7 +20,7 @@ import { crawlerTableDefinitions } from '../../lambdas/crawler/adapters/dynamo-c
 import { memoryTableDefinitions } from '../../lambdas/memory/tables';
 import { MEMORY_API } from '../../lambdas/memory-api/routes';
 import { routeKey, type ApiTable } from '../../lambdas/shared/http/route-table';
-import { CatalogEdge, ICONS_PATH_PATTERN } from '../../lib/catalog-edge';
+import { Edge, ICONS_PATH_PATTERN } from '../../lib/edge';
 import { CatalogStack, type CatalogStackProps } from '../../lib/catalog-stack';
 import { addRoutesFromTable } from '../../lib/http-routes';
 import { OAUTH_FRONT_TABLE, OAUTH_PROXY_PATHS } from '../../lib/oauth-front';
@@ -139,7 +139,7 @@ describe('catalog Lambda', () => {
     });
   });
 
-  it('gets the environment lambdas/shared/config.ts reads', () => {
+  it('gets the environment lambdas/catalog/config.ts reads', () => {
     const fn = resources[logicalId(s.stack.api.fn)];
     const env = (fn.Properties?.Environment as { Variables: Record<string, unknown> }).Variables;
     expect(env).toMatchObject({
@@ -689,7 +689,7 @@ describe('edgeCacheSeconds', () => {
   it('turns on a short edge cache keyed by path, query string and Authorization', () => {
     const app = new App({ context: CONTEXT });
     const stack = new Stack(app, 'EdgeOnly', { env: { account: '123456789012', region: 'us-east-1' } });
-    new CatalogEdge(stack, 'Edge', {
+    new Edge(stack, 'Edge', {
       apiOriginDomainName: 'abc123.execute-api.us-east-1.amazonaws.com',
       iconsBucket: new s3.Bucket(stack, 'Icons'),
       accessLogsBucket: new s3.Bucket(stack, 'Logs', { objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_PREFERRED }),
@@ -720,8 +720,8 @@ describe('edgeCacheSeconds', () => {
       accessLogsBucket: new s3.Bucket(stack, 'Logs'),
       originVerifySecret: new secretsmanager.Secret(stack, 'OriginVerify'),
     };
-    expect(() => new CatalogEdge(stack, 'A', { ...props, edgeCacheSeconds: -1 })).toThrow(/edgeCacheSeconds/);
-    expect(() => new CatalogEdge(stack, 'B', { ...props, edgeCacheSeconds: 1.5 })).toThrow(/edgeCacheSeconds/);
+    expect(() => new Edge(stack, 'A', { ...props, edgeCacheSeconds: -1 })).toThrow(/edgeCacheSeconds/);
+    expect(() => new Edge(stack, 'B', { ...props, edgeCacheSeconds: 1.5 })).toThrow(/edgeCacheSeconds/);
   });
 });
 
@@ -729,7 +729,7 @@ describe('addApiBehavior', () => {
   it('gives addApiBehavior behaviours the same viewer-address function', () => {
     const app = new App({ context: CONTEXT });
     const stack = new Stack(app, 'EdgeOnly', { env: { account: '123456789012', region: 'us-east-1' } });
-    const edge = new CatalogEdge(stack, 'Edge', {
+    const edge = new Edge(stack, 'Edge', {
       apiOriginDomainName: 'abc123.execute-api.us-east-1.amazonaws.com',
       iconsBucket: new s3.Bucket(stack, 'Icons'),
       accessLogsBucket: new s3.Bucket(stack, 'Logs', { objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_PREFERRED }),

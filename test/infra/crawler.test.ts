@@ -184,7 +184,7 @@ describe('crawler function', () => {
     });
   });
 
-  it('gets the environment lambdas/crawler/config.ts and lambdas/shared/config.ts read', () => {
+  it('gets the environment lambdas/crawler/config.ts and lambdas/catalog/config.ts read', () => {
     const env = (f.resources[logicalId(f.crawler.fn)].Properties?.Environment as { Variables: Record<string, unknown> }).Variables;
     expect(env).toMatchObject({
       REGISTRY_URL: 'https://registry.modelcontextprotocol.io',

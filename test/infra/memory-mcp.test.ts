@@ -13,7 +13,7 @@ import type * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { CatalogEdge } from '../../lib/catalog-edge';
+import { Edge } from '../../lib/edge';
 import { MemoryMcp, type MemoryMcpProps } from '../../lib/memory-mcp';
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -44,7 +44,7 @@ function synthesize(extra: Partial<MemoryMcpProps> = {}): Synthesized {
     grantTokenVerification: (grantee: iam.IGrantable) => tokens.grant(grantee, 'dynamodb:GetItem'),
   };
   const mcp = new MemoryMcp(stack, 'Mcp', { table: memory, bucket, rateLimitTable: rate, cursorKeysSecret, auth, ...extra });
-  const edge = new CatalogEdge(stack, 'Edge', {
+  const edge = new Edge(stack, 'Edge', {
     apiOriginDomainName: 'api.example.com',
     iconsBucket: new s3.Bucket(stack, 'Icons'),
     originVerifySecret: new secretsmanager.Secret(stack, 'OriginVerify'),

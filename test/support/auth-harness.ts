@@ -19,7 +19,7 @@ import { CATALOG_API } from '../../lambdas/catalog/routes';
 import { EmbeddedSearchIndex } from '../../lambdas/catalog/search/embedded';
 import { createCatalogDeps } from '../../lambdas/catalog/wiring';
 import { documentClient, dynamoClient } from '../../lambdas/shared/aws/clients';
-import type { CatalogConfig } from '../../lambdas/shared/config';
+import type { CatalogConfig } from '../../lambdas/catalog/config';
 import type { HttpEvent } from '../../lambdas/shared/http/types';
 import { makeRecord } from './records';
 import { testIssuer, type TestIssuer } from './auth-jwks';

@@ -10,7 +10,7 @@ import type { CatalogDeps } from '../../lambdas/catalog/deps';
 import { CATALOG_API } from '../../lambdas/catalog/routes';
 import { EmbeddedSearchIndex } from '../../lambdas/catalog/search/embedded';
 import { createCatalogDeps } from '../../lambdas/catalog/wiring';
-import type { CatalogConfig } from '../../lambdas/shared/config';
+import type { CatalogConfig } from '../../lambdas/catalog/config';
 
 /**
  * A catalog served by the real local HTTP server and real handlers against the test run's

@@ -1,7 +1,7 @@
 import { BearerCallers } from '../../lambdas/catalog/callers';
 import { AuthError, type Principal } from '../../lambdas/identity/principal';
 import type { TokenVerifier } from '../../lambdas/identity/verifier';
-import { loadCatalogConfig } from '../../lambdas/shared/config';
+import { loadCatalogConfig } from '../../lambdas/catalog/config';
 import type { HttpEvent } from '../../lambdas/shared/http/types';
 
 const config = loadCatalogConfig();

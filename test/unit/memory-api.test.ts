@@ -9,7 +9,7 @@ import { bodyBytes, utf8Text, mediaType } from '../../lambdas/memory-api/body';
 import { loadMemoryApiConfig } from '../../lambdas/memory-api/config';
 import type { HttpEvent } from '../../lambdas/shared/http/types';
 import { ApiError, errorResult, toApiError, V1_ERROR_STATUS } from '../../lambdas/memory-api/errors';
-import { MEMORY_HANDLERS, wantsMarkdown } from '../../lambdas/memory-api/handlers';
+import { MEMORY_HANDLERS, wantsMarkdown } from '../../lambdas/memory-api/endpoints';
 import { parseIfMatch } from '../../lambdas/memory-api/if-match';
 import { v1RestoreHint } from '../../lambdas/memory-api/wiring';
 import { buildMemoryOpenApiDocument } from '../../lambdas/memory-api/openapi';

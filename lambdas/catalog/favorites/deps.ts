@@ -1,5 +1,5 @@
 import type { CatalogStore } from '../domain/ports';
-import type { CatalogConfig } from '../../shared/config';
+import type { CatalogConfig } from '../config';
 import type { RateLimiter } from '../../shared/rate-limit/rate-limiter';
 import type { TokenVerifier } from '../../identity/verifier';
 import type { FavoritesStore } from './store';

@@ -1,4 +1,4 @@
-import { loadCatalogConfig } from '../../shared/config';
+import { loadCatalogConfig } from '../config';
 import { loadAuthConfig } from '../../identity/config';
 import { createIdentity } from '../../identity/wiring';
 import { createFavoritesHandler } from './api';

@@ -1,7 +1,7 @@
 import { sharedLimiter } from '../../shared/rate-limit/leasing-config';
 import { DynamoCatalogStore } from '../adapters/dynamo-catalog-store';
 import { documentClient, dynamoClient } from '../../shared/aws/clients';
-import type { CatalogConfig } from '../../shared/config';
+import type { CatalogConfig } from '../config';
 import { originSecretGetter } from '../../shared/secrets';
 import type { TokenVerifier } from '../../identity/verifier';
 import type { FavoritesConfig, FavoritesDeps } from './deps';

@@ -19,7 +19,8 @@ import type {
 } from '../domain/ports';
 import type { UnitResult } from '../domain/types';
 import { batchGetAll, batchWriteAll } from '../../shared/aws/dynamo-batch';
-import { tableDefinition, type TableDefinition, type TableSchema } from '../../shared/aws/table-schema';
+import { tableDefinition, type TableDefinition } from '../../shared/aws/table-schema';
+import { CRAWL_STATE_TABLE } from '../tables';
 
 /**
  * The crawl state in one DynamoDB table (`pk`, `sk`; TTL attribute `expiresAt`):
@@ -36,8 +37,6 @@ import { tableDefinition, type TableDefinition, type TableSchema } from '../../s
  * Run and unit items expire 30 days after they were written; cache items 60 days after their
  * last refresh. Names and slugs never expire.
  */
-
-export const CRAWL_STATE_TABLE: TableSchema = { partitionKey: 'pk', sortKey: 'sk', ttl: 'expiresAt' };
 
 export function crawlerTableDefinitions(tableName: string): TableDefinition[] {
   return [tableDefinition(tableName, CRAWL_STATE_TABLE)];

@@ -19,7 +19,7 @@ export const VIEWER_ADDRESS_HEADER = 'x-viewer-address';
 /** Path pattern of the icons behaviour; the S3 key of an icon is the path without its leading `/`. */
 export const ICONS_PATH_PATTERN = '/api/icons/*';
 
-export interface CatalogEdgeProps {
+export interface EdgeProps {
   /** Domain name of the API origin, e.g. `CatalogApi.originDomainName` (`<id>.execute-api.<region>.amazonaws.com`). */
   readonly apiOriginDomainName: string;
   /** Bucket holding the icons under `api/icons/<slug>`; read through origin access control. */
@@ -77,7 +77,7 @@ export interface CatalogEdgeProps {
  * behaviour runs a CloudFront Function on viewer request that sets `x-viewer-address` to the viewer's
  * IP. Later APIs add their behaviours with `addApiBehavior`.
  */
-export class CatalogEdge extends Construct {
+export class Edge extends Construct {
   readonly distribution: cloudfront.Distribution;
   readonly iconNotFoundFunction: cloudfront.experimental.EdgeFunction;
   /** Viewer-request function of every API behaviour: sets `x-viewer-address` to the viewer's IP. */
@@ -87,7 +87,7 @@ export class CatalogEdge extends Construct {
 
   private readonly originVerifySecret: secretsmanager.ISecret;
 
-  constructor(scope: Construct, id: string, props: CatalogEdgeProps) {
+  constructor(scope: Construct, id: string, props: EdgeProps) {
     super(scope, id);
     this.originVerifySecret = props.originVerifySecret;
     const edgeCacheSeconds = props.edgeCacheSeconds ?? 0;
@@ -251,7 +251,7 @@ export class CatalogEdge extends Construct {
     };
   }
 
-  private acknowledgeFindings(props: CatalogEdgeProps): void {
+  private acknowledgeFindings(props: EdgeProps): void {
     const distribution = this.distribution;
     if (!props.geoRestriction) {
       acknowledge(

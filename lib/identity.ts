@@ -10,7 +10,7 @@ import { FAVORITES_TABLE } from '../lambdas/catalog/tables';
 import { CLIENT_TABLE, TOKEN_TABLE } from '../lambdas/identity/tables';
 import { grantTable, tableKeys } from './tables';
 
-export interface CatalogAuthProps {
+export interface IdentityProps {
   /**
    * The deployment's public base URL, without a trailing slash (PUBLIC_URL), e.g.
    * `https://mcp.example.com`. The audience of every token this deployment accepts is
@@ -87,7 +87,7 @@ const FAVORITES_ACTIONS = [
  * aws-jwt-verify (issuer, `token_use`, client id, expiry, signature). The OAuth front that issues
  * opaque tokens to MCP clients keeps its own clients in the client table, not as app clients.
  */
-export class CatalogAuth extends Construct {
+export class Identity extends Construct {
   /** `<publicUrl>/mcp`: the one audience of this deployment (AUTH_AUDIENCE). */
   readonly audience: string;
   readonly publicUrl: string;
@@ -104,7 +104,7 @@ export class CatalogAuth extends Construct {
   /** The web front: public client, authorization code with PKCE, no secret. */
   readonly webClient: cognito.UserPoolClient;
 
-  constructor(scope: Construct, id: string, props: CatalogAuthProps) {
+  constructor(scope: Construct, id: string, props: IdentityProps) {
     super(scope, id);
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
     const retained = removalPolicy === RemovalPolicy.RETAIN;

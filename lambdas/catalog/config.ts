@@ -2,9 +2,9 @@
  * Runtime configuration, read once from the environment. Every limit is configuration with the
  * spec's value as the default (DECISIONS): environment variables locally, props in CDK.
  */
-import { envNumber, envString, type Env } from './env';
-import { loadLeasingOptions } from './rate-limit/leasing-config';
-import type { LeasingOptions } from './rate-limit/rate-limiter';
+import { envNumber, envString, type Env } from '../shared/env';
+import { loadLeasingOptions } from '../shared/rate-limit/leasing-config';
+import type { LeasingOptions } from '../shared/rate-limit/rate-limiter';
 
 /** A whole number written as digits only (0 allowed; `1e3`, `1.5` and `-1` are refused). */
 function count(env: Env, name: string, fallback: number): number {
