@@ -1,6 +1,6 @@
 /**
  * Deterministic synthetic catalog: realistic-looking MCP servers for local runs, seeding,
- * benchmarks and tests, without network access.
+ * benchmarks and tests, without network access. (Over 400 lines: most of it is word lists, data.)
  *
  * Same `(count, seed, now)` → byte-identical output: everything comes from a seeded PRNG
  * (mulberry32) and the given `now`, never from Math.random or the wall clock. Each server draws

@@ -11,12 +11,10 @@ import {
   buildRegistryRequest,
   buildSearchRequest,
   buildSlugsRequest,
-  createOpenSearchClient,
   indexDefinition,
-  OpenSearchIndex,
   toIndexedDocument,
-  type OpenSearchClientLike,
-} from '../../lambdas/catalog/search/opensearch';
+} from '../../lambdas/catalog/search/opensearch-requests';
+import { createOpenSearchClient, OpenSearchIndex, type OpenSearchClientLike } from '../../lambdas/catalog/search/opensearch';
 import { catalogFixture, makeDoc, makeRecord, searchIndexContract } from './search-contract';
 
 // ---------------------------------------------------------------- (a) the contract on a real cluster

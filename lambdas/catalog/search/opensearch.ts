@@ -5,7 +5,7 @@
  * fields queries need to the top level. The configured `index` name is an alias: `replaceAll`
  * builds a fresh index and swaps the alias atomically, so readers never see a half-built catalog.
  *
- * Request bodies are built by the exported pure `build*` functions (shape-tested without a server).
+ * Request bodies are built by the pure `build*` functions of `opensearch-requests.ts`.
  * Keyword sorts (name, slug) are by Unicode code point, which matches the embedded adapter's
  * JavaScript string order for every ASCII name (see embedded.ts).
  */
@@ -13,8 +13,6 @@ import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { Client, type API } from '@opensearch-project/opensearch';
 import { AwsSigv4Signer } from '@opensearch-project/opensearch/aws';
 import {
-  SearchWindowError,
-  type CatalogFilters,
   type ListQuery,
   type PageResult,
   type RegistryQuery,
@@ -22,23 +20,28 @@ import {
   type TextQuery,
 } from '../domain/ports';
 import {
-  lastModified,
-  README_INDEX_CHARS,
   type CatalogRecord,
   type Facets,
   type NameCount,
   type SearchDocument,
   type SlugEntry,
-  type SortKey,
 } from '../domain/types';
+import {
+  buildAutocompleteRequest,
+  buildBulkDelete,
+  buildBulkUpsert,
+  buildFacetsRequest,
+  buildListRequest,
+  buildRegistryRequest,
+  buildSearchRequest,
+  buildSlugsRequest,
+  indexDefinition,
+  SLUG_PAGE,
+  type Clause,
+  type SearchRequestBody,
+} from './opensearch-requests';
 
-/** OpenSearch's default `max_result_window`, kept for full-text search (scored deep pages are costly). */
-export const SEARCH_WINDOW = 10_000;
-/** `max_result_window` of our indices: sorted listings of the whole catalog stay pageable. */
-export const LIST_WINDOW = 50_000;
 const BULK_CHUNK = 500;
-const SLUG_PAGE = 5000;
-const FACET_SIZE = 1000;
 
 /**
  * The slice of the OpenSearch client this adapter calls; `Client` satisfies it (checked below),
@@ -75,310 +78,6 @@ export function createOpenSearchClient(url: string, region: string): Client {
     ...AwsSigv4Signer({ region, service: 'es', getCredentials: () => credentials() }),
     node: url,
   });
-}
-
-// ------------------------------------------------------------------ index definition
-
-/** The document stored per server. */
-export interface IndexedDocument {
-  slug: string;
-  name: string;
-  nameLower: string;
-  nameTailLower?: string;
-  titleLower?: string;
-  title?: string;
-  description: string;
-  toolText: string;
-  readmeText: string;
-  types: string[];
-  categories: string[];
-  language?: string;
-  licenses: string[];
-  licenseFacet?: string;
-  popularity: number;
-  stars: number;
-  downloads: number;
-  trending: number;
-  lastModified: string;
-  record: CatalogRecord;
-}
-
-const keyword = { type: 'keyword' } as const;
-const english = { type: 'text', analyzer: 'english' } as const;
-
-/** Settings and mappings of a catalog index. */
-export function indexDefinition(): API.Indices_Create_RequestBody {
-  return {
-    settings: {
-      index: {
-        // One shard: identical BM25 statistics for every document (stable ties) and cheap sorting;
-        // the catalog is a few tens of thousands of small documents.
-        number_of_shards: 1,
-        auto_expand_replicas: '0-1',
-        max_result_window: LIST_WINDOW,
-      },
-      analysis: {
-        tokenizer: {
-          // Server names are `reverse.dns/some-name`: split on every non-alphanumeric so each part is a word.
-          name_words: { type: 'pattern', pattern: '[^\\p{L}\\p{N}]+' },
-        },
-        analyzer: {
-          name_words: { type: 'custom', tokenizer: 'name_words', filter: ['lowercase'] },
-        },
-      },
-    },
-    mappings: {
-      dynamic: 'strict',
-      properties: {
-        slug: keyword,
-        name: { type: 'keyword', fields: { text: { type: 'text', analyzer: 'name_words' } } },
-        // Lowercased in code (not by a normalizer) so prefix/wildcard queries see exactly what we send.
-        nameLower: keyword,
-        nameTailLower: keyword,
-        titleLower: keyword,
-        title: english,
-        description: english,
-        toolText: english,
-        readmeText: english,
-        types: keyword,
-        categories: keyword,
-        language: keyword,
-        licenses: keyword,
-        licenseFacet: keyword,
-        popularity: { type: 'double' },
-        stars: { type: 'long' },
-        downloads: { type: 'long' },
-        trending: { type: 'double' },
-        lastModified: { type: 'date', ignore_malformed: true },
-        record: { type: 'object', enabled: false },
-      },
-    },
-  };
-}
-
-function nonEmpty(v: string | undefined): string | undefined {
-  return v === undefined || v === '' ? undefined : v;
-}
-
-export function toIndexedDocument(doc: SearchDocument): IndexedDocument {
-  const r = doc.record;
-  const types = new Set<string>();
-  // `remote` is reserved for "has a hosted endpoint"; a package cannot claim it.
-  for (const p of r.packages) if (p.registryType !== 'remote') types.add(p.registryType);
-  if (r.remotes.length > 0) types.add('remote');
-  const gh = r.github;
-  const licenses = [gh?.license, gh?.licenseSpdx].filter((v): v is string => v !== undefined);
-  const slash = r.name.indexOf('/');
-  const title = nonEmpty(r.title);
-  const out: IndexedDocument = {
-    slug: r.slug,
-    name: r.name,
-    nameLower: r.name.toLowerCase(),
-    description: r.description,
-    toolText: doc.toolText,
-    readmeText: doc.readmeText.length > README_INDEX_CHARS ? doc.readmeText.slice(0, README_INDEX_CHARS) : doc.readmeText,
-    types: [...types],
-    categories: [...new Set(r.categories)],
-    licenses,
-    popularity: r.popularity ?? 0,
-    stars: gh?.stars ?? 0,
-    downloads: r.downloads ?? 0,
-    trending: r.trending ?? 0,
-    lastModified: lastModified(r),
-    record: r,
-  };
-  if (slash >= 0) out.nameTailLower = r.name.slice(slash + 1).toLowerCase();
-  if (title !== undefined) {
-    out.title = title;
-    out.titleLower = title.toLowerCase();
-  }
-  const language = nonEmpty(gh?.language);
-  if (language !== undefined) out.language = language;
-  const licenseFacet = nonEmpty(gh?.license) ?? nonEmpty(gh?.licenseSpdx);
-  if (licenseFacet !== undefined) out.licenseFacet = licenseFacet;
-  return out;
-}
-
-// ------------------------------------------------------------------ request builders
-
-type Clause = Record<string, unknown>;
-type SortClause = Record<string, 'asc' | 'desc' | { order: 'asc' | 'desc'; missing?: string | number }>;
-
-export interface SearchRequestBody {
-  query: Clause;
-  sort?: SortClause[];
-  from?: number;
-  size: number;
-  track_total_hits: boolean;
-  _source?: string[] | false;
-  search_after?: (string | number)[];
-  aggs?: Record<string, Clause>;
-}
-
-/** Values inside one filter OR (`terms`), filters AND (`bool.filter`); empty arrays do not filter. */
-export function buildFilterClauses(f: CatalogFilters): Clause[] {
-  const out: Clause[] = [];
-  const add = (field: string, values: readonly string[] | undefined): void => {
-    if (values !== undefined && values.length > 0) out.push({ terms: { [field]: [...values] } });
-  };
-  add('types', f.type);
-  add('categories', f.category);
-  add('language', f.language);
-  add('licenses', f.license);
-  return out;
-}
-
-const BY_SLUG: SortClause = { slug: 'asc' };
-const SORT_CLAUSES: Record<SortKey, SortClause[]> = {
-  popularity: [{ popularity: 'desc' }, BY_SLUG],
-  name: [{ name: 'asc' }, BY_SLUG],
-  stars: [{ stars: { order: 'desc', missing: 0 } }, BY_SLUG],
-  updated: [{ lastModified: { order: 'desc', missing: '_last' } }, BY_SLUG],
-  downloads: [{ downloads: { order: 'desc', missing: 0 } }, BY_SLUG],
-  trending: [{ trending: { order: 'desc', missing: 0 } }, BY_SLUG],
-};
-
-function filteredQuery(filters: CatalogFilters): Clause {
-  const filter = buildFilterClauses(filters);
-  return filter.length === 0 ? { match_all: {} } : { bool: { filter } };
-}
-
-export function buildListRequest(q: ListQuery): SearchRequestBody {
-  const { offset, limit } = q.page;
-  if (offset + limit > LIST_WINDOW) throw new SearchWindowError(LIST_WINDOW);
-  return {
-    query: filteredQuery(q.filters),
-    sort: SORT_CLAUSES[q.sort],
-    from: offset,
-    size: limit,
-    track_total_hits: true,
-    _source: ['record'],
-  };
-}
-
-/** Field boosts: name and title above description, above tools, above README. */
-export const SEARCH_FIELDS = ['name.text^5', 'title^4', 'description^2', 'toolText^1.5', 'readmeText^0.5'];
-const PREFIX_FIELDS = ['name.text^5', 'title^4', 'description^2'];
-
-export function buildSearchRequest(q: TextQuery): SearchRequestBody {
-  const { offset, limit } = q.page;
-  if (offset + limit > SEARCH_WINDOW) throw new SearchWindowError(SEARCH_WINDOW);
-  const should: Clause[] = [
-    {
-      multi_match: {
-        query: q.q,
-        fields: SEARCH_FIELDS,
-        type: 'best_fields',
-        // One edit from 4 characters on, as in the embedded index; short words must match exactly.
-        fuzziness: 'AUTO:4,100',
-        prefix_length: 1,
-      },
-    },
-  ];
-  // Prefix matching only for words of 4+ characters: shorter ones would match half the vocabulary.
-  for (const word of new Set(q.q.toLowerCase().split(/[^\p{L}\p{N}]+/u))) {
-    if (word.length >= 4) {
-      should.push({ multi_match: { query: word, fields: PREFIX_FIELDS, type: 'phrase_prefix' } });
-    }
-  }
-  return {
-    query: {
-      bool: {
-        must: [{ bool: { should, minimum_should_match: 1 } }],
-        filter: buildFilterClauses(q.filters),
-      },
-    },
-    sort: [{ _score: 'desc' }, { popularity: 'desc' }, BY_SLUG],
-    from: offset,
-    size: limit,
-    track_total_hits: true,
-    _source: ['record'],
-  };
-}
-
-export function buildAutocompleteRequest(prefix: string, limit: number): SearchRequestBody {
-  const p = prefix.toLowerCase();
-  return {
-    query: {
-      bool: {
-        should: [{ prefix: { nameLower: p } }, { prefix: { nameTailLower: p } }, { prefix: { titleLower: p } }],
-        minimum_should_match: 1,
-      },
-    },
-    sort: [{ popularity: 'desc' }, BY_SLUG],
-    size: limit,
-    track_total_hits: false,
-    _source: ['record'],
-  };
-}
-
-export function buildFacetsRequest(): SearchRequestBody {
-  const terms = (field: string): Clause => ({
-    terms: { field, size: FACET_SIZE, order: [{ _count: 'desc' }, { _key: 'asc' }] },
-  });
-  return {
-    query: { match_all: {} },
-    size: 0,
-    track_total_hits: false,
-    aggs: { categories: terms('categories'), languages: terms('language'), licenses: terms('licenseFacet') },
-  };
-}
-
-/** One page of the slug feed; `after` is the last slug of the previous page (search_after, no window). */
-export function buildSlugsRequest(after: string | undefined, size = SLUG_PAGE): SearchRequestBody {
-  const body: SearchRequestBody = {
-    query: { match_all: {} },
-    sort: [BY_SLUG],
-    size,
-    track_total_hits: false,
-    _source: ['slug', 'lastModified'],
-  };
-  if (after !== undefined) body.search_after = [after];
-  return body;
-}
-
-function escapeWildcard(s: string): string {
-  return s.replace(/[\\*?]/g, (c) => `\\${c}`);
-}
-
-/**
- * The registry feed: a `range` on the name instead of from/size, so any position is one query
- * (the name is the cursor). With both bounds the stricter one wins.
- */
-export function buildRegistryRequest(q: RegistryQuery): SearchRequestBody {
-  const filter: Clause[] = [];
-  const { nameAfter, nameFrom } = q;
-  if (nameAfter !== undefined && (nameFrom === undefined || nameAfter >= nameFrom)) {
-    filter.push({ range: { name: { gt: nameAfter } } });
-  } else if (nameFrom !== undefined) {
-    filter.push({ range: { name: { gte: nameFrom } } });
-  }
-  if (q.updatedSince !== undefined) {
-    const ms = Date.parse(q.updatedSince);
-    if (Number.isNaN(ms)) throw new RangeError(`updatedSince is not a valid date-time: ${q.updatedSince}`);
-    filter.push({ range: { lastModified: { gte: new Date(ms).toISOString() } } });
-  }
-  if (q.search !== undefined && q.search !== '') {
-    filter.push({ wildcard: { nameLower: { value: `*${escapeWildcard(q.search.toLowerCase())}*` } } });
-  }
-  return {
-    query: filter.length === 0 ? { match_all: {} } : { bool: { filter } },
-    sort: [{ name: 'asc' }, BY_SLUG],
-    size: q.limit,
-    track_total_hits: false,
-    _source: ['record'],
-  };
-}
-
-/** Bulk operations indexing the documents under their slug. */
-export function buildBulkUpsert(docs: SearchDocument[]): Clause[] {
-  const ops: Clause[] = [];
-  for (const d of docs) ops.push({ index: { _id: d.record.slug } }, { ...toIndexedDocument(d) });
-  return ops;
-}
-
-export function buildBulkDelete(slugs: string[]): Clause[] {
-  return slugs.map((slug) => ({ delete: { _id: slug } }));
 }
 
 // ------------------------------------------------------------------ response parsing

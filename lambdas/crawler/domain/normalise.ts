@@ -1,5 +1,7 @@
 /**
  * Normalisation of upstream registry rows into the 2025-12-11 server.json shape.
+ * (One file on purpose, over 400 lines: each repair below is a row of the table and a few lines of
+ * code, read together; split, the table and its code would drift.)
  *
  * Real rows are messy: they declare mixed `$schema` versions (2025-07-09 snake_case, 2025-09-16,
  * 2025-09-29, 2025-10-17, none), carry empty repositories, old-style fields and values the current
