@@ -59,7 +59,10 @@ async function main(): Promise<void> {
   const file = join(__dirname, '..', 'BENCHMARKS.md');
   let sections = results;
   if (only.length && existsSync(file)) {
-    const earlier = readFileSync(file, 'utf8').split(/\n(?=## )/).slice(1).map(parseSection);
+    const earlier = readFileSync(file, 'utf8')
+      .split(/\n(?=## )/)
+      .slice(1)
+      .map(parseSection);
     sections = earlier.map((old) => results.find((r) => r.title === old.title) ?? old);
     sections.push(...results.filter((r) => !earlier.some((old) => old.title === r.title)));
   }

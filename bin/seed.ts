@@ -20,9 +20,7 @@ async function main(): Promise<void> {
       onProgress: (done, total) => process.stderr.write(`\r[seed] ${done}/${total} servers`),
     });
     process.stderr.write('\n');
-    console.log(
-      `seeded ${result.servers} servers (${result.icons} icons, ${result.removed} removed) in ${((Date.now() - started) / 1000).toFixed(1)} s`,
-    );
+    console.log(`seeded ${result.servers} servers (${result.icons} icons, ${result.removed} removed) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   } finally {
     await backends.stop();
   }

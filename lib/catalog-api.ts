@@ -167,12 +167,8 @@ export class CatalogApi extends Construct {
     grantTable(data.rateLimitTable, this.role, ['dynamodb:GetItem', 'dynamodb:UpdateItem']);
     auth.grantTokenVerification(this.role);
     // Icons live under api/icons/; ListBucket makes a missing key a 404 (NoSuchKey) rather than a 403.
-    this.role.addToPrincipalPolicy(
-      new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: [data.iconsBucket.arnForObjects('api/icons/*')] }),
-    );
-    this.role.addToPrincipalPolicy(
-      new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [data.iconsBucket.bucketArn] }),
-    );
+    this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: [data.iconsBucket.arnForObjects('api/icons/*')] }));
+    this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [data.iconsBucket.bucketArn] }));
     acknowledge(
       this.role,
       `AwsSolutions-IAM5[Resource::${nagRef(data.iconsBucket, 'Arn')}/api/icons/*]`,
@@ -185,7 +181,7 @@ export class CatalogApi extends Construct {
     // The favorites function: its own role and log group, only what the favorites handlers touch.
     ({ fn: this.favoritesFn, role: this.favoritesRole } = appFunction(this, 'FavoritesFunction', {
       description: 'MCP catalog favorites (the fn "favorites" routes of CATALOG_API)',
-      roleDescription: 'Favorites function: verifies bearer tokens, reads catalog servers, writes the user\'s favorites and rate-limit buckets',
+      roleDescription: "Favorites function: verifies bearer tokens, reads catalog servers, writes the user's favorites and rate-limit buckets",
       entry: props.favoritesEntry ?? DEFAULT_FAVORITES_ENTRY,
       memorySize: props.favoritesMemorySize ?? 512,
       timeout: props.timeout ?? Duration.seconds(10),
@@ -239,7 +235,7 @@ export class CatalogApi extends Construct {
     const catalogReason =
       'The catalog is public (spec 1). A bearer token only raises the rate limit and is verified in the function, where a bad or expired token falls back to the anonymous tier; an API Gateway authorizer would answer 401 instead.';
     const favoritesReason =
-      'The favorites function verifies the bearer itself: Cognito JWTs with aws-jwt-verify and the OAuth front\'s opaque tokens against DynamoDB, which an API Gateway JWT authorizer cannot check; it answers 401 UNAUTHORIZED or 503 AUTH_UNAVAILABLE in the catalog envelope (spec 1).';
+      "The favorites function verifies the bearer itself: Cognito JWTs with aws-jwt-verify and the OAuth front's opaque tokens against DynamoDB, which an API Gateway JWT authorizer cannot check; it answers 401 UNAUTHORIZED or 503 AUTH_UNAVAILABLE in the catalog envelope (spec 1).";
     for (const def of CATALOG_API.routes) {
       const route = this.routes.routes.get(routeKey(def));
       if (route) acknowledge(route, 'AwsSolutions-APIG4', def.fn === 'favorites' ? favoritesReason : catalogReason);

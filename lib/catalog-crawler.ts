@@ -200,9 +200,7 @@ export class CatalogCrawler extends Construct {
       ...tableKeys(CRAWL_STATE_TABLE),
       billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      ...(key
-        ? { encryption: dynamodb.TableEncryption.CUSTOMER_MANAGED, encryptionKey: key }
-        : { encryption: dynamodb.TableEncryption.AWS_MANAGED }),
+      ...(key ? { encryption: dynamodb.TableEncryption.CUSTOMER_MANAGED, encryptionKey: key } : { encryption: dynamodb.TableEncryption.AWS_MANAGED }),
       deletionProtection: removalPolicy === RemovalPolicy.RETAIN,
       removalPolicy,
     });
@@ -349,7 +347,6 @@ export class CatalogCrawler extends Construct {
     }
   }
 }
-
 
 /** The removal policy a table was given, read back from its CloudFormation deletion policy. */
 function removalPolicyOf(table: dynamodb.Table): RemovalPolicy {

@@ -182,9 +182,7 @@ export class CatalogData extends Construct {
 
     this.searchDomainName = props.search?.domainName ?? defaultDomainName(this);
     if (!/^[a-z][a-z0-9-]{2,27}$/.test(this.searchDomainName)) {
-      throw new Error(
-        `search.domainName must be 3-28 lower-case letters, digits or hyphens, starting with a letter: "${this.searchDomainName}"`,
-      );
+      throw new Error(`search.domainName must be 3-28 lower-case letters, digits or hyphens, starting with a letter: "${this.searchDomainName}"`);
     }
     this.searchDomain = this.createSearchDomain(props, removalPolicy);
 
@@ -236,9 +234,7 @@ export class CatalogData extends Construct {
       resourceName: this.searchDomainName,
     });
     const resourceArns = [`${domainArn}/*`];
-    this.searchAccessPolicy.addStatements(
-      new iam.PolicyStatement({ principals: [new iam.ArnPrincipal(role.roleArn)], actions, resources: resourceArns }),
-    );
+    this.searchAccessPolicy.addStatements(new iam.PolicyStatement({ principals: [new iam.ArnPrincipal(role.roleArn)], actions, resources: resourceArns }));
     acknowledge(
       role,
       `AwsSolutions-IAM5[Resource::${nagFlatten(this, domainArn)}/*]`,
@@ -253,8 +249,7 @@ export class CatalogData extends Construct {
     const masterNodeCount = o.masterNodeCount ?? 0;
     const zoneAware = instanceCount >= 2 && instanceCount % 2 === 0;
     const retention = props.searchLogRetention ?? logs.RetentionDays.ONE_MONTH;
-    const logGroup = (name: string): logs.LogGroup =>
-      new logs.LogGroup(this, `Search${name}Logs`, { retention, removalPolicy: RemovalPolicy.DESTROY });
+    const logGroup = (name: string): logs.LogGroup => new logs.LogGroup(this, `Search${name}Logs`, { retention, removalPolicy: RemovalPolicy.DESTROY });
     const slowSearch = logGroup('SlowSearch');
     const slowIndex = logGroup('SlowIndex');
     const app = logGroup('App');

@@ -242,8 +242,14 @@ export class CatalogStack extends Stack {
     });
     new CfnOutput(this, 'PublicUrl', { description: 'PUBLIC_URL of this deployment (token audience: <PublicUrl>/mcp)', value: publicUrl });
     new CfnOutput(this, 'UserPoolId', { description: 'Cognito user pool (COGNITO_USER_POOL_ID)', value: this.auth.userPool.userPoolId });
-    new CfnOutput(this, 'WebClientId', { description: 'App client of the web front (authorization code + PKCE, no secret)', value: this.auth.webClient.userPoolClientId });
-    new CfnOutput(this, 'SignInUrl', { description: 'Hosted sign-in base URL (/oauth2/authorize, /oauth2/token, /login)', value: this.auth.signInDomain.baseUrl() });
+    new CfnOutput(this, 'WebClientId', {
+      description: 'App client of the web front (authorization code + PKCE, no secret)',
+      value: this.auth.webClient.userPoolClientId,
+    });
+    new CfnOutput(this, 'SignInUrl', {
+      description: 'Hosted sign-in base URL (/oauth2/authorize, /oauth2/token, /login)',
+      value: this.auth.signInDomain.baseUrl(),
+    });
     new CfnOutput(this, 'McpUrl', { description: 'The URL MCP clients connect to (Streamable HTTP; OAuth discovery from its 401)', value: `${publicUrl}/mcp` });
     new CfnOutput(this, 'ApiUrl', {
       description: 'HTTP API endpoint (origin of CloudFront; direct calls are not trusted for client IPs)',

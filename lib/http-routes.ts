@@ -61,9 +61,7 @@ export function addRoutesFromTable(
     if (!integration) {
       const fn = fnByName[name];
       if (!fn) {
-        throw new Error(
-          `route table ${table.prefix}: no function named "${name}" (known: ${Object.keys(fnByName).join(', ') || 'none'})`,
-        );
+        throw new Error(`route table ${table.prefix}: no function named "${name}" (known: ${Object.keys(fnByName).join(', ') || 'none'})`);
       }
       integration = new HttpLambdaIntegration(`${pascal(name)}Integration`, fn);
       integrations.set(name, integration);

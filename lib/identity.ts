@@ -77,7 +77,6 @@ const FAVORITES_ACTIONS = [
   'dynamodb:ConditionCheckItem',
 ];
 
-
 /**
  * Sign-in and the auth context's data: the Cognito user pool (hosted sign-in, the resource server
  * with the `memory:read` / `memory:write` scopes, the web front's app client), and the tables of
@@ -170,7 +169,7 @@ export class Identity extends Construct {
       acknowledge(
         this.userPool,
         'AwsSolutions-COG2',
-        'Accounts only pin catalog favorites and hold the user\'s own memories; MFA (TOTP) is offered to every user rather than forced at sign-up, the PLUS plan\'s threat protection blocks risky and compromised-credential sign-ins, and mfa: REQUIRED enforces it.',
+        "Accounts only pin catalog favorites and hold the user's own memories; MFA (TOTP) is offered to every user rather than forced at sign-up, the PLUS plan's threat protection blocks risky and compromised-credential sign-ins, and mfa: REQUIRED enforces it.",
       );
     }
 
@@ -182,7 +181,8 @@ export class Identity extends Construct {
     });
 
     const scopes = MEMORY_SCOPES.map(
-      (scopeName) => new cognito.ResourceServerScope({ scopeName, scopeDescription: scopeName === 'memory:read' ? 'Read your memories' : 'Write your memories' }),
+      (scopeName) =>
+        new cognito.ResourceServerScope({ scopeName, scopeDescription: scopeName === 'memory:read' ? 'Read your memories' : 'Write your memories' }),
     );
     this.resourceServer = this.userPool.addResourceServer('ResourceServer', {
       identifier: this.audience,

@@ -174,7 +174,7 @@ export class MemoryApi extends Construct {
         }),
     );
     const reason =
-      'The memory function verifies the bearer itself (Cognito JWTs with aws-jwt-verify, the OAuth front\'s opaque tokens in DynamoDB, which an API Gateway JWT authorizer cannot check), checks scopes and per-memory grants, and answers 401/403/503 in the /v1 envelope (spec 2).';
+      "The memory function verifies the bearer itself (Cognito JWTs with aws-jwt-verify, the OAuth front's opaque tokens in DynamoDB, which an API Gateway JWT authorizer cannot check), checks scopes and per-memory grants, and answers 401/403/503 in the /v1 envelope (spec 2).";
     for (const route of this.routes.routes.values()) acknowledge(route, 'AwsSolutions-APIG4', reason);
     for (const route of this.catchAllRoutes) acknowledge(route, 'AwsSolutions-APIG4', `${reason} The catch-all answers only 404, 405 and CORS preflights.`);
   }

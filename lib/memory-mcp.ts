@@ -95,7 +95,12 @@ export class MemoryMcp extends Construct {
       description: 'Settings of the MCP function that depend on the distribution (audience, public URL, Cognito client ids); not a credential',
       secretObjectValue: Object.fromEntries(Object.entries(props.auth.verifierEnvironment()).map(([k, v]) => [k, SecretValue.unsafePlainText(v)])),
     });
-    const settingsArn = stack.formatArn({ service: 'secretsmanager', resource: 'secret', resourceName: `${settingsName}-??????`, arnFormat: ArnFormat.COLON_RESOURCE_NAME });
+    const settingsArn = stack.formatArn({
+      service: 'secretsmanager',
+      resource: 'secret',
+      resourceName: `${settingsName}-??????`,
+      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+    });
     const environment: Record<string, string> = {
       MCP_SETTINGS_SECRET: settingsName,
       ...memoryDataEnvironment(props.table, props.bucket),

@@ -71,7 +71,12 @@ export async function runCatalogBench(log: (m: string) => void): Promise<BenchSe
     writeFileSync(keys, JSON.stringify({ current: { id: 1, secret: randomBytes(32).toString('base64') } }));
     // The response cache is off for the latency figures: each request does its own query and
     // serialisation (the cases repeat a few queries, which the cache would otherwise answer).
-    const config = { ...localCatalogConfig(dataDir(tmp), ddb.endpoint, s3.endpoint), searchSnapshotPath: undefined, cursorKeysFile: keys, responseCacheEntries: 0 };
+    const config = {
+      ...localCatalogConfig(dataDir(tmp), ddb.endpoint, s3.endpoint),
+      searchSnapshotPath: undefined,
+      cursorKeysFile: keys,
+      responseCacheEntries: 0,
+    };
     await provision(config);
     log(`generating and indexing ${COUNT} synthetic servers`);
     const index = new EmbeddedSearchIndex({});
@@ -84,7 +89,10 @@ export async function runCatalogBench(log: (m: string) => void): Promise<BenchSe
     const words = TOPICS.flatMap((t) => [t.key, ...t.keywords.filter((k) => !k.includes(' '))]);
     const cases: Array<{ name: string; make: (i: number) => [string, string] }> = [
       { name: '/mcps (default)', make: () => ['/api/mcps', ''] },
-      { name: '/mcps?type=npm&category=…&sort=stars', make: (i) => ['/api/mcps', `type=npm&category=${encodeURIComponent(TOPICS[i % TOPICS.length].category)}&sort=stars`] },
+      {
+        name: '/mcps?type=npm&category=…&sort=stars',
+        make: (i) => ['/api/mcps', `type=npm&category=${encodeURIComponent(TOPICS[i % TOPICS.length].category)}&sort=stars`],
+      },
       { name: '/search?q=…', make: (i) => ['/api/search', `q=${encodeURIComponent(words[i % words.length])}`] },
       { name: '/autocomplete?q=…', make: (i) => ['/api/autocomplete', `q=${encodeURIComponent(words[i % words.length].slice(0, 3))}`] },
       { name: '/facets', make: () => ['/api/facets', ''] },
@@ -119,7 +127,7 @@ export async function runCatalogBench(log: (m: string) => void): Promise<BenchSe
       cold.push(performance.now() - started);
     }
     const c = summarize(cold);
-    rows.push(['limiter lease round trip (a caller\'s first request) p50 / p99', `${ms(c.p50)} / ${ms(c.p99)}`, '', '']);
+    rows.push(["limiter lease round trip (a caller's first request) p50 / p99", `${ms(c.p50)} / ${ms(c.p99)}`, '', '']);
 
     log('throughput: local stack server vs bare node:http with the same bytes');
     const stackEnv = { dynamo: ddb.endpoint, s3: s3.endpoint, tmp, rateTable: config.rateLimitTable, count: COUNT, keys };
@@ -154,7 +162,9 @@ export async function runCatalogBench(log: (m: string) => void): Promise<BenchSe
       bareRuns.push(await measure(['bare', join(tmp, 'bare.json')]));
     }
     const median = (xs: number[]) => summarize(xs).p50;
-    log(`rounds: stack ${stackRuns.map((x) => x.toFixed(0)).join(', ')}; uncached ${uncachedRuns.map((x) => x.toFixed(0)).join(', ')}; bare ${bareRuns.map((x) => x.toFixed(0)).join(', ')}`);
+    log(
+      `rounds: stack ${stackRuns.map((x) => x.toFixed(0)).join(', ')}; uncached ${uncachedRuns.map((x) => x.toFixed(0)).join(', ')}; bare ${bareRuns.map((x) => x.toFixed(0)).join(', ')}`,
+    );
     const bareRps = median(bareRuns);
     const uncachedRps = median(uncachedRuns);
     const ratio = median(stackRuns) / bareRps;
@@ -162,14 +172,21 @@ export async function runCatalogBench(log: (m: string) => void): Promise<BenchSe
     rows.push(['bare node:http, same bytes (req/s)', bareRps.toFixed(0), '', '']);
     rows.push(['local server, /api/mcps (req/s)', median(stackRuns).toFixed(0), '', '']);
     rows.push(['throughput ratio local / bare', ratio.toFixed(2), '≥ 0.5', verdict(ratio >= 0.5)]);
-    rows.push(['  same, response cache off (RESPONSE_CACHE_ENTRIES=0)', `${uncachedRps.toFixed(0)} req/s, ratio ${(uncachedRps / bareRps).toFixed(2)}`, '', '']);
+    rows.push([
+      '  same, response cache off (RESPONSE_CACHE_ENTRIES=0)',
+      `${uncachedRps.toFixed(0)} req/s, ratio ${(uncachedRps / bareRps).toFixed(2)}`,
+      '',
+      '',
+    ]);
 
     return {
       title: 'Catalog API (10,000 synthetic servers)',
       method: [
         `- Data: \`generateCatalog(${COUNT})\` (deterministic, seed 1) in the embedded search index; rate-limit buckets in DynamoDB Local (in memory).`,
-        '- Handler latency: `handleCatalogRequest` called in-process with the response cache off (every call validates, queries and serialises), 3,000 sequential requests per case after 200 warm-up requests, wall time per call with `performance.now()`. The real limiter runs at the spec\'s anonymous limit (30 rps, burst 60) with each case\'s requests rotating over 100 client IPs of its own (30 requests each, half a burst), so no caller is limited: every 6th request of a caller takes a lease of 6 tokens from DynamoDB Local, concurrently with the handler\'s own work, and shows in the p99. A caller whose lease ran out (idle for more than 1 s) waits for that round trip: the row \"limiter lease round trip\" gives it alone, measured on 500 fresh keys.',
-        '- Throughput: the local stack\'s HTTP server (real handler, 10,000 servers, limiter raised to 1,000,000 rps because one load generator is one client) and a bare `node:http` server answering the same bytes and headers, each in its own process; autocannon with 32 connections for 8 s after an 8 s warm-up, in the bench process; ' + ROUNDS + ' interleaved rounds (local, local without cache, bare), each figure the median of its rounds, because this machine\'s throughput drifts between minutes. Ratio = local / bare. The local figure is with the default response cache (whole responses of index reads per index generation; the limiter and per-caller headers still run per request); the row below repeats it with the cache off, so the handler\'s own cost per request is visible too.',
+        "- Handler latency: `handleCatalogRequest` called in-process with the response cache off (every call validates, queries and serialises), 3,000 sequential requests per case after 200 warm-up requests, wall time per call with `performance.now()`. The real limiter runs at the spec's anonymous limit (30 rps, burst 60) with each case's requests rotating over 100 client IPs of its own (30 requests each, half a burst), so no caller is limited: every 6th request of a caller takes a lease of 6 tokens from DynamoDB Local, concurrently with the handler's own work, and shows in the p99. A caller whose lease ran out (idle for more than 1 s) waits for that round trip: the row \"limiter lease round trip\" gives it alone, measured on 500 fresh keys.",
+        "- Throughput: the local stack's HTTP server (real handler, 10,000 servers, limiter raised to 1,000,000 rps because one load generator is one client) and a bare `node:http` server answering the same bytes and headers, each in its own process; autocannon with 32 connections for 8 s after an 8 s warm-up, in the bench process; " +
+          ROUNDS +
+          " interleaved rounds (local, local without cache, bare), each figure the median of its rounds, because this machine's throughput drifts between minutes. Ratio = local / bare. The local figure is with the default response cache (whole responses of index reads per index generation; the limiter and per-caller headers still run per request); the row below repeats it with the cache off, so the handler's own cost per request is visible too.",
       ].join('\n'),
       rows,
     };

@@ -94,11 +94,21 @@ export async function runCrawlerBench(log: (m: string) => void): Promise<BenchSe
       ].join(' '),
       rows: [
         ['full crawl: wall time', `${(full.wallMs / 1000).toFixed(1)} s`, '—', ''],
-        ['full crawl: upstream page requests', String(full.upstream), `≤ ${Math.ceil(count / 100) + 1} (pages + the closing empty one)`, verdict(full.upstream <= Math.ceil(count / 100) + 1)],
+        [
+          'full crawl: upstream page requests',
+          String(full.upstream),
+          `≤ ${Math.ceil(count / 100) + 1} (pages + the closing empty one)`,
+          verdict(full.upstream <= Math.ceil(count / 100) + 1),
+        ],
         ['full crawl: HTTP requests (all hosts)', String(full.http), '—', ''],
         ['full crawl: catalog writes', String(full.writes), String(count), verdict(full.writes === full.report.counts.added)],
         ['incremental: wall time', `${(inc.wallMs / 1000).toFixed(1)} s`, '—', ''],
-        ['incremental: upstream page requests', String(inc.upstream), `≤ ${Math.ceil(changed / 100) + 1}`, verdict(inc.upstream <= Math.ceil(changed / 100) + 1)],
+        [
+          'incremental: upstream page requests',
+          String(inc.upstream),
+          `≤ ${Math.ceil(changed / 100) + 1}`,
+          verdict(inc.upstream <= Math.ceil(changed / 100) + 1),
+        ],
         ['incremental: catalog writes', String(inc.writes), `${changed} (changed only)`, verdict(inc.writes === changed)],
         ['incremental: index writes', String(inc.index), `${changed}`, verdict(inc.index === changed)],
       ],

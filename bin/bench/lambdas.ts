@@ -46,11 +46,15 @@ async function bundle(entry: string, outfile: string, external: readonly string[
 function freshProcessMs(code: string): number {
   const samples: number[] = [];
   for (let i = 0; i < RUNS; i++) {
-    const out = spawnSync(process.execPath, ['-e', `const t=process.hrtime.bigint();${code};process.stdout.write(String(Number(process.hrtime.bigint()-t)/1e6))`], {
-      cwd: ROOT,
-      encoding: 'utf8',
-      env: { ...process.env, AWS_REGION: 'us-east-1', LOG_LEVEL: 'SILENT' },
-    });
+    const out = spawnSync(
+      process.execPath,
+      ['-e', `const t=process.hrtime.bigint();${code};process.stdout.write(String(Number(process.hrtime.bigint()-t)/1e6))`],
+      {
+        cwd: ROOT,
+        encoding: 'utf8',
+        env: { ...process.env, AWS_REGION: 'us-east-1', LOG_LEVEL: 'SILENT' },
+      },
+    );
     if (out.status !== 0 || out.stdout === '') throw new Error(`loading failed: ${out.stderr}`);
     samples.push(Number(out.stdout));
   }

@@ -33,7 +33,12 @@ function event(token: string, body: unknown): HttpEvent {
     routeKey: 'POST /mcp',
     rawPath: '/mcp',
     rawQueryString: '',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}`, 'mcp-protocol-version': '2025-11-25' },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${token}`,
+      'mcp-protocol-version': '2025-11-25',
+    },
     requestContext: {
       accountId: 'bench',
       apiId: 'bench',
@@ -50,7 +55,6 @@ function event(token: string, body: unknown): HttpEvent {
     isBase64Encoded: false,
   };
 }
-
 
 const row = (name: string, samples: number[]): [string, string, string, string] => {
   const s = summarize(samples);
@@ -84,13 +88,19 @@ export async function runMcpBench(log: (m: string) => void): Promise<BenchSectio
     const search = (i: number) => client.callTool({ name: 'memory__search', arguments: { query: WORDS[i % WORDS.length], limit: 20 } });
     const handlerRead = async (i: number) => {
       const res = await handleMcpRequest(
-        event(token, { jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'memory__read', arguments: { path: `area-${i % 10}/note-${String(i % NOTES).padStart(4, '0')}.md` } } }),
+        event(token, {
+          jsonrpc: '2.0',
+          id: i,
+          method: 'tools/call',
+          params: { name: 'memory__read', arguments: { path: `area-${i % 10}/note-${String(i % NOTES).padStart(4, '0')}.md` } },
+        }),
         stack.mcp,
         'bench',
       );
       if (res.statusCode !== 200) throw new Error(`handler answered ${res.statusCode}`);
     };
-    const coreRead = (i: number) => stack.memory.service.readNote(caller, 'default', `area-${i % 10}/note-${String(i % NOTES).padStart(4, '0')}.md`, { includeDeleted: true });
+    const coreRead = (i: number) =>
+      stack.memory.service.readNote(caller, 'default', `area-${i % 10}/note-${String(i % NOTES).padStart(4, '0')}.md`, { includeDeleted: true });
 
     log('warming up');
     for (const fn of [read, write, search, handlerRead, coreRead]) await timeEach(WARMUP, fn);

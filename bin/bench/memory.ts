@@ -80,9 +80,19 @@ export async function runMemoryBench(log: (m: string) => void): Promise<BenchSec
       rateLimit: 1_000_000,
       rateLimitTable: catalogConfig.rateLimitTable,
       cursorKeysFile: keys,
-      memory: { ...base.memory, region: catalogConfig.region, dynamoEndpoint: ddb.endpoint, s3Endpoint: s3.endpoint, memoryTable: 'bench-memories', memoryBucket: 'bench-memories' },
+      memory: {
+        ...base.memory,
+        region: catalogConfig.region,
+        dynamoEndpoint: ddb.endpoint,
+        s3Endpoint: s3.endpoint,
+        memoryTable: 'bench-memories',
+        memoryBucket: 'bench-memories',
+      },
     };
-    const admin = { d: dynamoClient({ region: config.memory.region, dynamoEndpoint: ddb.endpoint }), s: s3Client({ region: config.memory.region, s3Endpoint: s3.endpoint }) };
+    const admin = {
+      d: dynamoClient({ region: config.memory.region, dynamoEndpoint: ddb.endpoint }),
+      s: s3Client({ region: config.memory.region, s3Endpoint: s3.endpoint }),
+    };
     await ensureTables(admin.d, memoryTableDefinitions({ memories: config.memory.memoryTable }));
     await ensureBuckets(admin.s, [config.memory.memoryBucket]);
 
@@ -110,7 +120,11 @@ export async function runMemoryBench(log: (m: string) => void): Promise<BenchSec
     const caller = { account: 'bench' };
     await runtime.service.createMemory(caller, 'big');
     const paths = Array.from({ length: NOTES }, (_, i) => `area-${i % 10}/topic-${i % 37}/note-${i}.md`);
-    await runtime.service.importNotes(caller, 'big', paths.map((path, i) => ({ path, markdown: noteText(i) })));
+    await runtime.service.importNotes(
+      caller,
+      'big',
+      paths.map((path, i) => ({ path, markdown: noteText(i) })),
+    );
 
     const rows: BenchSection['rows'] = [];
     const calls: Array<[string, CallCounts, string, boolean]> = [];
@@ -127,11 +141,21 @@ export async function runMemoryBench(log: (m: string) => void): Promise<BenchSec
       return res;
     };
     const coldRead = await coldCounter.measure(() => coldCall(`/v1/memories/big/notes/${paths[500]}`));
-    calls.push(['read, cold (fresh instance)', coldRead.calls, '≤ 1 GetItem + 2 GetObject', (coldRead.calls['dynamodb.GetItem'] ?? 0) <= 1 && (coldRead.calls['s3.GetObject'] ?? 0) <= 2]);
+    calls.push([
+      'read, cold (fresh instance)',
+      coldRead.calls,
+      '≤ 1 GetItem + 2 GetObject',
+      (coldRead.calls['dynamodb.GetItem'] ?? 0) <= 1 && (coldRead.calls['s3.GetObject'] ?? 0) <= 2,
+    ]);
     const t0 = performance.now();
     const coldSearch = await coldCounter.measure(() => coldCall('/v1/memories/big/search', 'q=kubernetes&limit=20'));
     const coldSearchMs = performance.now() - t0;
-    calls.push([`search, first of an instance (each of the ${NOTES} notes fetched once)`, coldSearch.calls, `1 GetItem + ≤ ${NOTES} GetObject`, (coldSearch.calls['dynamodb.GetItem'] ?? 0) === 1 && (coldSearch.calls['s3.GetObject'] ?? 0) <= NOTES]);
+    calls.push([
+      `search, first of an instance (each of the ${NOTES} notes fetched once)`,
+      coldSearch.calls,
+      `1 GetItem + ≤ ${NOTES} GetObject`,
+      (coldSearch.calls['dynamodb.GetItem'] ?? 0) === 1 && (coldSearch.calls['s3.GetObject'] ?? 0) <= NOTES,
+    ]);
     const again = await coldCounter.measure(() => coldCall('/v1/memories/big/search', 'q=design&limit=20'));
     calls.push(['search, second of that instance (other query)', again.calls, '1 GetItem', fmtCalls(again.calls) === '1 dynamodb.GetItem']);
     coldCounter.detach();
@@ -142,17 +166,29 @@ export async function runMemoryBench(log: (m: string) => void): Promise<BenchSec
     const read = await timeEach(300, (i) => call('GET', `/v1/memories/big/notes/${paths[(i * 13) % NOTES]}`));
     const list = await timeEach(100, () => call('GET', '/v1/memories/big/notes', 'depth=all&type=file&limit=200'));
     const search = await timeEach(50, (i) => call('GET', '/v1/memories/big/search', `q=${WORDS[i % WORDS.length]}&limit=20`));
-    const write = await timeEach(200, (i) => call('PUT', `/v1/memories/big/notes/area-${i % 10}/topic-${i % 37}/bench-${i}.md`, '', { body: `bench write ${i}` }));
+    const write = await timeEach(200, (i) =>
+      call('PUT', `/v1/memories/big/notes/area-${i % 10}/topic-${i % 37}/bench-${i}.md`, '', { body: `bench write ${i}` }),
+    );
 
     const warmRead = await counter.measure(() => call('GET', `/v1/memories/big/notes/${paths[13]}`));
     calls.push(['read, warm', warmRead.calls, '1 GetItem', fmtCalls(warmRead.calls) === '1 dynamodb.GetItem']);
     const warmList = await counter.measure(() => call('GET', '/v1/memories/big/notes', 'depth=all&type=file&limit=200'));
     calls.push(['list, warm (no object twice across requests)', warmList.calls, '1 GetItem', fmtCalls(warmList.calls) === '1 dynamodb.GetItem']);
     const warmSearch = await counter.measure(() => call('GET', '/v1/memories/big/search', 'q=apples&limit=20'));
-    calls.push(['search, warm', warmSearch.calls, '1 GetItem (+ the index of a new rev)', (warmSearch.calls['dynamodb.GetItem'] ?? 0) === 1 && (warmSearch.calls['s3.GetObject'] ?? 0) <= 1]);
+    calls.push([
+      'search, warm',
+      warmSearch.calls,
+      '1 GetItem (+ the index of a new rev)',
+      (warmSearch.calls['dynamodb.GetItem'] ?? 0) === 1 && (warmSearch.calls['s3.GetObject'] ?? 0) <= 1,
+    ]);
     const warmWrite = await counter.measure(() => call('PUT', '/v1/memories/big/notes/area-1/topic-1/counted.md', '', { body: 'counted write' }));
     const wc = warmWrite.calls;
-    calls.push(['write, warm', wc, '1 GetItem + 1 wave of PutObject + 1 UpdateItem', wc['dynamodb.GetItem'] === 1 && wc['dynamodb.UpdateItem'] === 1 && !wc['s3.GetObject'] && (wc['s3.PutObject'] ?? 0) >= 1]);
+    calls.push([
+      'write, warm',
+      wc,
+      '1 GetItem + 1 wave of PutObject + 1 UpdateItem',
+      wc['dynamodb.GetItem'] === 1 && wc['dynamodb.UpdateItem'] === 1 && !wc['s3.GetObject'] && (wc['s3.PutObject'] ?? 0) >= 1,
+    ]);
 
     for (const [name, samples] of [
       ['write (PUT note, JSON)', write],
@@ -175,7 +211,7 @@ export async function runMemoryBench(log: (m: string) => void): Promise<BenchSec
       method: [
         `- Data: one memory of ${NOTES} notes (about 1 KB each, front matter and tags, 10 areas × 37 topics) imported as one commit into DynamoDB Local (rev lock) and the loopback S3 server (git objects, per-commit indexes).`,
         '- Handler figures: `handleMemoryRequest` called in-process with API Gateway v2 events, sequentially, so each includes token verification (an RS256 local-issuer JWT through aws-jwt-verify, JWKS cached), the shared DynamoDB rate limiter (run concurrently with verification; limit raised so nothing is refused), the core and the response shaping. Reads cycle over the notes (300 samples), listings 100, searches 50 over 10 query words, writes 200 new notes without If-Match (each a commit).',
-        '- Storage calls: counted by SDK middleware on the core\'s own S3 and DynamoDB clients (`countStorageCalls`; the limiter has its own client and is not counted), for one request each, cold (fresh instance cache) and warm. The budgets are DESIGN.md\'s.',
+        "- Storage calls: counted by SDK middleware on the core's own S3 and DynamoDB clients (`countStorageCalls`; the limiter has its own client and is not counted), for one request each, cold (fresh instance cache) and warm. The budgets are DESIGN.md's.",
         '- Local backends add their own latency (Java DynamoDB Local and a Node S3 server on loopback): the absolute figures are an upper bound of what the code costs, not AWS latencies.',
       ].join('\n'),
       rows,

@@ -47,7 +47,12 @@ async function main(): Promise<void> {
   const running = await listen(
     // Catalog reads only: the favorites routes (another function) are not part of this comparison.
     createLocalServer({
-      apis: [{ table: { ...CATALOG_API, routes: CATALOG_API.routes.filter((r) => r.fn === 'catalog') }, functions: { catalog: createCatalogHandler(async () => deps) } }],
+      apis: [
+        {
+          table: { ...CATALOG_API, routes: CATALOG_API.routes.filter((r) => r.fn === 'catalog') },
+          functions: { catalog: createCatalogHandler(async () => deps) },
+        },
+      ],
       ready: () => true,
     }),
     0,
@@ -55,7 +60,7 @@ async function main(): Promise<void> {
   process.stdout.write(`${JSON.stringify({ port: running.port })}\n`);
 }
 
-process.on("SIGINT", () => process.exit(0));
+process.on('SIGINT', () => process.exit(0));
 main().catch((err: unknown) => {
   console.error(err);
   process.exit(1);

@@ -1,10 +1,4 @@
-import {
-  CreateTableCommand,
-  DescribeTableCommand,
-  ResourceInUseException,
-  UpdateTimeToLiveCommand,
-  type DynamoDBClient,
-} from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DescribeTableCommand, ResourceInUseException, UpdateTimeToLiveCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, type S3Client } from '@aws-sdk/client-s3';
 import { CATALOG_TABLE, FAVORITES_TABLE } from '../../lambdas/catalog/tables';
 import { CLIENT_TABLE, TOKEN_TABLE, type AuthTableNames } from '../../lambdas/identity/tables';
@@ -21,20 +15,12 @@ export interface TableNames {
 }
 
 export function tableDefinitions(names: TableNames, auth?: AuthTableNames | false): TableDefinition[] {
-  return [
-    tableDefinition(names.catalog, CATALOG_TABLE),
-    tableDefinition(names.rateLimits, RATE_LIMIT_TABLE),
-    ...(auth ? authTableDefinitions(auth) : []),
-  ];
+  return [tableDefinition(names.catalog, CATALOG_TABLE), tableDefinition(names.rateLimits, RATE_LIMIT_TABLE), ...(auth ? authTableDefinitions(auth) : [])];
 }
 
 /** Tokens, OAuth clients and favorites. */
 export function authTableDefinitions(names: AuthTableNames): TableDefinition[] {
-  return [
-    tableDefinition(names.tokens, TOKEN_TABLE),
-    tableDefinition(names.clients, CLIENT_TABLE),
-    tableDefinition(names.favorites, FAVORITES_TABLE),
-  ];
+  return [tableDefinition(names.tokens, TOKEN_TABLE), tableDefinition(names.clients, CLIENT_TABLE), tableDefinition(names.favorites, FAVORITES_TABLE)];
 }
 
 export async function ensureTables(ddb: DynamoDBClient, defs: TableDefinition[]): Promise<void> {
@@ -52,9 +38,7 @@ export async function ensureTables(ddb: DynamoDBClient, defs: TableDefinition[])
       if (!(err instanceof ResourceInUseException)) throw err;
     }
     if (def.ttl) {
-      await ddb.send(
-        new UpdateTimeToLiveCommand({ TableName: name, TimeToLiveSpecification: { AttributeName: def.ttl, Enabled: true } }),
-      );
+      await ddb.send(new UpdateTimeToLiveCommand({ TableName: name, TimeToLiveSpecification: { AttributeName: def.ttl, Enabled: true } }));
     }
   }
 }

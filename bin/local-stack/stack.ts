@@ -182,10 +182,18 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     const memoryConfig: MemoryConfig = { ...loadMemoryConfig(authEnv), region: config.region, dynamoEndpoint: ddb.endpoint, s3Endpoint: s3.endpoint };
     await provisionMemory(memoryConfig);
     // One core for /v1 and /mcp: both point a retired memory's user at the /v1 restore route.
-    const memory = createMemoryRuntime(memoryConfig, await cursorCodec({ file: dir.cursorKeys, region: config.region }), { overrides: { restoreHint: v1RestoreHint } });
+    const memory = createMemoryRuntime(memoryConfig, await cursorCodec({ file: dir.cursorKeys, region: config.region }), {
+      overrides: { restoreHint: v1RestoreHint },
+    });
     // MEMORY_RATE_LIMIT etc. from the env; the tables, bucket and keys are the stack's own.
     memoryApiDeps = await createMemoryApiDeps(
-      { ...loadMemoryApiConfig(authEnv), memory: memoryConfig, rateLimitTable: config.rateLimitTable, cursorKeysFile: dir.cursorKeys, originVerifySecret: config.originVerifySecret },
+      {
+        ...loadMemoryApiConfig(authEnv),
+        memory: memoryConfig,
+        rateLimitTable: config.rateLimitTable,
+        cursorKeysFile: dir.cursorKeys,
+        originVerifySecret: config.originVerifySecret,
+      },
       verifier,
       { runtime: memory },
     );

@@ -19,7 +19,17 @@ import { CATALOG_API } from './routes';
 /** Icons are immutable and exempt from rate limits (spec 1). */
 const UNLIMITED = new Set(['getIcon']);
 /** Reads answered from the search index alone, whose responses depend only on the query and the index content. */
-const INDEX_READS = new Set(['listServers', 'searchServers', 'autocomplete', 'listCategories', 'listLanguages', 'listLicenses', 'getFacets', 'listSlugs', 'listRegistryServers']);
+const INDEX_READS = new Set([
+  'listServers',
+  'searchServers',
+  'autocomplete',
+  'listCategories',
+  'listLanguages',
+  'listLicenses',
+  'getFacets',
+  'listSlugs',
+  'listRegistryServers',
+]);
 const caches = new WeakMap<CatalogDeps, ResponseCache | null>();
 
 function responseCache(deps: CatalogDeps): ResponseCache | null {
@@ -59,13 +69,20 @@ export function catalogProblem(problem: Problem): HttpResult {
       return errorResult(new CatalogError('METHOD_NOT_ALLOWED', `${problem.method} is not allowed here`, undefined, { allow: problem.allowed.join(', ') }));
     case 'rate_limited':
       return errorResult(
-        new CatalogError('RATE_LIMITED', 'Too many requests; retry after the delay in Retry-After', undefined, { 'retry-after': String(problem.retryAfterSeconds) }),
+        new CatalogError('RATE_LIMITED', 'Too many requests; retry after the delay in Retry-After', undefined, {
+          'retry-after': String(problem.retryAfterSeconds),
+        }),
       );
     case 'internal':
       return errorResult(internalError());
     case 'starting':
       // Spec 1 leaves INTERNAL_ERROR's status open: a dependency that is not up yet is a 503 the client retries.
-      return { ...errorResult(new CatalogError('INTERNAL_ERROR', 'The service is starting or a dependency is unavailable; retry shortly', undefined, { 'retry-after': '1' })), statusCode: 503 };
+      return {
+        ...errorResult(
+          new CatalogError('INTERNAL_ERROR', 'The service is starting or a dependency is unavailable; retry shortly', undefined, { 'retry-after': '1' }),
+        ),
+        statusCode: 503,
+      };
   }
 }
 
@@ -86,7 +103,8 @@ export const CATALOG_POLICY: ApiPolicy<CatalogDeps> = {
   limit: {
     limiter: (deps) => deps.limiter,
     // The tier resolver verifies a bearer itself: a bad or unverifiable token is the anonymous tier, never an error.
-    bucket: ({ event, deps, resolution }) => (resolution.kind === 'route' && UNLIMITED.has(resolution.route.operationId) ? undefined : deps.callers.resolve(event)),
+    bucket: ({ event, deps, resolution }) =>
+      resolution.kind === 'route' && UNLIMITED.has(resolution.route.operationId) ? undefined : deps.callers.resolve(event),
     timing: 'concurrent',
     headers: rateHeaders,
   },

@@ -2,14 +2,7 @@
  * The catalog API's errors (spec 1), favorites included: typed values with the spec's stable
  * codes. Handlers throw them; `api.ts` turns them into the envelope of `envelope.ts`.
  */
-export type CatalogErrorCode =
-  | 'INVALID_QUERY'
-  | 'UNAUTHORIZED'
-  | 'NOT_FOUND'
-  | 'METHOD_NOT_ALLOWED'
-  | 'RATE_LIMITED'
-  | 'AUTH_UNAVAILABLE'
-  | 'INTERNAL_ERROR';
+export type CatalogErrorCode = 'INVALID_QUERY' | 'UNAUTHORIZED' | 'NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'RATE_LIMITED' | 'AUTH_UNAVAILABLE' | 'INTERNAL_ERROR';
 
 import type { FieldIssue } from '../shared/http/query';
 

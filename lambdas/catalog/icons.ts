@@ -12,8 +12,22 @@ export const ICON_SIZE = 128;
 export const ICON_KIND_COUNT = 16;
 
 const COLORS: readonly string[] = [
-  '#2563eb', '#16a34a', '#dc2626', '#9333ea', '#ea580c', '#0891b2', '#db2777', '#4f46e5',
-  '#65a30d', '#0d9488', '#c026d3', '#b45309', '#475569', '#e11d48', '#0284c7', '#7c3aed',
+  '#2563eb',
+  '#16a34a',
+  '#dc2626',
+  '#9333ea',
+  '#ea580c',
+  '#0891b2',
+  '#db2777',
+  '#4f46e5',
+  '#65a30d',
+  '#0d9488',
+  '#c026d3',
+  '#b45309',
+  '#475569',
+  '#e11d48',
+  '#0284c7',
+  '#7c3aed',
 ];
 
 // Each glyph is drawn inside the 128x128 canvas, centred on (64, 64).

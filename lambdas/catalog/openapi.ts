@@ -52,7 +52,8 @@ const OPS: Record<string, Op> = {
   },
   autocomplete: {
     summary: 'Typeahead',
-    description: 'Anchored, case-insensitive prefix of the name, of the part after `/`, or of the title; popularity order. A missing title is returned as the name.',
+    description:
+      'Anchored, case-insensitive prefix of the name, of the part after `/`, or of the title; popularity order. A missing title is returned as the name.',
     query: S.AutocompleteQuerySchema,
     ok: { description: 'Suggestions', schema: S.envelope(z.array(S.AutocompleteItem)) },
     errors: [400],
@@ -178,7 +179,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       title: 'MCP server catalog API',
       version: '1.0.0',
       description:
-        'Read-only catalog of MCP servers, plus each signed-in user\'s favorites. Every JSON response uses `{ success, data, meta }` / `{ success: false, error }`, except `/v0.1/servers`, the icon and this document. Anonymous callers: 30 requests/s, burst 60, per IP; a valid bearer token (optional outside /favorites, never a 401 there) raises the limit to 100 requests/s, burst 200, per user. Only /favorites requires the bearer. Unknown query parameters are ignored; a single-valued parameter given twice is 400.',
+        "Read-only catalog of MCP servers, plus each signed-in user's favorites. Every JSON response uses `{ success, data, meta }` / `{ success: false, error }`, except `/v0.1/servers`, the icon and this document. Anonymous callers: 30 requests/s, burst 60, per IP; a valid bearer token (optional outside /favorites, never a 401 there) raises the limit to 100 requests/s, burst 200, per user. Only /favorites requires the bearer. Unknown query parameters are ignored; a single-valued parameter given twice is 400.",
     },
     servers: [{ url: '/' }],
   });

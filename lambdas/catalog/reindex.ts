@@ -1,7 +1,11 @@
 import type { CatalogStore, SearchIndex } from './domain/ports';
 import { README_INDEX_CHARS, type SearchDocument } from './domain/types';
 
-export function searchDocumentOf(d: { record: SearchDocument['record']; readme?: { content: string }; tools?: Array<{ name: string; description?: string }> }): SearchDocument {
+export function searchDocumentOf(d: {
+  record: SearchDocument['record'];
+  readme?: { content: string };
+  tools?: Array<{ name: string; description?: string }>;
+}): SearchDocument {
   return {
     record: d.record,
     toolText: (d.tools ?? []).map((t) => (t.description ? `${t.name}\n${t.description}` : t.name)).join('\n'),

@@ -88,8 +88,7 @@ export const ListQuerySchema = z.object({
     .enum(SORTS, { error: `must be one of ${SORTS.join(', ')}` })
     .default('popularity')
     .openapi({
-      description:
-        'popularity (desc, default), name (asc), stars, updated, downloads, trending (desc); ties broken by slug ascending.',
+      description: 'popularity (desc, default), name (asc), stars, updated, downloads, trending (desc); ties broken by slug ascending.',
     }),
   view,
 });
@@ -144,16 +143,12 @@ export const SlugParamSchema = z.object({
 
 const Grade = z.enum(['A', 'B', 'C', 'D', 'F']).nullable();
 
-export const CatalogPackage = z
-  .object({ registryType: z.string(), identifier: z.string(), version: z.string().optional() })
-  .openapi('CatalogPackage');
+export const CatalogPackage = z.object({ registryType: z.string(), identifier: z.string(), version: z.string().optional() }).openapi('CatalogPackage');
 export const CatalogRemote = z.object({ type: z.string(), url: z.url() }).openapi('CatalogRemote');
 export const CatalogGithub = z
   .object({ language: z.string().optional(), license: z.string().optional(), stars: z.number().int().optional() })
   .openapi('CatalogGithub');
-export const TrustGrades = z
-  .object({ license: Grade, maintenance: Grade, quality: z.literal('untested') })
-  .openapi('TrustGrades');
+export const TrustGrades = z.object({ license: Grade, maintenance: Grade, quality: z.literal('untested') }).openapi('TrustGrades');
 export const CatalogHealth = z
   .object({
     live: z.boolean(),
@@ -207,13 +202,9 @@ export const Pagination = z
   .openapi('Pagination');
 export const CategoryCount = z.object({ name: z.string(), count: z.number().int() }).openapi('CategoryCount');
 export const FacetCount = z.object({ name: z.string(), count: z.number().int() }).openapi('FacetCount');
-export const FacetsData = z
-  .object({ categories: z.array(CategoryCount), languages: z.array(FacetCount), licenses: z.array(FacetCount) })
-  .openapi('FacetsData');
+export const FacetsData = z.object({ categories: z.array(CategoryCount), languages: z.array(FacetCount), licenses: z.array(FacetCount) }).openapi('FacetsData');
 export const SlugEntry = z.object({ slug: z.string(), updatedAt: z.iso.datetime() }).openapi('SlugEntry');
-export const AutocompleteItem = z
-  .object({ slug: z.string(), name: z.string(), title: z.string(), description: z.string() })
-  .openapi('AutocompleteItem');
+export const AutocompleteItem = z.object({ slug: z.string(), name: z.string(), title: z.string(), description: z.string() }).openapi('AutocompleteItem');
 
 export const ApiError = z
   .object({
@@ -258,9 +249,7 @@ export const RegistryServerRecord = z
   .openapi('RegistryServerRecord', {
     description: 'The 2025-12-11 server.json shape (a retained subset of the upstream record, reconstructed).',
   });
-export const RegistryEntry = z
-  .object({ server: RegistryServerRecord, _meta: z.record(z.string(), z.unknown()) })
-  .openapi('RegistryEntry');
+export const RegistryEntry = z.object({ server: RegistryServerRecord, _meta: z.record(z.string(), z.unknown()) }).openapi('RegistryEntry');
 export const RegistryListResponse = z
   .object({
     servers: z.array(RegistryEntry),

@@ -27,13 +27,14 @@ export function toCatalogServer(r: CatalogRecord, view: View): CatalogServerOut 
     crawledAt: r.crawledAt,
     ...(r.updatedAt !== undefined && { updatedAt: r.updatedAt }),
     ...(r.categories.length > 0 && { category: [...r.categories] }),
-    ...(r.github && hasGithubCard(r) && {
-      github: {
-        ...(r.github.language !== undefined && { language: r.github.language }),
-        ...((r.github.license ?? r.github.licenseSpdx) !== undefined && { license: r.github.license ?? r.github.licenseSpdx }),
-        ...(r.github.stars !== undefined && { stars: r.github.stars }),
-      },
-    }),
+    ...(r.github &&
+      hasGithubCard(r) && {
+        github: {
+          ...(r.github.language !== undefined && { language: r.github.language }),
+          ...((r.github.license ?? r.github.licenseSpdx) !== undefined && { license: r.github.license ?? r.github.licenseSpdx }),
+          ...(r.github.stars !== undefined && { stars: r.github.stars }),
+        },
+      }),
     ...(r.toolCount !== undefined && { toolCount: r.toolCount }),
   };
   if (view === 'full') {

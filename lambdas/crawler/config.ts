@@ -73,7 +73,13 @@ function url(env: Env, name: string, fallback: string): string {
 export function parseSteps(value: string | undefined): Record<EnrichStep, boolean> {
   const all = Object.fromEntries(ENRICH_STEPS.map((s) => [s, true])) as Record<EnrichStep, boolean>;
   if (value === undefined || value.trim() === '' || value.trim() === 'all') return all;
-  const wanted = value.trim() === 'none' ? [] : value.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const wanted =
+    value.trim() === 'none'
+      ? []
+      : value
+          .split(',')
+          .map((s) => s.trim())
+          .filter((s) => s !== '');
   for (const w of wanted) {
     if (!(ENRICH_STEPS as readonly string[]).includes(w)) throw new Error(`unknown enrichment step "${w}" (known: ${ENRICH_STEPS.join(', ')})`);
   }

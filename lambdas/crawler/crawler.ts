@@ -1,16 +1,20 @@
-
-import type {
-  UnitRef,
-} from './domain/ports';
-import {
-  type CrawlReport,
-} from './domain/types';
+import type { UnitRef } from './domain/ports';
+import type { CrawlReport } from './domain/types';
 import { describeError } from './http/http-client';
 import { mapLimit } from '../shared/concurrency';
 
 import { finalizeRun } from './finalize';
 import { planCrawl } from './plan';
-import { DEFAULT_CRAWLER_SETTINGS, type CrawlContext, type CrawlerDeps, type CrawlerSettings, type PlanMode, type PlanOptions, type PlanResult, type UnitOutcome } from './settings';
+import {
+  DEFAULT_CRAWLER_SETTINGS,
+  type CrawlContext,
+  type CrawlerDeps,
+  type CrawlerSettings,
+  type PlanMode,
+  type PlanOptions,
+  type PlanResult,
+  type UnitOutcome,
+} from './settings';
 import { runUnit } from './unit';
 
 /** The crawler service: one façade over the three phases, each in its own module. */
@@ -71,23 +75,28 @@ export async function runCrawl(crawler: Crawler, o: RunCrawlOptions = {}): Promi
   let done = 0;
   const failed: Array<{ unit: UnitRef; error: unknown }> = [];
   o.onProgress?.({ phase: 'units', done, total, runId: plan.runId });
-  await mapLimit(plan.units, o.unitConcurrency ?? 2, async (unit) => {
-    if (o.signal?.aborted) return;
-    const attempts = Math.max(1, o.unitAttempts ?? 2);
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await crawler.runUnit(unit);
-        break;
-      } catch (err) {
-        if (attempt >= attempts || o.signal?.aborted) {
-          failed.push({ unit, error: err });
-          return;
+  await mapLimit(
+    plan.units,
+    o.unitConcurrency ?? 2,
+    async (unit) => {
+      if (o.signal?.aborted) return;
+      const attempts = Math.max(1, o.unitAttempts ?? 2);
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await crawler.runUnit(unit);
+          break;
+        } catch (err) {
+          if (attempt >= attempts || o.signal?.aborted) {
+            failed.push({ unit, error: err });
+            return;
+          }
         }
       }
-    }
-    done++;
-    o.onProgress?.({ phase: 'units', done, total, runId: plan.runId });
-  }, { onError: 'continue' });
+      done++;
+      o.onProgress?.({ phase: 'units', done, total, runId: plan.runId });
+    },
+    { onError: 'continue' },
+  );
   if (o.signal?.aborted) throw new CrawlAbortedError(plan.runId);
   if (failed.length > 0) {
     const first = failed[0];

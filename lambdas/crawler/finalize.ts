@@ -1,15 +1,9 @@
-
-import type {
-  NameState,
-  RunMeta,
-} from './domain/ports';
+import type { NameState, RunMeta } from './domain/ports';
 import { buildReport } from './domain/report';
-import {
-  type CrawlReport,
-} from './domain/types';
-import { chunk, } from '../shared/concurrency';
+import type { CrawlReport } from './domain/types';
+import { chunk } from '../shared/concurrency';
 
-import { isComplete, RunIncompleteError, type CrawlContext, } from './settings';
+import { isComplete, RunIncompleteError, type CrawlContext } from './settings';
 
 /**
  * Phase 3 of a crawl (the state machine's `finalize` state): once every unit is done, sweep names no
@@ -58,9 +52,7 @@ async function sweep(ctx: CrawlContext, run: RunMeta, warnings: string[]): Promi
   }
   if (gone.length === 0) return [];
   if (listed > 0 && (listed - gone.length) / listed < ctx.settings.sweepMinShare) {
-    warnings.push(
-      `upstream listed only ${listed - gone.length} of ${listed} known servers; not removing the other ${gone.length} (a truncated listing?)`,
-    );
+    warnings.push(`upstream listed only ${listed - gone.length} of ${listed} known servers; not removing the other ${gone.length} (a truncated listing?)`);
     return [];
   }
   for (const batch of chunk(gone, 100)) {

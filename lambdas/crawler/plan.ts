@@ -1,18 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { isRejection, rowIdentity, type RowIdentity } from './domain/normalise';
-import type {
-  NameState,
-  RunMeta,
-  UnitItem,
-} from './domain/ports';
+import type { NameState, RunMeta, UnitItem } from './domain/ports';
 import { baseSlug, slugCandidates } from './domain/slug';
-import {
-  type CrawlMode,
-  type Rejection,
-} from './domain/types';
+import type { CrawlMode, Rejection } from './domain/types';
 import { chunk, mapLimit } from '../shared/concurrency';
 
-import { type CrawlContext, type PlanOptions, type PlanResult, } from './settings';
+import type { CrawlContext, PlanOptions, PlanResult } from './settings';
 
 /**
  * Phase 1 of a crawl (the state machine's `plan` state): page through the upstream registry into
@@ -120,15 +113,18 @@ async function pageStep(ctx: CrawlContext, run: RunMeta): Promise<{ rows: number
 
   // This page's best row per name (first wins on equal precedence), in upstream order.
   const best = new Map<string, { precedence: string; unitId: string; index: number }>();
-  parts.forEach((p, ui) =>
-    p.forEach((k, index) => {
+  for (const [ui, p] of parts.entries()) {
+    for (const [index, k] of p.entries()) {
       const b = best.get(k.id.name);
       if (b === undefined || k.id.precedence > b.precedence) best.set(k.id.name, { precedence: k.id.precedence, unitId: units[ui].unitId, index });
-    }),
-  );
+    }
+  }
   const names = [...best.keys()];
   const states = await state.getNames(names);
-  const slugs = await assignSlugs(ctx, names.filter((n) => states.get(n)?.slug === undefined));
+  const slugs = await assignSlugs(
+    ctx,
+    names.filter((n) => states.get(n)?.slug === undefined),
+  );
   const marked: NameState[] = [];
   for (const name of names) {
     const b = best.get(name);
@@ -166,17 +162,22 @@ async function assignSlugs(ctx: CrawlContext, names: string[]): Promise<Map<stri
     else groups.set(b, [n]);
   }
   const out = new Map<string, string>();
-  await mapLimit([...groups.values()], 16, async (group) => {
-    for (const name of group) {
-      for (const candidate of slugCandidates(name)) {
-        if (await ctx.deps.state.claimSlug(candidate, name)) {
-          out.set(name, candidate);
-          break;
+  await mapLimit(
+    [...groups.values()],
+    16,
+    async (group) => {
+      for (const name of group) {
+        for (const candidate of slugCandidates(name)) {
+          if (await ctx.deps.state.claimSlug(candidate, name)) {
+            out.set(name, candidate);
+            break;
+          }
         }
+        if (!out.has(name)) throw new Error(`no free slug for ${name}`);
       }
-      if (!out.has(name)) throw new Error(`no free slug for ${name}`);
-    }
-  }, { onError: 'continue' });
+    },
+    { onError: 'continue' },
+  );
   return out;
 }
 

@@ -1,23 +1,7 @@
-
 import type { CatalogStore, SearchIndex, IconStore } from '../catalog/domain/ports';
-import { type CategoryClassifier } from './domain/classify';
-import type {
-  Clock,
-  CrawlStateStore,
-  DownloadsSource,
-  GithubSource,
-  HealthChecker,
-  IconFetcher,
-  RunMeta,
-  UnitRef,
-  UpstreamRegistry,
-} from './domain/ports';
-import {
-  type CrawlMode,
-  type EnrichStep,
-  type UnitResult,
-} from './domain/types';
-
+import type { CategoryClassifier } from './domain/classify';
+import type { Clock, CrawlStateStore, DownloadsSource, GithubSource, HealthChecker, IconFetcher, RunMeta, UnitRef, UpstreamRegistry } from './domain/ports';
+import type { CrawlMode, EnrichStep, UnitResult } from './domain/types';
 
 /** What every phase of a crawl works with: the ports, the settings and the clock. */
 export interface CrawlContext {

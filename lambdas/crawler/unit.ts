@@ -1,15 +1,8 @@
-
 import type { CatalogDetail, CatalogHealth, CatalogRecord, CatalogTool, Category, ReadmeContent } from '../catalog/domain/types';
 import { searchDocumentOf } from '../catalog/reindex';
-import { classifyByRules, } from './domain/classify';
-import { isRejection, normaliseRow, rowIdentity, } from './domain/normalise';
-import type {
-  CachedResponse,
-  GithubSource,
-  NameState,
-  RepoRef,
-  UnitRef,
-} from './domain/ports';
+import { classifyByRules } from './domain/classify';
+import { isRejection, normaliseRow, rowIdentity } from './domain/normalise';
+import type { CachedResponse, GithubSource, NameState, RepoRef, UnitRef } from './domain/ports';
 import { buildEntry, type BuiltEntry } from './domain/record';
 import { parseGithubRepo } from './domain/repo-ref';
 import { starsGained, utcDay, withStarSnapshot, type StarHistory } from './domain/trending';
@@ -76,7 +69,11 @@ export function mergeHealth(results: RemoteHealth[]): { health?: CatalogHealth; 
   if (results.length === 0) return {};
   const live = results.filter((r) => r.live);
   const open = live.filter((r) => r.authRequired !== true);
-  const checkedAt = results.map((r) => r.checkedAt).sort().at(-1) ?? results[0].checkedAt;
+  const checkedAt =
+    results
+      .map((r) => r.checkedAt)
+      .sort()
+      .at(-1) ?? results[0].checkedAt;
   const best = open.reduce<RemoteHealth | undefined>((b, r) => ((r.toolCount ?? 0) > (b?.toolCount ?? -1) ? r : b), undefined);
   const health: CatalogHealth = { live: live.length > 0, checkedAt };
   if (live.length > 0 && open.length === 0) health.authRequired = true;
@@ -151,53 +148,65 @@ export async function runUnit(ctx: CrawlContext, ref: UnitRef): Promise<UnitOutc
   } else {
     const names = unit.names ?? [];
     states = await state.getNames(names);
-    await mapLimit(names, 8, async (name) => {
-      const st = states.get(name);
-      if (st?.slug === undefined || st.listed !== true) return;
-      const existing = await ctx.deps.store.get(st.slug);
-      if (!existing) return;
-      work.push({ server: serverFromRecord(existing.record), slug: st.slug, state: st, existing });
-    }, { onError: 'continue' });
+    await mapLimit(
+      names,
+      8,
+      async (name) => {
+        const st = states.get(name);
+        if (st?.slug === undefined || st.listed !== true) return;
+        const existing = await ctx.deps.store.get(st.slug);
+        if (!existing) return;
+        work.push({ server: serverFromRecord(existing.record), slug: st.slug, state: st, existing });
+      },
+      { onError: 'continue' },
+    );
     result.rows = work.length;
   }
 
   const cache = await prefetchCache(ctx, work);
   const writes: BuiltEntry[] = [];
-  await mapLimit(work, ctx.settings.enrichConcurrency, async (w) => {
-    const existing = w.existing ?? (await ctx.deps.store.get(w.slug));
-    const { enrichment, failures, stars, iconStored } = await enrich(ctx, w, existing, now, cache);
-    result.failures.push(...failures);
-    if (iconStored) result.iconsStored++;
-    const categories = await categorise(ctx, w.server, enrichment, existing, result.failures);
-    const built = buildEntry({
-      server: w.server,
-      slug: w.slug,
-      existing,
-      enrichment,
-      categories,
-      trending: starsGained(stars, utcDay(now)),
-      now,
-    });
-    if (built.change === 'unchanged') result.unchanged++;
-    else {
-      writes.push(built);
-      (built.change === 'added' ? result.added : result.updated).push(w.server.name);
-    }
-    updates.push({
-      name: w.server.name,
-      ...(w.precedence !== undefined && { precedence: w.precedence }),
-      listed: true,
-      reason: undefined,
-      ...(stars !== undefined && { stars }),
-      enrichedAt: now.toISOString(),
-    });
-  }, { onError: 'continue' });
+  await mapLimit(
+    work,
+    ctx.settings.enrichConcurrency,
+    async (w) => {
+      const existing = w.existing ?? (await ctx.deps.store.get(w.slug));
+      const { enrichment, failures, stars, iconStored } = await enrich(ctx, w, existing, now, cache);
+      result.failures.push(...failures);
+      if (iconStored) result.iconsStored++;
+      const categories = await categorise(ctx, w.server, enrichment, existing, result.failures);
+      const built = buildEntry({
+        server: w.server,
+        slug: w.slug,
+        existing,
+        enrichment,
+        categories,
+        trending: starsGained(stars, utcDay(now)),
+        now,
+      });
+      if (built.change === 'unchanged') result.unchanged++;
+      else {
+        writes.push(built);
+        (built.change === 'added' ? result.added : result.updated).push(w.server.name);
+      }
+      updates.push({
+        name: w.server.name,
+        ...(w.precedence !== undefined && { precedence: w.precedence }),
+        listed: true,
+        reason: undefined,
+        ...(stars !== undefined && { stars }),
+        enrichedAt: now.toISOString(),
+      });
+    },
+    { onError: 'continue' },
+  );
 
   if (writes.length > 0) {
     // Index before store: change detection compares with the store, so a unit retried after a
     // failure between the two writes must still find the change there and write both again.
     await ctx.deps.index.upsert(
-      writes.map((w) => searchDocumentOf({ record: w.record, ...(w.currentReadme && { readme: w.currentReadme }), ...(w.currentTools && { tools: w.currentTools }) })),
+      writes.map((w) =>
+        searchDocumentOf({ record: w.record, ...(w.currentReadme && { readme: w.currentReadme }), ...(w.currentTools && { tools: w.currentTools }) }),
+      ),
     );
     await ctx.deps.store.put(writes.map((w) => ({ record: w.record, readme: w.readme, tools: w.tools })));
   }
@@ -210,7 +219,13 @@ export async function runUnit(ctx: CrawlContext, ref: UnitRef): Promise<UnitOutc
   return { alreadyDone: false, runComplete: isComplete(run), result };
 }
 
-async function categorise(ctx: CrawlContext, server: NormalisedServer, e: Enrichment, existing: CatalogDetail | undefined, failures: EnrichmentFailure[]): Promise<Category[]> {
+async function categorise(
+  ctx: CrawlContext,
+  server: NormalisedServer,
+  e: Enrichment,
+  existing: CatalogDetail | undefined,
+  failures: EnrichmentFailure[],
+): Promise<Category[]> {
   const readme = e.readme !== undefined && e.readme !== null && e.readme !== 'unchanged' ? e.readme.content : existing?.readme?.content;
   const input = {
     name: server.name,
@@ -228,7 +243,8 @@ async function categorise(ctx: CrawlContext, server: NormalisedServer, e: Enrich
   }
 }
 
-async function enrich(ctx: CrawlContext, 
+async function enrich(
+  ctx: CrawlContext,
   w: Work,
   existing: CatalogDetail | undefined,
   now: Date,
@@ -286,7 +302,9 @@ async function enrich(ctx: CrawlContext,
 
   if (server.remotes.length > 0 && health !== undefined && enabled.health) {
     const remotes = server.remotes.slice(0, ctx.settings.maxHealthRemotes);
-    const checked = await step('health', async () => (await Promise.all(remotes.map((r) => health.check(r)))).filter((r): r is RemoteHealth => r !== undefined));
+    const checked = await step('health', async () =>
+      (await Promise.all(remotes.map((r) => health.check(r)))).filter((r): r is RemoteHealth => r !== undefined),
+    );
     if (checked !== undefined) {
       for (const r of checked) if (!r.live && r.error) failures.push({ name: server.name, step: 'health', reason: `${r.url} not live: ${r.error}` });
       const merged = mergeHealth(checked);
@@ -329,7 +347,8 @@ async function prefetchCache(ctx: CrawlContext, work: Work[]): Promise<Map<strin
 }
 
 /** The README, or 'unchanged' when GitHub confirms (304) that the stored one is current. */
-async function readme(ctx: CrawlContext, 
+async function readme(
+  ctx: CrawlContext,
   github: GithubSource,
   ref: RepoRef,
   key: string,

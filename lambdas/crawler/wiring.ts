@@ -69,12 +69,17 @@ export function createCrawler(config: CrawlerConfig, ports: CrawlerPorts): { cra
       store: ports.store,
       index: ports.index,
       icons: ports.icons,
-      github: new GithubClient({ apiUrl: config.githubApiUrl, http, ...(token && { token }), readmeMaxBytes: config.readmeMaxBytes, now: () => clock.now().getTime() }),
+      github: new GithubClient({
+        apiUrl: config.githubApiUrl,
+        http,
+        ...(token && { token }),
+        readmeMaxBytes: config.readmeMaxBytes,
+        now: () => clock.now().getTime(),
+      }),
       downloads: new PackageDownloads({ npmUrl: config.npmDownloadsUrl, pypiUrl: config.pypiStatsUrl, http }),
       health: new McpHealthChecker({ http, timeoutMs: config.healthTimeoutMs, now: () => clock.now() }),
       iconFetcher: new IconPipeline({ http, maxBytes: config.iconMaxBytes }),
-      classifier:
-        config.classifier === 'llm' && ports.completion !== undefined ? new LlmCategoryClassifier(ports.completion) : new RuleCategoryClassifier(),
+      classifier: config.classifier === 'llm' && ports.completion !== undefined ? new LlmCategoryClassifier(ports.completion) : new RuleCategoryClassifier(),
       clock,
     },
     {

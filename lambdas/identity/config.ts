@@ -66,7 +66,10 @@ export function loadAuthConfig(env: Env = process.env): AuthConfig {
   let jwt: AuthConfig['jwt'];
   if (mode === 'cognito') {
     const userPoolId = envString(env, 'COGNITO_USER_POOL_ID');
-    const clientIds = (envString(env, 'COGNITO_CLIENT_IDS') ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+    const clientIds = (envString(env, 'COGNITO_CLIENT_IDS') ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
     if (!userPoolId || clientIds.length === 0) throw new Error('AUTH_MODE=cognito needs COGNITO_USER_POOL_ID and COGNITO_CLIENT_IDS');
     jwt = { kind: 'cognito', userPoolId, clientIds, resourceServerId: envString(env, 'COGNITO_RESOURCE_SERVER') ?? audience };
   } else if (mode === 'local') {

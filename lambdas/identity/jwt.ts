@@ -99,11 +99,7 @@ export class JwtAccessTokenVerifier {
   private readonly issuers: ReadonlySet<string>;
   private readonly resourceServerId?: string;
 
-  constructor(
-    config: CognitoJwtConfig | LocalJwtConfig,
-    audience: string,
-    opts: { timeoutMs: number; fetchImpl?: FetchLike; clock?: () => number },
-  ) {
+  constructor(config: CognitoJwtConfig | LocalJwtConfig, audience: string, opts: { timeoutMs: number; fetchImpl?: FetchLike; clock?: () => number }) {
     const jwksCache = new SimpleJwksCache({ fetcher: new JwksHttpFetcher(opts) });
     if (config.kind === 'cognito') {
       const v = CognitoJwtVerifier.create({ userPoolId: config.userPoolId, tokenUse: 'access', clientId: config.clientIds }, { jwksCache });

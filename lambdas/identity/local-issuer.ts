@@ -97,7 +97,9 @@ function createKeyFile(keyFile: string): KeyFile {
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const jwk = publicKey.export({ format: 'jwk' });
   // RFC 7638 thumbprint: a stable kid derived from the key itself.
-  const kid = createHash('sha256').update(JSON.stringify({ e: jwk.e, kty: 'RSA', n: jwk.n })).digest('base64url');
+  const kid = createHash('sha256')
+    .update(JSON.stringify({ e: jwk.e, kty: 'RSA', n: jwk.n }))
+    .digest('base64url');
   const file: KeyFile = { kid, privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), createdAt: new Date().toISOString() };
   mkdirSync(dirname(keyFile), { recursive: true });
   const aside = `${keyFile}.${process.pid}.${randomUUID()}.tmp`;

@@ -1,11 +1,5 @@
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import {
-  GetCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-  type DynamoDBDocumentClient,
-  type TransactWriteCommandInput,
-} from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { batchGetAll } from '../shared/aws/dynamo-batch';
 import { mintOpaque, newFamilyId, parseOpaque, type ParsedOpaque } from './opaque-tokens';
 import type { MemoryScope } from './principal';
@@ -30,9 +24,7 @@ export interface AccessTokenRecord extends Grant {
   expiresAt: number;
 }
 
-export type AccessLookup =
-  | { status: 'active'; record: AccessTokenRecord }
-  | { status: 'unknown' | 'revoked' | 'expired' };
+export type AccessLookup = { status: 'active'; record: AccessTokenRecord } | { status: 'unknown' | 'revoked' | 'expired' };
 
 export interface IssueOptions {
   /** Existing grant family (a code redemption or a refresh); omitted: a new family. */
@@ -88,7 +80,12 @@ export interface OpaqueTokenStore {
    * Consumes a refresh token (single use) and issues the family's next access and refresh tokens;
    * a request for a scope the grant does not hold consumes nothing.
    */
-  rotateRefreshToken(token: string, clientId: string, ttl: { accessTtlSeconds: number; refreshTtlSeconds: number }, requestedScopes?: readonly string[]): Promise<RefreshRotation>;
+  rotateRefreshToken(
+    token: string,
+    clientId: string,
+    ttl: { accessTtlSeconds: number; refreshTtlSeconds: number },
+    requestedScopes?: readonly string[],
+  ): Promise<RefreshRotation>;
   /** RFC 7009: an access token alone; a refresh token or code revokes its family. Unknown tokens are ignored. */
   revoke(token: string, clientId?: string): Promise<void>;
   revokeFamily(familyId: string): Promise<void>;
@@ -139,9 +136,9 @@ export class DynamoTokenStore implements OpaqueTokenStore {
 
   async findAccessToken(token: string): Promise<AccessLookup> {
     const parsed = parseOpaque(token);
-    if (!parsed || parsed.kind !== 'access') return { status: 'unknown' };
+    if (parsed?.kind !== 'access') return { status: 'unknown' };
     const { item, family } = await this.readWithFamily(PK.access, parsed);
-    if (!item || item.kind !== 'access' || item.familyId !== parsed.familyId) return { status: 'unknown' };
+    if (item?.kind !== 'access' || item.familyId !== parsed.familyId) return { status: 'unknown' };
     if (item.revoked || !family || family.revoked) return { status: 'revoked' };
     if (item.expiresAt <= this.nowSeconds()) return { status: 'expired' };
     return { status: 'active', record: grantRecord(item) };
@@ -218,9 +215,9 @@ export class DynamoTokenStore implements OpaqueTokenStore {
 
   async redeemCode(code: string, clientId: string): Promise<CodeRedemption> {
     const parsed = parseOpaque(code);
-    if (!parsed || parsed.kind !== 'code') return { status: 'invalid' };
+    if (parsed?.kind !== 'code') return { status: 'invalid' };
     const { item, family } = await this.readWithFamily(PK.code, parsed);
-    if (!item || item.kind !== 'code' || item.familyId !== parsed.familyId || item.clientId !== clientId) return { status: 'invalid' };
+    if (item?.kind !== 'code' || item.familyId !== parsed.familyId || item.clientId !== clientId) return { status: 'invalid' };
     if (!(await this.markUsed(item))) {
       await this.revokeFamily(item.familyId);
       return { status: 'replayed' };
@@ -241,9 +238,9 @@ export class DynamoTokenStore implements OpaqueTokenStore {
     requestedScopes: readonly string[] = [],
   ): Promise<RefreshRotation> {
     const parsed = parseOpaque(token);
-    if (!parsed || parsed.kind !== 'refresh') return { status: 'invalid' };
+    if (parsed?.kind !== 'refresh') return { status: 'invalid' };
     const { item, family } = await this.readWithFamily(PK.refresh, parsed);
-    if (!item || item.kind !== 'refresh' || item.familyId !== parsed.familyId || item.clientId !== clientId) return { status: 'invalid' };
+    if (item?.kind !== 'refresh' || item.familyId !== parsed.familyId || item.clientId !== clientId) return { status: 'invalid' };
     if (!family || family.revoked || item.expiresAt <= this.nowSeconds()) return { status: 'invalid' };
     const granted: readonly string[] = grantFields(item).scopes;
     if (requestedScopes.some((s) => !granted.includes(s))) return { status: 'scope_not_granted', granted: [...granted] };
@@ -280,9 +277,7 @@ export class DynamoTokenStore implements OpaqueTokenStore {
       }
       return;
     }
-    const out = await this.doc.send(
-      new GetCommand({ TableName: this.table, Key: { pk: PK[parsed.kind] + parsed.hash }, ConsistentRead: true }),
-    );
+    const out = await this.doc.send(new GetCommand({ TableName: this.table, Key: { pk: PK[parsed.kind] + parsed.hash }, ConsistentRead: true }));
     const item = out.Item as CredentialItem | undefined;
     if (!item || item.familyId !== parsed.familyId || (clientId !== undefined && item.clientId !== clientId)) return;
     await this.revokeFamily(item.familyId);

@@ -83,10 +83,13 @@ function messageOf(event: HttpEvent, maxBytes: number): Message {
       // JSON.parse keeps `__proto__` as an own key, but code that copies objects key by key (schema
       // validators among them) turns it into a prototype: `params.__proto__.name` would then read as
       // `params.name`, a tool call the log never saw. Such messages are refused whole.
-      parsed = raw === '' ? undefined : JSON.parse(raw, (key, value: unknown) => {
-        if (key === '__proto__') protoKey = true;
-        return value;
-      });
+      parsed =
+        raw === ''
+          ? undefined
+          : JSON.parse(raw, (key, value: unknown) => {
+              if (key === '__proto__') protoKey = true;
+              return value;
+            });
     } catch {
       parsed = undefined; // the transport answers the JSON-RPC parse error
     }
@@ -116,7 +119,10 @@ async function serve(ctx: RequestContext<McpDeps, Principal> & { principal: Prin
   const message = messageOf(event, deps.config.maxBodyBytes);
   if (message.raw === undefined) return httpError(413, `Payload Too Large: at most ${deps.config.maxBodyBytes} bytes`);
   if (message.protoKey) {
-    return { ...httpError(400, 'Invalid Request: keys named __proto__ are not accepted'), body: JSON.stringify({ jsonrpc: '2.0', error: { code: -32600, message: 'Invalid Request: keys named __proto__ are not accepted' }, id: null }) };
+    return {
+      ...httpError(400, 'Invalid Request: keys named __proto__ are not accepted'),
+      body: JSON.stringify({ jsonrpc: '2.0', error: { code: -32600, message: 'Invalid Request: keys named __proto__ are not accepted' }, id: null }),
+    };
   }
   const server = createMcpServer({
     service: deps.memory,
@@ -152,10 +158,15 @@ function mcpProblem(problem: Problem): HttpResult {
     case 'method_not_allowed':
       return httpError(405, `Method not allowed: ${problem.method}; this MCP endpoint is stateless and answers POST only`, { allow: ALLOW });
     case 'rate_limited':
-      return httpError(429, 'Too Many Requests: retry after the delay in Retry-After', { 'retry-after': String(problem.retryAfterSeconds) }, {
-        code: 'rate_limited',
-        retryAfterSeconds: problem.retryAfterSeconds,
-      });
+      return httpError(
+        429,
+        'Too Many Requests: retry after the delay in Retry-After',
+        { 'retry-after': String(problem.retryAfterSeconds) },
+        {
+          code: 'rate_limited',
+          retryAfterSeconds: problem.retryAfterSeconds,
+        },
+      );
     case 'internal':
       return httpError(500, 'Internal error; retry later');
     case 'starting':

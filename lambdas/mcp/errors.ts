@@ -5,15 +5,7 @@ import { MemoryError } from '../memory';
  * structured content is `{ error: { code, message } }`, plus the same JSON as text for clients that
  * read only `content`. Protocol errors (JSON-RPC) are kept for what is not a tool call at all.
  */
-export const TOOL_ERROR_CODES = [
-  'not_found',
-  'conflict',
-  'invalid_argument',
-  'refused_content',
-  'forbidden',
-  'rate_limited',
-  'unavailable',
-] as const;
+export const TOOL_ERROR_CODES = ['not_found', 'conflict', 'invalid_argument', 'refused_content', 'forbidden', 'rate_limited', 'unavailable'] as const;
 export type ToolErrorCode = (typeof TOOL_ERROR_CODES)[number];
 
 export class ToolError extends Error {
@@ -56,7 +48,8 @@ export function toToolError(err: unknown, ctx: ErrorContext): ToolError {
       if (err.reason === 'note_not_found' && ctx.display !== undefined) return new ToolError('not_found', `note "${ctx.display}" does not exist`);
       if (err.reason === 'memory_not_found') {
         // The default memory is created on first write: before it, a note in it simply does not exist.
-        if (ctx.display !== undefined) return new ToolError('not_found', `note "${ctx.display}" does not exist${ctx.prefix ? ` (${ctx.label} does not exist)` : ''}`);
+        if (ctx.display !== undefined)
+          return new ToolError('not_found', `note "${ctx.display}" does not exist${ctx.prefix ? ` (${ctx.label} does not exist)` : ''}`);
         return new ToolError('not_found', `${ctx.label} does not exist`);
       }
       return new ToolError('not_found', err.message);

@@ -75,7 +75,9 @@ export async function listFolder(
     if (depth === 1) return full.has(e.path) ? { ...folderOut, truncated: true } : folderOut;
     const kids = children.get(e.path) ?? [];
     if (kids.length > maxEntries || e.path === cut) return { ...folderOut, truncated: true };
-    folderOut.entries = kids.map((k) => (k.type === 'file' ? fileOut(target, k) : { type: 'folder', path: display(target, k.path), files: k.files, entries: [] }));
+    folderOut.entries = kids.map((k) =>
+      k.type === 'file' ? fileOut(target, k) : { type: 'folder', path: display(target, k.path), files: k.files, entries: [] },
+    );
     return folderOut;
   });
   return { entries: shown, truncated: capped || top.length > maxEntries, files };

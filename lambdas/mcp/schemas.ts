@@ -18,30 +18,44 @@ const notePath = string()
       'Prefix "@<vault>/" to address a note in a named vault, e.g. "@work/todo.md"; a bare path is the default memory.',
   );
 
-const folderArg = string()
-  .describe('POSIX folder without a leading slash, e.g. "projects/acme"; "" or omitted is the root. "@<vault>" alone means that whole vault, "@<vault>/<folder>" a folder in it.');
+const folderArg = string().describe(
+  'POSIX folder without a leading slash, e.g. "projects/acme"; "" or omitted is the root. "@<vault>" alone means that whole vault, "@<vault>/<folder>" a folder in it.',
+);
 
 const tagsArg = array(string())
   .max(50, 'at most 50 tags')
   .describe('Bare tag names without "#", case-sensitive; a note must carry all of them (AND). At most 50.');
 
-const frontmatterArg = record(string(), unknown())
-  .describe('YAML front matter as a JSON object (e.g. {"tags": ["idea"], "status": "draft"}).');
+const frontmatterArg = record(string(), unknown()).describe('YAML front matter as a JSON object (e.g. {"tags": ["idea"], "status": "draft"}).');
 
 export const searchInput = strictObject({
   query: string()
     .min(1, 'query is required')
-    .describe('One keyword or literal fragment, matched case-insensitively as a single substring across titles, bodies and tags (not split into words, not semantic). At most 256 characters.'),
-  folder: folderArg.optional().describe('Limit the search to this folder and its subfolders; "@<vault>" searches a whole vault. Omit to search the default memory.'),
+    .describe(
+      'One keyword or literal fragment, matched case-insensitively as a single substring across titles, bodies and tags (not split into words, not semantic). At most 256 characters.',
+    ),
+  folder: folderArg
+    .optional()
+    .describe('Limit the search to this folder and its subfolders; "@<vault>" searches a whole vault. Omit to search the default memory.'),
   tags: tagsArg.optional(),
-  limit: number().int('limit must be an integer').min(1, 'limit must be from 1 to 50').max(50, 'limit must be from 1 to 50').default(20).describe('Results per page, 1-50.'),
-  cursor: string().min(1, 'cursor may not be empty').optional().describe('The nextCursor of the previous page, verbatim, to get the next page of the same search.'),
+  limit: number()
+    .int('limit must be an integer')
+    .min(1, 'limit must be from 1 to 50')
+    .max(50, 'limit must be from 1 to 50')
+    .default(20)
+    .describe('Results per page, 1-50.'),
+  cursor: string()
+    .min(1, 'cursor may not be empty')
+    .optional()
+    .describe('The nextCursor of the previous page, verbatim, to get the next page of the same search.'),
 });
 
 export const readInput = strictObject({ path: notePath });
 
 export const listInput = strictObject({
-  folder: folderArg.optional().describe('Folder to list; "@<vault>" lists a vault\'s root. Omit to list the default memory\'s root plus one "@<vault>/" folder per other vault.'),
+  folder: folderArg
+    .optional()
+    .describe('Folder to list; "@<vault>" lists a vault\'s root. Omit to list the default memory\'s root plus one "@<vault>/" folder per other vault.'),
   depth: number()
     .int('depth must be 1 or 2')
     .min(1, 'depth must be 1 or 2')
@@ -66,11 +80,16 @@ export const editInput = strictObject({
     .describe('replace: body becomes the new body; append: body is added at the end (on a new line); str_replace: old_str is replaced by new_str.'),
   body: string().optional().describe('replace: the new body; append: the text to add. Omit to change only the front matter. Not used by str_replace.'),
   frontmatter: frontmatterArg.optional().describe('Merged into the front matter key by key (nested values replaced wholesale); a key cannot be removed.'),
-  old_str: string().min(1, 'old_str may not be empty').optional().describe('str_replace only: exact text of the body, whitespace included, that occurs exactly once.'),
+  old_str: string()
+    .min(1, 'old_str may not be empty')
+    .optional()
+    .describe('str_replace only: exact text of the body, whitespace included, that occurs exactly once.'),
   new_str: string().optional().describe('str_replace only: the replacement; omit to delete old_str.'),
 });
 
-export const deleteInput = strictObject({ path: notePath.describe('Path of the note to delete (soft delete: it stays in the history and memory__read still shows it with deleted: true).') });
+export const deleteInput = strictObject({
+  path: notePath.describe('Path of the note to delete (soft delete: it stays in the history and memory__read still shows it with deleted: true).'),
+});
 
 // Results ---------------------------------------------------------------------------------------
 
@@ -99,8 +118,7 @@ export const readOutput = object({
   deleted: boolean().describe('True for a soft-deleted note: its last content is shown'),
 });
 
-export const listFileEntry = object({ type: literal('file'), path: string(), title: string(), updated: timestamp })
-  .meta({ id: 'ListFileEntry' });
+export const listFileEntry = object({ type: literal('file'), path: string(), title: string(), updated: timestamp }).meta({ id: 'ListFileEntry' });
 
 export type ListFileEntry = Infer<typeof listFileEntry>;
 export interface ListFolderEntry {
@@ -113,15 +131,14 @@ export interface ListFolderEntry {
 export type ListEntryOut = ListFileEntry | ListFolderEntry;
 
 export const listFolderEntry: ZodType<ListFolderEntry> = object({
-    type: literal('folder'),
-    path: string(),
-    files: number().int().min(0).describe('Notes inside the folder at any depth'),
-    get entries() {
-      return array(union([listFileEntry, listFolderEntry])).describe('Children; empty when not expanded (beyond depth, or truncated)');
-    },
-    truncated: boolean().optional().describe('True when the folder has more entries than the per-folder limit; it is not expanded: list it on its own'),
-  })
-  .meta({ id: 'ListFolderEntry' });
+  type: literal('folder'),
+  path: string(),
+  files: number().int().min(0).describe('Notes inside the folder at any depth'),
+  get entries() {
+    return array(union([listFileEntry, listFolderEntry])).describe('Children; empty when not expanded (beyond depth, or truncated)');
+  },
+  truncated: boolean().optional().describe('True when the folder has more entries than the per-folder limit; it is not expanded: list it on its own'),
+}).meta({ id: 'ListFolderEntry' });
 
 export const listOutput = object({
   folder: string().describe('The folder listed, as addressed ("" for the root)'),

@@ -214,10 +214,14 @@ const search = defineTool({
   async run(args, ctx) {
     const target = args.folder === undefined ? { ...defaultTarget(), folder: '' } : parseFolder(args.folder);
     const page = await against(target, () =>
-      orEmpty(target, ctx.service.searchNotes(ctx.caller, target.memory, { q: args.query, folder: target.folder, tags: args.tags, limit: args.limit, cursor: args.cursor }), {
-        results: [],
-        rev: null,
-      }),
+      orEmpty(
+        target,
+        ctx.service.searchNotes(ctx.caller, target.memory, { q: args.query, folder: target.folder, tags: args.tags, limit: args.limit, cursor: args.cursor }),
+        {
+          results: [],
+          rev: null,
+        },
+      ),
     );
     return {
       results: page.results.map((r) => ({ path: display(target, r.path), title: r.title, snippet: r.snippet, score: r.score, updated: r.updated })),
@@ -240,7 +244,15 @@ const read = defineTool({
   async run(args, ctx) {
     const t = parseNotePath(args.path);
     const note = await against(t, () => ctx.service.readNote(ctx.caller, t.memory, t.path, { includeDeleted: true }));
-    return { path: t.display, title: note.title, frontmatter: note.frontmatter, body: note.body, tags: note.tags, updated: note.updated, deleted: note.deleted };
+    return {
+      path: t.display,
+      title: note.title,
+      frontmatter: note.frontmatter,
+      body: note.body,
+      tags: note.tags,
+      updated: note.updated,
+      deleted: note.deleted,
+    };
   },
 });
 
@@ -248,7 +260,7 @@ const list = defineTool({
   name: 'memory__list',
   title: 'List notes and folders',
   description:
-    'Browse the memory as a tree: the folder\'s files (path, title, updated) and subfolders (with their recursive file count and, at depth 2, their children). ' +
+    "Browse the memory as a tree: the folder's files (path, title, updated) and subfolders (with their recursive file count and, at depth 2, their children). " +
     'Without folder: the default memory\'s root plus one "@<vault>/" folder per named vault. At most 100 entries per folder are shown; ' +
     'a folder flagged truncated has more and is not expanded, so list that folder on its own (or use memory__search). tags filters to notes carrying all of them.',
   scope: 'memory:read',

@@ -43,7 +43,8 @@ function splitVault(raw: string): { target: Target; rest: string; bare: boolean 
   const slash = raw.indexOf('/');
   const name = slash < 0 ? raw.slice(1) : raw.slice(1, slash);
   // A vault name that is not a valid REST memory name can never exist (DECISIONS): not found.
-  if (!isValidMemoryName(name)) throw new ToolError('not_found', `vault "@${name.slice(0, 64)}" does not exist (vault names are 1-64 characters of a-z, 0-9, _ and -)`);
+  if (!isValidMemoryName(name))
+    throw new ToolError('not_found', `vault "@${name.slice(0, 64)}" does not exist (vault names are 1-64 characters of a-z, 0-9, _ and -)`);
   const rest = slash < 0 ? '' : raw.slice(slash + 1);
   return { target: vaultTarget(name), rest, bare: slash < 0 || rest === '' };
 }

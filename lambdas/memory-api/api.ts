@@ -43,7 +43,9 @@ function memoryProblem(problem: Problem): HttpResult {
     case 'method_not_allowed':
       return errorResult(new ApiError('METHOD_NOT_ALLOWED', `${problem.method} is not allowed here`, { allow: problem.allowed.join(', ') }));
     case 'rate_limited':
-      return errorResult(new ApiError('RATE_LIMITED', 'Too many requests; retry after the delay in Retry-After', { 'retry-after': String(problem.retryAfterSeconds) }));
+      return errorResult(
+        new ApiError('RATE_LIMITED', 'Too many requests; retry after the delay in Retry-After', { 'retry-after': String(problem.retryAfterSeconds) }),
+      );
     case 'internal':
       return errorResult(internalError());
     case 'starting':
@@ -97,7 +99,11 @@ export const MEMORY_POLICY: ApiPolicy<MemoryApiDeps, Principal> = {
     });
     return unexpected ? undefined : errorResult(e);
   },
-  headers: (event) => ({ 'access-control-allow-origin': '*', 'access-control-expose-headers': CORS_EXPOSE, ...(isAliasPath(event.rawPath ?? '') && ALIAS_HEADERS) }),
+  headers: (event) => ({
+    'access-control-allow-origin': '*',
+    'access-control-expose-headers': CORS_EXPOSE,
+    ...(isAliasPath(event.rawPath ?? '') && ALIAS_HEADERS),
+  }),
 };
 
 export const handleMemoryRequest = createPipeline(MEMORY_POLICY);

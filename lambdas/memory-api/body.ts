@@ -23,12 +23,18 @@ export function mediaType(event: HttpEvent): MediaType | undefined {
   let charset: string | undefined;
   for (const p of params) {
     const eq = p.indexOf('=');
-    if (eq > 0 && p.slice(0, eq).trim().toLowerCase() === 'charset') charset = p.slice(eq + 1).trim().replace(/^"|"$/g, '').toLowerCase();
+    if (eq > 0 && p.slice(0, eq).trim().toLowerCase() === 'charset')
+      charset = p
+        .slice(eq + 1)
+        .trim()
+        .replace(/^"|"$/g, '')
+        .toLowerCase();
   }
   return { type: type.trim().toLowerCase(), charset };
 }
 
-export const isJson = (m: MediaType | undefined): boolean => m === undefined || m.type === 'application/json' || /^application\/[a-z0-9.+-]+\+json$/.test(m.type);
+export const isJson = (m: MediaType | undefined): boolean =>
+  m === undefined || m.type === 'application/json' || /^application\/[a-z0-9.+-]+\+json$/.test(m.type);
 export const isMarkdown = (m: MediaType | undefined): boolean => m !== undefined && (m.type === 'text/markdown' || m.type === 'text/x-markdown');
 
 /** The body as bytes (empty when there is none), refused past `maxBytes`. */

@@ -7,15 +7,7 @@ import { EXPORT_PREFIX } from './config';
 import type { MemoryApiDeps } from './deps';
 import { badRequest } from './errors';
 import { ifMatchOption } from './if-match';
-import {
-  CreateMemoryBody,
-  ListNotesQuery,
-  PatchNoteBody,
-  PutNoteBody,
-  RestoreBody,
-  SearchQuery,
-  type MemoryOut,
-} from './schemas';
+import { CreateMemoryBody, ListNotesQuery, PatchNoteBody, PutNoteBody, RestoreBody, SearchQuery, type MemoryOut } from './schemas';
 
 /** What a `/v1` handler sees: the request, its decoded path parameters, the verified caller. */
 export interface MemoryCtx {
@@ -31,7 +23,15 @@ export type MemoryRouteHandler = (ctx: MemoryCtx, deps: MemoryApiDeps) => Promis
 
 // Handlers are thin: parse, call the core, shape the response. Validation rules live in the core.
 
-const memoryOut = (m: Memory): MemoryOut => ({ name: m.name, files: m.files, folders: m.folders, sizeBytes: m.sizeBytes, updated: m.updated, empty: m.empty, rev: m.rev });
+const memoryOut = (m: Memory): MemoryOut => ({
+  name: m.name,
+  files: m.files,
+  folders: m.folders,
+  sizeBytes: m.sizeBytes,
+  updated: m.updated,
+  empty: m.empty,
+  rev: m.rev,
+});
 
 const etag = (rev: string | null): Record<string, string> => (rev ? { etag: `"${rev}"` } : {});
 
@@ -131,7 +131,15 @@ export function wantsMarkdown(accept: string | undefined): boolean {
   return markdown > 0 && markdown > jsonQ;
 }
 
-const noteOut = (n: Note) => ({ path: n.path, title: n.title, frontmatter: n.frontmatter, body: n.body, tags: n.tags, sizeBytes: n.sizeBytes, updated: n.updated });
+const noteOut = (n: Note) => ({
+  path: n.path,
+  title: n.title,
+  frontmatter: n.frontmatter,
+  body: n.body,
+  tags: n.tags,
+  sizeBytes: n.sizeBytes,
+  updated: n.updated,
+});
 
 export const readNote: MemoryRouteHandler = async (ctx, deps) => {
   const note = await deps.service.readNote(ctx.caller, p(ctx, 'memory'), p(ctx, 'path'));
@@ -167,7 +175,13 @@ export const writeNote: MemoryRouteHandler = async (ctx, deps) => {
 
 export const editNote: MemoryRouteHandler = async (ctx, deps) => {
   const edit = jsonBody(ctx.event, PatchNoteBody, deps.config.maxRequestBytes, { required: true });
-  const out = await deps.service.editNote(ctx.caller, p(ctx, 'memory'), p(ctx, 'path'), { ...edit, frontmatter: edit.frontmatter as FrontMatter | undefined }, ifMatch(ctx));
+  const out = await deps.service.editNote(
+    ctx.caller,
+    p(ctx, 'memory'),
+    p(ctx, 'path'),
+    { ...edit, frontmatter: edit.frontmatter as FrontMatter | undefined },
+    ifMatch(ctx),
+  );
   return json({ path: out.path, rev: out.rev, updated: out.updated });
 };
 

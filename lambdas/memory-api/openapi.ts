@@ -23,10 +23,15 @@ const read = [400, 401, 403, 404];
 const write = [400, 401, 403, 404, 409];
 
 const OPS: Record<string, Op> = {
-  listMemories: { summary: 'Memories visible to the token', ok: { status: 200, description: 'The memories the token\'s grant covers', schema: S.MemoryListSchema }, errors: [401, 403] },
+  listMemories: {
+    summary: 'Memories visible to the token',
+    ok: { status: 200, description: "The memories the token's grant covers", schema: S.MemoryListSchema },
+    errors: [401, 403],
+  },
   createMemory: {
     summary: 'Create a memory (idempotent)',
-    description: '201 when created (with `Location`), 200 with the memory when it exists. `export` is reserved. A retired name is 409 naming the restore route. If-Match on an existing memory is compared like every write.',
+    description:
+      '201 when created (with `Location`), 200 with the memory when it exists. `export` is reserved. A retired name is 409 naming the restore route. If-Match on an existing memory is compared like every write.',
     body: { schema: S.CreateMemoryBody, required: true },
     ok: { status: 200, description: 'The memory existed', schema: S.MemorySchema, etag: true, alsoCreated: true },
     errors: [400, 401, 403, 409],
@@ -38,7 +43,12 @@ const OPS: Record<string, Op> = {
     errors: [401, 403],
     redirect: true,
   },
-  getMemory: { summary: 'One memory\'s stats', params: S.MemoryParams, ok: { status: 200, description: 'The memory', schema: S.MemorySchema, etag: true }, errors: read },
+  getMemory: {
+    summary: "One memory's stats",
+    params: S.MemoryParams,
+    ok: { status: 200, description: 'The memory', schema: S.MemorySchema, etag: true },
+    errors: read,
+  },
   retireMemory: {
     summary: 'Retire a memory (recoverable)',
     description: 'Tombstones the memory; POST /v1/memories/{memory}/restore brings it back with its history.',
@@ -48,7 +58,8 @@ const OPS: Record<string, Op> = {
   },
   restore: {
     summary: 'Restore a retired memory, or a soft-deleted note',
-    description: 'Without a body: the retired memory comes back with its full history (the per-account ceiling applies). With `{ "path" }`: the deleted note comes back with its last content as a new commit (409 when a note lives at the path again).',
+    description:
+      'Without a body: the retired memory comes back with its full history (the per-account ceiling applies). With `{ "path" }`: the deleted note comes back with its last content as a new commit (409 when a note lives at the path again).',
     params: S.MemoryParams,
     body: { schema: S.RestoreBody, required: false },
     ok: { status: 200, description: 'The restored memory, or the note write', schema: S.MemorySchema.or(S.WriteResultSchema) },
@@ -63,14 +74,15 @@ const OPS: Record<string, Op> = {
   },
   readNote: {
     summary: 'Read a note',
-    description: 'JSON by default; `Accept: text/markdown` returns the file exactly as stored. `ETag` is the memory\'s rev.',
+    description: "JSON by default; `Accept: text/markdown` returns the file exactly as stored. `ETag` is the memory's rev.",
     params: S.NoteParams,
     ok: { status: 200, description: 'The note', schema: S.NoteSchema, etag: true, content: 'text/markdown' },
     errors: read,
   },
   writeNote: {
     summary: 'Create or replace a note',
-    description: 'JSON `{ body, frontmatter? }`, or the raw file with `Content-Type: text/markdown` (a leading `---` YAML block is the front matter, stored exactly). Any other content type is 400.',
+    description:
+      'JSON `{ body, frontmatter? }`, or the raw file with `Content-Type: text/markdown` (a leading `---` YAML block is the front matter, stored exactly). Any other content type is 400.',
     params: S.NoteParams,
     body: { schema: S.PutNoteBody, required: true, markdown: true },
     ok: { status: 200, description: 'The write', schema: S.WriteResultSchema },

@@ -56,10 +56,19 @@ export const ListNotesQuery = z.object({
     })
     .optional()
     .openapi({ description: 'Levels below the folder: an integer of at least 1, or `all`; default 2.', example: '2', type: 'string' }),
-  type: z.string().optional().openapi({ enum: ['all', 'file', 'folder'], default: 'all', description: 'Entries to return.' }),
-  fields: z.string().optional().openapi({ enum: ['path', 'full'], default: 'full', description: '`path` trims file entries to `type` and `path`.' }),
+  type: z
+    .string()
+    .optional()
+    .openapi({ enum: ['all', 'file', 'folder'], default: 'all', description: 'Entries to return.' }),
+  fields: z
+    .string()
+    .optional()
+    .openapi({ enum: ['path', 'full'], default: 'full', description: '`path` trims file entries to `type` and `path`.' }),
   tags,
-  sort: z.string().optional().openapi({ enum: ['name', 'updated'], default: 'name', description: '`name` (code-point order) or `updated` (newest first).' }),
+  sort: z
+    .string()
+    .optional()
+    .openapi({ enum: ['name', 'updated'], default: 'name', description: '`name` (code-point order) or `updated` (newest first).' }),
   limit: intParam(1, DEFAULT_LIMITS.listMaxLimit, DEFAULT_LIMITS.listDefaultLimit, 'Page size.'),
   cursor: z.string().optional().openapi({ description: 'Opaque cursor from `nextCursor`; bound to the query that produced it.' }),
 });
@@ -73,7 +82,9 @@ export const SearchQuery = z.object({
 });
 
 /** Front matter as JSON: a plain object (no array, no null). */
-const FrontMatterInput = z.record(z.string(), z.unknown(), { error: 'must be an object' }).openapi({ type: 'object', description: 'Front matter (YAML mapping) as JSON.' });
+const FrontMatterInput = z
+  .record(z.string(), z.unknown(), { error: 'must be an object' })
+  .openapi({ type: 'object', description: 'Front matter (YAML mapping) as JSON.' });
 
 export const CreateMemoryBody = z
   .object({ name: z.string({ error: 'is required and must be a string' }).openapi({ example: 'work' }) })
@@ -81,16 +92,24 @@ export const CreateMemoryBody = z
 
 export const PutNoteBody = z
   .object({
-    body: z.string({ error: 'is required and must be a string' }).openapi({ description: 'Markdown without front matter (a body starting with a `---` fence is 400).' }),
+    body: z
+      .string({ error: 'is required and must be a string' })
+      .openapi({ description: 'Markdown without front matter (a body starting with a `---` fence is 400).' }),
     frontmatter: FrontMatterInput.optional(),
   })
   .openapi('PutNoteRequest');
 
 export const PatchNoteBody = z
   .object({
-    mode: z.string({ error: 'must be a string' }).optional().openapi({ enum: ['replace', 'append', 'str_replace'], default: 'replace' }),
-    body: z.string({ error: 'must be a string' }).optional().openapi({ description: 'New content (replace) or appended text (append, joined with a newline).' }),
-    frontmatter: FrontMatterInput.optional().openapi({ description: 'Shallow-merged into the note\'s front matter; a key cannot be removed.' }),
+    mode: z
+      .string({ error: 'must be a string' })
+      .optional()
+      .openapi({ enum: ['replace', 'append', 'str_replace'], default: 'replace' }),
+    body: z
+      .string({ error: 'must be a string' })
+      .optional()
+      .openapi({ description: 'New content (replace) or appended text (append, joined with a newline).' }),
+    frontmatter: FrontMatterInput.optional().openapi({ description: "Shallow-merged into the note's front matter; a key cannot be removed." }),
     old_str: z.string({ error: 'must be a string' }).optional().openapi({ description: 'str_replace: text that must occur exactly once in the body.' }),
     new_str: z.string({ error: 'must be a string' }).optional().openapi({ description: 'str_replace: replacement; omitted deletes old_str.' }),
   })
@@ -98,14 +117,20 @@ export const PatchNoteBody = z
 
 export const RestoreBody = z
   .object({
-    path: z.string({ error: 'must be a string' }).optional().openapi({ description: 'A soft-deleted note to bring back; without it the retired memory itself is restored.' }),
+    path: z
+      .string({ error: 'must be a string' })
+      .optional()
+      .openapi({ description: 'A soft-deleted note to bring back; without it the retired memory itself is restored.' }),
   })
   .openapi('RestoreRequest');
 
 // ---------- responses ----------
 
 const iso = z.string().openapi({ format: 'date-time', description: 'ISO 8601' });
-const sha = z.string().regex(/^[0-9a-f]{40}$/).openapi({ description: 'A commit sha (40 hex characters)' });
+const sha = z
+  .string()
+  .regex(/^[0-9a-f]{40}$/)
+  .openapi({ description: 'A commit sha (40 hex characters)' });
 
 export const MemorySchema = z
   .strictObject({

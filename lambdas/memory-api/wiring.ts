@@ -1,7 +1,7 @@
 import { sharedLimiter } from '../shared/rate-limit/leasing-config';
 import type { TokenVerifier } from '../identity/verifier';
 import { createMemoryRuntime, type MemoryRuntime } from '../memory';
-import { type RateLimiter } from '../shared/rate-limit/rate-limiter';
+import type { RateLimiter } from '../shared/rate-limit/rate-limiter';
 import { cursorCodec, originSecretGetter, secretsClient } from '../shared/secrets';
 import type { MemoryApiConfig } from './config';
 import type { MemoryApiDeps } from './deps';
@@ -38,9 +38,7 @@ export async function createMemoryApiDeps(config: MemoryApiConfig, verifier: Tok
     config,
     service: runtime.service,
     verifier,
-    limiter:
-      opts.limiter ??
-      sharedLimiter(runtime.dynamodb, config.rateLimitTable, config.rateLimiter),
+    limiter: opts.limiter ?? sharedLimiter(runtime.dynamodb, config.rateLimitTable, config.rateLimiter),
     exports: new S3ExportStore(runtime.s3, config.memory.memoryBucket),
     originSecret,
   };

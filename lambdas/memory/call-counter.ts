@@ -36,10 +36,12 @@ function attach<I extends object, O extends object>(stack: MiddlewareStack<I, O>
 export function countStorageCalls(clients: { s3?: S3Client; dynamodb?: DynamoDBClient }): CallCounter {
   let counts: CallCounts = {};
   const name = `memoryCallCounter${++serial}`;
-  const bump = (service: string) => (command: string): void => {
-    const key = `${service}.${command}`;
-    counts[key] = (counts[key] ?? 0) + 1;
-  };
+  const bump =
+    (service: string) =>
+    (command: string): void => {
+      const key = `${service}.${command}`;
+      counts[key] = (counts[key] ?? 0) + 1;
+    };
   if (clients.s3) attach(clients.s3.middlewareStack, name, bump('s3'));
   if (clients.dynamodb) attach(clients.dynamodb.middlewareStack, name, bump('dynamodb'));
   const api: CallCounter = {

@@ -93,7 +93,7 @@ export class CommitLoop {
       const created = await memories.create(caller, name);
       rec = await lock.get(caller.account, created.memory.name);
     }
-    if (!rec || rec.state !== 'active') throw memoryNotFound(name);
+    if (rec?.state !== 'active') throw memoryNotFound(name);
     if (expected !== undefined && rec.head !== expected) throw staleRev(rec.name, rec);
     for (let attempt = 1; ; attempt++) {
       const index = rec.head ? await this.deps.indexes.load(rec, rec.head) : null;
@@ -110,7 +110,7 @@ export class CommitLoop {
       const moved = await lock.moveHead(rec.account, rec.name, rec.head, { head: sha, updated: time, ...indexStats(built) });
       if (landed(moved, sha)) return { path, rev: sha, updated: time, changed: true };
       const current = moved.ok ? undefined : moved.current;
-      if (!current || current.state !== 'active') throw memoryNotFound(name);
+      if (current?.state !== 'active') throw memoryNotFound(name);
       if (expected !== undefined) throw staleRev(name, current);
       if (attempt >= limits.maxWriteAttempts) {
         throw new MemoryError('UPSTREAM_UNAVAILABLE', 'contention', 'too many concurrent writes to this memory; retry', { retryAfterSeconds: 1 });

@@ -1,7 +1,18 @@
 import type { MemoryLimits } from './config';
 import { CREDENTIAL_LABELS, findCredential } from './credentials';
 import { badRequest, MemoryError } from './errors';
-import { composeNote, extractTags, extractTitle, makeExcerpt, parseNoteStrict, startsWithFence, trySplit, validateFrontMatter, type FrontMatter, type NoteMeta } from './markdown';
+import {
+  composeNote,
+  extractTags,
+  extractTitle,
+  makeExcerpt,
+  parseNoteStrict,
+  startsWithFence,
+  trySplit,
+  validateFrontMatter,
+  type FrontMatter,
+  type NoteMeta,
+} from './markdown';
 import type { NoteEdit, NoteInput } from './types';
 
 /**
@@ -21,7 +32,11 @@ export function composeInput(input: NoteInput, limits: MemoryLimits): string {
   }
   if (typeof input.body !== 'string') throw badRequest('invalid_argument', 'body is required and must be a string', 'body');
   if (startsWithFence(input.body)) {
-    throw badRequest('invalid_argument', 'body may not start with a front-matter fence (---); pass frontmatter as an object, or send raw text/markdown', 'body');
+    throw badRequest(
+      'invalid_argument',
+      'body may not start with a front-matter fence (---); pass frontmatter as an object, or send raw text/markdown',
+      'body',
+    );
   }
   const fm = input.frontmatter === undefined ? {} : validateFrontMatter(input.frontmatter, limits);
   return composeNote(fm, input.body);
@@ -36,10 +51,15 @@ export function checkStored(text: string, path: string, limits: MemoryLimits): N
   const { frontmatter, split } = parseNoteStrict(text, limits);
   const found = findCredential(text);
   if (found) {
-    throw new MemoryError('BAD_REQUEST', 'refused_content', `content refused: line ${found.line} looks like ${CREDENTIAL_LABELS[found.kind]} (${found.kind}); remove the credential`, {
-      field: 'body',
-      credentialKind: found.kind,
-    });
+    throw new MemoryError(
+      'BAD_REQUEST',
+      'refused_content',
+      `content refused: line ${found.line} looks like ${CREDENTIAL_LABELS[found.kind]} (${found.kind}); remove the credential`,
+      {
+        field: 'body',
+        credentialKind: found.kind,
+      },
+    );
   }
   return { title: extractTitle(split.body, path), tags: extractTags(frontmatter, split.body), excerpt: makeExcerpt(split.body), size };
 }
@@ -48,7 +68,8 @@ export function checkStored(text: string, path: string, limits: MemoryLimits): N
 export function checkEdit(edit: NoteEdit): EditMode {
   if (edit === null || typeof edit !== 'object') throw badRequest('invalid_argument', 'edit arguments are required', 'mode');
   const mode = edit.mode ?? 'replace';
-  if (mode !== 'replace' && mode !== 'append' && mode !== 'str_replace') throw badRequest('invalid_argument', 'mode must be replace, append or str_replace', 'mode');
+  if (mode !== 'replace' && mode !== 'append' && mode !== 'str_replace')
+    throw badRequest('invalid_argument', 'mode must be replace, append or str_replace', 'mode');
   if (edit.body !== undefined && typeof edit.body !== 'string') throw badRequest('invalid_argument', 'body must be a string', 'body');
   if (edit.old_str !== undefined && typeof edit.old_str !== 'string') throw badRequest('invalid_argument', 'old_str must be a string', 'old_str');
   if (edit.new_str !== undefined && typeof edit.new_str !== 'string') throw badRequest('invalid_argument', 'new_str must be a string', 'new_str');
@@ -124,6 +145,7 @@ export function pageSize(value: number | undefined, fallback: number, max: numbe
  */
 export function checkExpectedRev(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'string' || !/^[0-9a-fA-F]{40}$/.test(value)) throw badRequest('invalid_rev', 'expectedRev must be a rev (40 hex characters)', 'expectedRev');
+  if (typeof value !== 'string' || !/^[0-9a-fA-F]{40}$/.test(value))
+    throw badRequest('invalid_rev', 'expectedRev must be a rev (40 hex characters)', 'expectedRev');
   return value.toLowerCase();
 }

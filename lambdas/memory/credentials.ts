@@ -59,9 +59,11 @@ interface RuleSpec {
 
 const hasLetterAndDigit = (s: string): boolean => /[A-Za-z]/.test(s) && /\d/.test(s);
 
-const PLACEHOLDER = /^(<.*>|\$\{.*\}|\$[A-Z_][A-Z0-9_]*|\{\{.*\}\}|%.*%|\*+|x+|X+|\.\.\.|…|null|none|nil|true|false|undefined|redacted|\[redacted\]|example|your[-_ ]?\w*|\(.*\)|required|optional|string|secret|password)$/i;
+const PLACEHOLDER =
+  /^(<.*>|\$\{.*\}|\$[A-Z_][A-Z0-9_]*|\{\{.*\}\}|%.*%|\*+|x+|X+|\.\.\.|…|null|none|nil|true|false|undefined|redacted|\[redacted\]|example|your[-_ ]?\w*|\(.*\)|required|optional|string|secret|password)$/i;
 
-const SECRET_KEY = '(?:password|passwd|passphrase|pwd|secret|client[_-]?secret|api[_-]?key|apikey|access[_-]?token|auth[_-]?token|private[_-]?key|secret[_-]?key)';
+const SECRET_KEY =
+  '(?:password|passwd|passphrase|pwd|secret|client[_-]?secret|api[_-]?key|apikey|access[_-]?token|auth[_-]?token|private[_-]?key|secret[_-]?key)';
 
 interface Rule extends RuleSpec {
   global: RegExp;
@@ -90,10 +92,7 @@ const SPECS: RuleSpec[] = [
     kind: 'password-assignment',
     // Quoted, anything up to the closing quote; bare, the value must end cleanly:
     // `password=getPassword()` or `password == other` is code, not a secret.
-    pattern: new RegExp(
-      `(?<![A-Za-z0-9])${SECRET_KEY}["']?\\s*=\\s*(?:(["'])([^"'\\n]{4,})\\1|([^\\s"'\`;,&=()\\[\\]{}<>]{4,})(?=[\\s"'\`;,&]|$))`,
-      'i',
-    ),
+    pattern: new RegExp(`(?<![A-Za-z0-9])${SECRET_KEY}["']?\\s*=\\s*(?:(["'])([^"'\\n]{4,})\\1|([^\\s"'\`;,&=()\\[\\]{}<>]{4,})(?=[\\s"'\`;,&]|$))`, 'i'),
     accept: (m) => {
       const value = m[2] ?? m[3];
       return !PLACEHOLDER.test(value) && !/^(?:process\.env|os\.environ|env\.|config\.|settings\.)/i.test(value);

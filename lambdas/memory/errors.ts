@@ -4,13 +4,7 @@
  * vocabularies differ (MCP separates `refused_content` from `invalid_argument`, for instance).
  * Transports map `code` to their envelope; they never parse `message`.
  */
-export type MemoryErrorCode =
-  | 'BAD_REQUEST'
-  | 'FORBIDDEN'
-  | 'NOT_FOUND'
-  | 'CONFLICT'
-  | 'UPSTREAM_UNAVAILABLE'
-  | 'INTERNAL_ERROR';
+export type MemoryErrorCode = 'BAD_REQUEST' | 'FORBIDDEN' | 'NOT_FOUND' | 'CONFLICT' | 'UPSTREAM_UNAVAILABLE' | 'INTERNAL_ERROR';
 
 export type MemoryErrorReason =
   | 'invalid_argument'

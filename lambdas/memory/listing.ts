@@ -87,10 +87,7 @@ export function listEntries(index: NoteIndex | null, spec: ListSpec): { entries:
       } else folders.set(folder, { files: 1, updated: e.updated });
     }
   }
-  const all = [
-    ...fileEntries,
-    ...[...folders].map(([path, f]) => ({ entry: { type: 'folder', path, files: f.files } as ListEntry, updated: f.updated })),
-  ];
+  const all = [...fileEntries, ...[...folders].map(([path, f]) => ({ entry: { type: 'folder', path, files: f.files } as ListEntry, updated: f.updated }))];
   all.sort((a, b) => (spec.sort === 'updated' && a.updated !== b.updated ? (a.updated < b.updated ? 1 : -1) : comparePaths(a.entry.path, b.entry.path)));
   return { entries: all.map((x) => x.entry), files };
 }

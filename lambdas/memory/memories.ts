@@ -1,6 +1,6 @@
 import type { MemoryLimits } from './config';
 import { checkExpectedRev } from './content';
-import { conflict, forbidden, MemoryError, notFound, staleRev } from './errors';
+import { conflict, forbidden, type MemoryError, notFound, staleRev } from './errors';
 import { comparePaths } from './listing';
 import { validateMemoryName } from './paths';
 import type { MemoryRecord, RevLock } from './ports';
@@ -59,7 +59,7 @@ export class Memories {
   /** The rev item of an active memory (one strongly consistent read), else NOT_FOUND. */
   async active(caller: Caller, name: string): Promise<MemoryRecord> {
     const rec = await this.deps.lock.get(caller.account, name);
-    if (!rec || rec.state !== 'active') throw memoryNotFound(name);
+    if (rec?.state !== 'active') throw memoryNotFound(name);
     return rec;
   }
 
@@ -106,7 +106,7 @@ export class Memories {
     const expected = checkExpectedRev(opts.expectedRev);
     const out = await this.deps.lock.retire(caller.account, name, expected, this.deps.clock().toISOString());
     if (out.ok) return { name, deleted: true as const };
-    if (!out.current || out.current.state !== 'active') throw memoryNotFound(name);
+    if (out.current?.state !== 'active') throw memoryNotFound(name);
     throw staleRev(name, out.current);
   }
 

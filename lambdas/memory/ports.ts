@@ -51,10 +51,7 @@ export interface HeadMove extends MemoryStats {
   updated: string;
 }
 
-export type CreateOutcome =
-  | { kind: 'created'; record: MemoryRecord }
-  | { kind: 'exists'; record: MemoryRecord }
-  | { kind: 'ceiling' };
+export type CreateOutcome = { kind: 'created'; record: MemoryRecord } | { kind: 'exists'; record: MemoryRecord } | { kind: 'ceiling' };
 
 /** `current` is the record as it was when the condition failed (undefined when it is gone). */
 export type MoveOutcome = { ok: true } | { ok: false; current?: MemoryRecord };

@@ -13,7 +13,7 @@ export async function reachableObjects(git: GitOverlay, head: string): Promise<s
   let commits = [head];
   while (commits.length > 0) {
     const fresh = commits.filter((c) => !seen.has(c));
-    fresh.forEach((c) => seen.add(c));
+    for (const c of fresh) seen.add(c);
     const read = await mapLimit(fresh, READ_CONCURRENCY, (c) => git.readCommit(c));
     order.push(...fresh);
     commits = [];
@@ -24,7 +24,7 @@ export async function reachableObjects(git: GitOverlay, head: string): Promise<s
   }
   let level = [...new Set(roots)].filter((t) => !seen.has(t));
   while (level.length > 0) {
-    level.forEach((t) => seen.add(t));
+    for (const t of level) seen.add(t);
     order.push(...level);
     const trees = await mapLimit(level, READ_CONCURRENCY, (t) => git.readTree(t));
     const next = new Set<string>();

@@ -59,7 +59,8 @@ export class NoteReads {
     const name = this.deps.memories.access(caller, rawName);
     const folder = validateFolder(query.folder, limits);
     const depth = query.depth === undefined ? 2 : query.depth;
-    if (depth !== 'all' && !(Number.isInteger(depth) && depth >= 1)) throw badRequest('invalid_argument', 'depth must be an integer of at least 1, or all', 'depth');
+    if (depth !== 'all' && !(Number.isInteger(depth) && depth >= 1))
+      throw badRequest('invalid_argument', 'depth must be an integer of at least 1, or all', 'depth');
     const type: ListType = query.type ?? 'all';
     if (!['all', 'file', 'folder'].includes(type)) throw badRequest('invalid_argument', 'type must be all, file or folder', 'type');
     const fields = query.fields ?? 'full';

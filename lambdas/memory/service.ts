@@ -94,7 +94,15 @@ export class MemoryService {
     const commits = new CommitLoop({ lock: deps.lock, blobs: deps.blobs, indexes, memories, limits, clock, backoff: deps.backoff ?? defaultBackoff, git });
     this.limits = limits;
     this.memories = memories;
-    this.reads = new NoteReads({ memories, indexes, texts, search: deps.search ?? new ScanSearch(texts, git), cursors: new PageCursors(deps.cursors), limits, git });
+    this.reads = new NoteReads({
+      memories,
+      indexes,
+      texts,
+      search: deps.search ?? new ScanSearch(texts, git),
+      cursors: new PageCursors(deps.cursors),
+      limits,
+      git,
+    });
     this.writes = new NoteWrites({ memories, commits, texts, limits, clock });
     this.exports = new Exports({ memories, indexes, texts, git });
   }
@@ -157,7 +165,12 @@ export class MemoryService {
   }
 
   /** Many notes (raw markdown each) as one commit; `path` of the result is the empty string. */
-  importNotes(caller: Caller, rawName: string, notes: ReadonlyArray<{ path: string; markdown: string }>, opts: WriteOptions = {}): Promise<WriteResult & { count: number }> {
+  importNotes(
+    caller: Caller,
+    rawName: string,
+    notes: ReadonlyArray<{ path: string; markdown: string }>,
+    opts: WriteOptions = {},
+  ): Promise<WriteResult & { count: number }> {
     return guard(() => this.writes.importNotes(caller, rawName, notes, opts));
   }
 

@@ -16,7 +16,11 @@ export class NoteTexts {
 
   /** The note exactly as stored. */
   async text(rec: MemoryRecord, git: GitOverlay, blob: string): Promise<string> {
-    const t = await this.cache.getOrLoad(`t:${rec.id}:${blob}`, () => git.readText(blob), (s) => s.length * 2 + 64);
+    const t = await this.cache.getOrLoad(
+      `t:${rec.id}:${blob}`,
+      () => git.readText(blob),
+      (s) => s.length * 2 + 64,
+    );
     return t as string;
   }
 

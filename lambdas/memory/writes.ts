@@ -87,7 +87,12 @@ export class NoteWrites {
    * passes the same checks as a single write; unchanged notes are skipped, and when nothing changes
    * no commit is made. `path` of the result is the empty string.
    */
-  async importNotes(caller: Caller, rawName: string, notes: ReadonlyArray<{ path: string; markdown: string }>, opts: WriteOptions = {}): Promise<WriteResult & { count: number }> {
+  async importNotes(
+    caller: Caller,
+    rawName: string,
+    notes: ReadonlyArray<{ path: string; markdown: string }>,
+    opts: WriteOptions = {},
+  ): Promise<WriteResult & { count: number }> {
     const { limits } = this.deps;
     const name = this.deps.memories.access(caller, rawName);
     if (!Array.isArray(notes) || notes.length === 0) throw badRequest('invalid_argument', 'notes are required', 'notes');

@@ -59,7 +59,9 @@ function oauthProblem(problem: Problem, _event: HttpEvent, operationId?: string)
     case 'method_not_allowed':
       return oauthError(405, 'method_not_allowed', `${problem.method} is not allowed here`, { allow: problem.allowed.join(', ') });
     case 'rate_limited':
-      return oauthError(429, 'rate_limited', `Too many requests; retry in ${problem.retryAfterSeconds} s`, { 'retry-after': String(problem.retryAfterSeconds) });
+      return oauthError(429, 'rate_limited', `Too many requests; retry in ${problem.retryAfterSeconds} s`, {
+        'retry-after': String(problem.retryAfterSeconds),
+      });
     case 'starting':
       // RFC 6749 §4.1.2.1's temporarily_unavailable, with the wait a client should take.
       return oauthError(503, 'temporarily_unavailable', 'The service is starting or a dependency is unavailable; retry shortly', { 'retry-after': '1' });

@@ -104,8 +104,7 @@ export async function authorize(event: HttpEvent, deps: OAuthDeps): Promise<Http
   const { issuer, audience } = deps.config;
   const stateParam = single(q, 'state');
   const state = stateParam.ok ? stateParam.value : undefined;
-  const back = (error: string, description: string) =>
-    redirectResult(withQuery(redirectUri, { error, error_description: description, state, iss: issuer }));
+  const back = (error: string, description: string) => redirectResult(withQuery(redirectUri, { error, error_description: description, state, iss: issuer }));
 
   const rest = singles(q, ['response_type', 'code_challenge', 'code_challenge_method', 'state', 'scope'] as const);
   if (!rest.ok) return back('invalid_request', `the parameter ${rest.duplicate} was given more than once`);
@@ -176,7 +175,9 @@ export async function upstreamCallback(event: HttpEvent, deps: OAuthDeps): Promi
   const tx = deps.signer.verify(PURPOSE_TX, v.values.state, nowSeconds(deps), Tx);
   if (!tx || !boundToThisBrowser(event, tx.b)) return page400('Sign-in expired', EXPIRED);
   if (v.values.error !== undefined || v.values.code === undefined) {
-    return redirectResult(withQuery(tx.r, { error: 'access_denied', error_description: 'sign-in was cancelled or refused', state: tx.st, iss: deps.config.issuer }));
+    return redirectResult(
+      withQuery(tx.r, { error: 'access_denied', error_description: 'sign-in was cancelled or refused', state: tx.st, iss: deps.config.issuer }),
+    );
   }
   let sub: string;
   try {
@@ -215,7 +216,8 @@ export async function consent(event: HttpEvent, deps: OAuthDeps): Promise<HttpRe
   const mode = single(form, 'memories_mode');
   const listParam = single(form, 'memories');
   const list = listParam.ok ? (listParam.value ?? '') : '';
-  const again = (error: string) => consentFor(c, c.sub, deps, { error, memoriesMode: mode.ok && mode.value === 'some' ? 'some' : 'all', memoriesList: list }, 400, signed);
+  const again = (error: string) =>
+    consentFor(c, c.sub, deps, { error, memoriesMode: mode.ok && mode.value === 'some' ? 'some' : 'all', memoriesList: list }, 400, signed);
 
   const chosen = (form.get('scope') ?? []).filter((s): s is MemoryScope => (c.s as string[]).includes(s));
   const scopes = MEMORY_SCOPES.filter((s) => chosen.includes(s));

@@ -112,7 +112,8 @@ export function validateClientMetadata(body: unknown): ValidatedMetadata {
   // an omitted list means both (the response says so).
   const grants = m.grant_types ?? [...GRANTS];
   const unknownGrant = grants.find((g) => !(GRANTS as readonly string[]).includes(g));
-  if (unknownGrant !== undefined) throw new ClientMetadataError('invalid_client_metadata', `grant type "${unknownGrant.slice(0, 50)}" is not supported (authorization_code, refresh_token)`);
+  if (unknownGrant !== undefined)
+    throw new ClientMetadataError('invalid_client_metadata', `grant type "${unknownGrant.slice(0, 50)}" is not supported (authorization_code, refresh_token)`);
   if (!grants.includes('authorization_code')) throw new ClientMetadataError('invalid_client_metadata', 'grant_types must include authorization_code');
   const responseTypes = m.response_types ?? ['code'];
   if (responseTypes.some((r) => r !== 'code')) throw new ClientMetadataError('invalid_client_metadata', 'response_types must be ["code"]');
@@ -126,7 +127,12 @@ export function validateClientMetadata(body: unknown): ValidatedMetadata {
 }
 
 /** POST /oauth/register: a new public client with a random id, forgotten after `unusedTtlSeconds` unless it signs someone in. */
-export async function registerClient(store: ClientStore, body: unknown, nowSeconds: number, unusedTtlSeconds: number): Promise<{ client: OAuthClient; response: Record<string, unknown> }> {
+export async function registerClient(
+  store: ClientStore,
+  body: unknown,
+  nowSeconds: number,
+  unusedTtlSeconds: number,
+): Promise<{ client: OAuthClient; response: Record<string, unknown> }> {
   const meta = validateClientMetadata(body);
   for (let attempt = 0; attempt < 3; attempt++) {
     const client: OAuthClient = {
@@ -247,7 +253,10 @@ export class ClientResolver {
       });
     } catch (err) {
       if (err instanceof AddressRefusedError) {
-        return { ok: false, reason: err.why === 'private' ? 'client_id resolves to a loopback or private address' : 'client_id names a host that could not be resolved' };
+        return {
+          ok: false,
+          reason: err.why === 'private' ? 'client_id resolves to a loopback or private address' : 'client_id names a host that could not be resolved',
+        };
       }
       return { ok: false, reason: 'the client metadata document could not be fetched' };
     }

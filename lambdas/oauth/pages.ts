@@ -21,7 +21,10 @@ function page(title: string, body: string): string {
 }
 
 export function errorPage(title: string, message: string): string {
-  return page(title, `<h1>${escapeHtml(title)}</h1><div class="box err"><p>${escapeHtml(message)}</p></div><p><small>You can close this window and start again from your application.</small></p>`);
+  return page(
+    title,
+    `<h1>${escapeHtml(title)}</h1><div class="box err"><p>${escapeHtml(message)}</p></div><p><small>You can close this window and start again from your application.</small></p>`,
+  );
 }
 
 export function localSignInPage(opts: { tx: string; clientLabel: string; error?: string }): string {

@@ -47,7 +47,10 @@ export function single(params: Params, name: string): Single {
 }
 
 /** Several single-valued parameters at once; the first repeated one wins the error. */
-export function singles<K extends string>(params: Params, names: readonly K[]): { ok: true; values: Partial<Record<K, string>> } | { ok: false; duplicate: string } {
+export function singles<K extends string>(
+  params: Params,
+  names: readonly K[],
+): { ok: true; values: Partial<Record<K, string>> } | { ok: false; duplicate: string } {
   const values: Partial<Record<K, string>> = {};
   for (const n of names) {
     const s = single(params, n);

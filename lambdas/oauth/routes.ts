@@ -36,9 +36,4 @@ export function wellKnownTable(extra: readonly RouteDef[]): ApiTable {
 }
 
 /** Paths a browser-based MCP client calls with fetch: open CORS, preflight 204. */
-export const CORS_PATHS: ReadonlySet<string> = new Set([
-  ...OAUTH_WELL_KNOWN_ROUTES.map((r) => r.path),
-  '/oauth/register',
-  '/oauth/token',
-  '/oauth/revoke',
-]);
+export const CORS_PATHS: ReadonlySet<string> = new Set([...OAUTH_WELL_KNOWN_ROUTES.map((r) => r.path), '/oauth/register', '/oauth/token', '/oauth/revoke']);

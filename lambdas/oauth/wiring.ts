@@ -1,7 +1,7 @@
 import { sharedLimiter } from '../shared/rate-limit/leasing-config';
 import { parseKeyRing, type KeyRing } from '../shared/cursor';
 import { documentClient, dynamoClient } from '../shared/aws/clients';
-import { type RateLimiter } from '../shared/rate-limit/rate-limiter';
+import type { RateLimiter } from '../shared/rate-limit/rate-limiter';
 import { keyRingJson } from '../shared/secrets';
 import type { AuthConfig } from '../identity/config';
 import { DynamoClientStore, type ClientStore } from './client-store';

@@ -24,12 +24,7 @@ export interface MapLimitOptions {
 }
 
 /** `fn` over `items` with at most `limit` calls in flight; results in the order of `items`. */
-export async function mapLimit<T, R>(
-  items: readonly T[],
-  limit: number,
-  fn: (item: T, index: number) => Promise<R>,
-  opts: MapLimitOptions = {},
-): Promise<R[]> {
+export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>, opts: MapLimitOptions = {}): Promise<R[]> {
   const out = new Array<R>(items.length);
   let next = 0;
   let failed = false;

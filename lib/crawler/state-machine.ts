@@ -102,11 +102,7 @@ export function crawlStateMachine(scope: Construct, o: CrawlStateMachineOptions)
     { comment: 'Sweeps, moves the high-water mark and returns the crawl report', outputPath: '$.Payload' },
   );
 
-  plan.next(
-    new sfn.Choice(scope, 'Planned?')
-      .when(sfn.Condition.booleanEquals('$.plan.planned', false), plan)
-      .otherwise(units.next(finalize)),
-  );
+  plan.next(new sfn.Choice(scope, 'Planned?').when(sfn.Condition.booleanEquals('$.plan.planned', false), plan).otherwise(units.next(finalize)));
 
   const failed = new sfn.Fail(scope, 'Crawl failed', { errorPath: '$.error.Error', causePath: '$.error.Cause' });
   const deadLetter = new tasks.SqsSendMessage(scope, 'Send to dead-letter queue', {

@@ -72,7 +72,7 @@ beforeAll(() => {
 }, 180_000);
 
 describe('HTTP API routes come from the route table', () => {
-  it('declares every route of CATALOG_API plus $default, and nothing else (besides the OAuth front\'s, see oauth-front.test.ts)', () => {
+  it("declares every route of CATALOG_API plus $default, and nothing else (besides the OAuth front's, see oauth-front.test.ts)", () => {
     const keys = Object.values(s.template.findResources('AWS::ApiGatewayV2::Route')).map((r) => r.Properties.RouteKey as string);
     const expected = [...CATALOG_API.routes.map(routeKey), '$default', ...OAUTH_FRONT_TABLE.routes.map(routeKey), ...OAUTH_PROXY_PATHS.map((p) => `ANY ${p}`)];
     // And the memory REST API's (see memory-api.test.ts): its table and its /v1 catch-all.
@@ -89,7 +89,9 @@ describe('HTTP API routes come from the route table', () => {
     // Two more belong to the OAuth front (its table's routes and its greedy routes), two to the memory API (its table, its /v1 catch-all).
     expect(Object.keys(integrations)).toHaveLength(6);
     const integrationOf = (fn: IConstruct): string => {
-      const found = Object.entries(integrations).filter(([, i]) => JSON.stringify(i.Properties.IntegrationUri) === JSON.stringify({ 'Fn::GetAtt': [logicalId(fn), 'Arn'] }));
+      const found = Object.entries(integrations).filter(
+        ([, i]) => JSON.stringify(i.Properties.IntegrationUri) === JSON.stringify({ 'Fn::GetAtt': [logicalId(fn), 'Arn'] }),
+      );
       expect(found).toHaveLength(1);
       expect(found[0][1].Properties).toMatchObject({ IntegrationType: 'AWS_PROXY', PayloadFormatVersion: '2.0' });
       return found[0][0];
@@ -108,9 +110,7 @@ describe('HTTP API routes come from the route table', () => {
     ]);
     expect(routes.find((r) => r.Properties.RouteKey === '$default')?.Properties.Target).toEqual(target(byFn.catalog));
     // API Gateway may invoke the function for each route (permissions scoped per route path).
-    const permissions = Object.values(s.template.findResources('AWS::Lambda::Permission')).filter(
-      (p) => p.Properties.Principal === 'apigateway.amazonaws.com',
-    );
+    const permissions = Object.values(s.template.findResources('AWS::Lambda::Permission')).filter((p) => p.Properties.Principal === 'apigateway.amazonaws.com');
     expect(permissions).toHaveLength(CATALOG_API.routes.length + 1 + OAUTH_FRONT_TABLE.routes.length + OAUTH_PROXY_PATHS.length + MEMORY_API.routes.length + 2);
   });
 
@@ -141,7 +141,7 @@ describe('catalog Lambda', () => {
 
   it('gets the environment lambdas/catalog/config.ts reads', () => {
     const fn = resources[logicalId(s.stack.api.fn)];
-    const env = (fn.Properties?.Environment as { Variables: Record<string, unknown> }).Variables;
+    const env = ((fn.Properties as Record<string, unknown>).Environment as { Variables: Record<string, unknown> }).Variables;
     expect(env).toMatchObject({
       CATALOG_TABLE: { Ref: logicalId(s.stack.data.catalogTable) },
       RATE_LIMIT_TABLE: { Ref: logicalId(s.stack.data.rateLimitTable) },
@@ -228,7 +228,8 @@ describe('favorites Lambda', () => {
   });
 
   it('gets the catalog, rate-limit, favorites and auth environment', () => {
-    const env = (resources[logicalId(s.stack.api.favoritesFn)].Properties?.Environment as { Variables: Record<string, unknown> }).Variables;
+    const env = ((resources[logicalId(s.stack.api.favoritesFn)].Properties as Record<string, unknown>).Environment as { Variables: Record<string, unknown> })
+      .Variables;
     expect(env).toMatchObject({
       CATALOG_TABLE: { Ref: logicalId(s.stack.data.catalogTable) },
       RATE_LIMIT_TABLE: { Ref: logicalId(s.stack.data.rateLimitTable) },
@@ -312,7 +313,11 @@ describe('auth', () => {
     expect(Object.keys(s.template.findResources('AWS::DynamoDB::Table'))).toHaveLength(constructs.length);
     constructs.forEach((construct, i) => {
       const props = table(construct).Properties ?? {};
-      expect({ keys: props.KeySchema, attributes: props.AttributeDefinitions, ttl: (props.TimeToLiveSpecification as { AttributeName?: string } | undefined)?.AttributeName }).toEqual({
+      expect({
+        keys: props.KeySchema,
+        attributes: props.AttributeDefinitions,
+        ttl: (props.TimeToLiveSpecification as { AttributeName?: string } | undefined)?.AttributeName,
+      }).toEqual({
         keys: local[i].input.KeySchema,
         attributes: local[i].input.AttributeDefinitions,
         ttl: local[i].ttl,
@@ -393,7 +398,7 @@ describe('auth', () => {
   it('has no dependency cycle (the functions and the resource server wait for the distribution, which waits for the API only)', () => {
     const deps = new Map<string, Set<string>>();
     const collect = (node: unknown, out: Set<string>): void => {
-      if (Array.isArray(node)) node.forEach((n) => collect(n, out));
+      if (Array.isArray(node)) for (const n of node) collect(n, out);
       else if (node && typeof node === 'object') {
         for (const [k, v] of Object.entries(node)) {
           if (k === 'Ref' && typeof v === 'string') out.add(v);
@@ -473,9 +478,7 @@ describe('stateful resources', () => {
       s.template.hasResourceProperties('AWS::S3::BucketPolicy', {
         Bucket: { Ref: id },
         PolicyDocument: {
-          Statement: Match.arrayWith([
-            Match.objectLike({ Effect: 'Deny', Action: 's3:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
-          ]),
+          Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Action: 's3:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
         },
       });
     }
@@ -499,7 +502,7 @@ describe('stateful resources', () => {
     });
     expect(domain.Properties?.VPCOptions).toBeUndefined();
     expect(domain.Properties?.AdvancedSecurityOptions).toBeUndefined();
-    const statements = (domain.Properties?.AccessPolicies as { Statement: { Principal: unknown; Action: string[] }[] }).Statement;
+    const statements = ((domain.Properties as Record<string, unknown>).AccessPolicies as { Statement: { Principal: unknown; Action: string[] }[] }).Statement;
     // Only two roles reach the domain: the API reads, the crawler also writes.
     expect(statements).toHaveLength(2);
     const byRole = (role: Parameters<typeof logicalId>[0]) =>
@@ -663,10 +666,19 @@ describe('cdk-nag (AwsSolutions)', () => {
     expect(inRegion.edgeStack).toBeUndefined();
     expect(describeViolations(inRegion.violations)).toEqual([]);
     // A given public URL is used as it is: no reference to the distribution.
-    const env = (inRegion.template.toJSON().Resources[logicalId(inRegion.stack.api.favoritesFn)].Properties.Environment as { Variables: Record<string, unknown> }).Variables;
-    expect(env).toMatchObject({ PUBLIC_URL: 'https://mcp.example.com', AUTH_AUDIENCE: 'https://mcp.example.com/mcp', COGNITO_RESOURCE_SERVER: 'https://mcp.example.com/mcp' });
+    const env = (
+      inRegion.template.toJSON().Resources[logicalId(inRegion.stack.api.favoritesFn)].Properties.Environment as { Variables: Record<string, unknown> }
+    ).Variables;
+    expect(env).toMatchObject({
+      PUBLIC_URL: 'https://mcp.example.com',
+      AUTH_AUDIENCE: 'https://mcp.example.com/mcp',
+      COGNITO_RESOURCE_SERVER: 'https://mcp.example.com/mcp',
+    });
     inRegion.template.hasResourceProperties('AWS::Cognito::UserPoolResourceServer', { Identifier: 'https://mcp.example.com/mcp' });
-    inRegion.template.hasResourceProperties('AWS::Cognito::UserPool', { UserPoolTier: 'ESSENTIALS', AdminCreateUserConfig: { AllowAdminCreateUserOnly: false } });
+    inRegion.template.hasResourceProperties('AWS::Cognito::UserPool', {
+      UserPoolTier: 'ESSENTIALS',
+      AdminCreateUserConfig: { AllowAdminCreateUserOnly: false },
+    });
   }, 180_000);
 
   it('acknowledges every finding with a specific reason', () => {

@@ -56,10 +56,7 @@ function fakeSharpBuild(): string {
 
 type CrawlerProps = Omit<CatalogCrawlerProps, 'data'>;
 
-function build(
-  crawlerProps: CrawlerProps | ((stack: Stack) => CrawlerProps) = {},
-  options: { bundle?: boolean; dataProps?: CatalogDataProps } = {},
-): Fixture {
+function build(crawlerProps: CrawlerProps | ((stack: Stack) => CrawlerProps) = {}, options: { bundle?: boolean; dataProps?: CatalogDataProps } = {}): Fixture {
   const context = options.bundle ? CONTEXT : { ...CONTEXT, 'aws:cdk:bundling-stacks': [] };
   const app = new App({ context });
   const stack = new Stack(app, 'CrawlerTest', { env: ENV });
@@ -185,7 +182,7 @@ describe('crawler function', () => {
   });
 
   it('gets the environment lambdas/crawler/config.ts and lambdas/catalog/config.ts read', () => {
-    const env = (f.resources[logicalId(f.crawler.fn)].Properties?.Environment as { Variables: Record<string, unknown> }).Variables;
+    const env = ((f.resources[logicalId(f.crawler.fn)].Properties as Record<string, unknown>).Environment as { Variables: Record<string, unknown> }).Variables;
     expect(env).toMatchObject({
       REGISTRY_URL: 'https://registry.modelcontextprotocol.io',
       CRAWL_STATE_TABLE: ref(f.crawler.stateTable),
@@ -392,17 +389,14 @@ describe('least privilege', () => {
 
   it('the search domain admits the crawler role (read and write)', () => {
     const domain = f.resources[logicalId(f.data.searchDomain)];
-    const statements = (domain.Properties?.AccessPolicies as { Statement: { Principal: unknown; Action: string[] }[] }).Statement;
+    const statements = ((domain.Properties as Record<string, unknown>).AccessPolicies as { Statement: { Principal: unknown; Action: string[] }[] }).Statement;
     expect(statements).toEqual([expect.objectContaining({ Principal: { AWS: getAtt(f.crawler.role) } })]);
     expect([...statements[0].Action].sort()).toContain('es:ESHttpPut');
   });
 
   it('the state machine role: invoke the crawler, send to the DLQ, tracing and log delivery', () => {
     const statements = statementsOf(f, logicalId(f.crawler.stateMachine.role));
-    expect(resourcesOf(statementWith(statements, 'lambda:InvokeFunction'))).toEqual([
-      getAtt(f.crawler.fn),
-      { 'Fn::Join': ['', [getAtt(f.crawler.fn), ':*']] },
-    ]);
+    expect(resourcesOf(statementWith(statements, 'lambda:InvokeFunction'))).toEqual([getAtt(f.crawler.fn), { 'Fn::Join': ['', [getAtt(f.crawler.fn), ':*']] }]);
     expect(resourcesOf(statementWith(statements, 'sqs:SendMessage'))).toEqual([getAtt(f.crawler.deadLetterQueue)]);
     const wildcard = statements.filter((st) => resourcesOf(st).includes('*'));
     expect(wildcard.flatMap(actionsOf).every((a) => a.startsWith('xray:') || a.startsWith('logs:'))).toBe(true);
@@ -427,7 +421,7 @@ describe('cdk-nag (AwsSolutions)', () => {
     expect(annotations.findWarning('*', Match.stringLikeRegexp('AwsSolutions-.*'))).toEqual([]);
   });
 
-  it('acknowledges the crawler\'s findings with specific reasons', () => {
+  it("acknowledges the crawler's findings with specific reasons", () => {
     const acks: { path: string; id: string; reason: string }[] = [];
     for (const c of f.crawler.node.findAll()) {
       for (const entry of c.node.metadata) {
@@ -437,14 +431,16 @@ describe('cdk-nag (AwsSolutions)', () => {
         }
       }
     }
-    expect(acks.map((a) => a.id).sort()).toEqual([
-      `AwsSolutions-IAM5[Resource::<${logicalId(f.crawler.fn)}.Arn>:*]`,
-      'AwsSolutions-IAM5[Resource::*]',
-      `AwsSolutions-IAM5[Resource::<${logicalId(f.data.iconsBucket)}.Arn>/api/icons/*]`,
-      // From data.grantSearch(role, 'readwrite'): the paths of the one search domain.
-      `AwsSolutions-IAM5[Resource::arn:aws:es:eu-west-1:123456789012:domain/${f.data.searchDomainName}/*]`,
-      'AwsSolutions-SQS3',
-    ].sort());
+    expect(acks.map((a) => a.id).sort()).toEqual(
+      [
+        `AwsSolutions-IAM5[Resource::<${logicalId(f.crawler.fn)}.Arn>:*]`,
+        'AwsSolutions-IAM5[Resource::*]',
+        `AwsSolutions-IAM5[Resource::<${logicalId(f.data.iconsBucket)}.Arn>/api/icons/*]`,
+        // From data.grantSearch(role, 'readwrite'): the paths of the one search domain.
+        `AwsSolutions-IAM5[Resource::arn:aws:es:eu-west-1:123456789012:domain/${f.data.searchDomainName}/*]`,
+        'AwsSolutions-SQS3',
+      ].sort(),
+    );
     for (const a of acks) expect(a.reason.length).toBeGreaterThanOrEqual(40);
   });
 });
@@ -457,7 +453,7 @@ describe('the sharp layer', () => {
     const warnings = Annotations.fromStack(f.stack).findWarning('*', warningPattern);
     expect(warnings).toHaveLength(1);
     expect(warnings[0].entry.data).toMatch(/icons need the layer/);
-    const env = (f.resources[logicalId(f.crawler.fn)].Properties?.Environment as { Variables: Record<string, unknown> }).Variables;
+    const env = ((f.resources[logicalId(f.crawler.fn)].Properties as Record<string, unknown>).Environment as { Variables: Record<string, unknown> }).Variables;
     expect(env.CRAWLER_STEPS).toBe('github,readme,downloads,health,classifier');
     expect(f.resources[logicalId(f.crawler.sharpLayer)].Properties?.Description).toMatch(/placeholder/i);
   });
@@ -468,7 +464,8 @@ describe('the sharp layer', () => {
     const built = build({ sharpLayerDir: dir });
     expect(built.crawler.sharpAvailable).toBe(true);
     expect(Annotations.fromStack(built.stack).findWarning('*', warningPattern)).toEqual([]);
-    const env = (built.resources[logicalId(built.crawler.fn)].Properties?.Environment as { Variables: Record<string, unknown> }).Variables;
+    const env = ((built.resources[logicalId(built.crawler.fn)].Properties as Record<string, unknown>).Environment as { Variables: Record<string, unknown> })
+      .Variables;
     expect(env.CRAWLER_STEPS).toBeUndefined();
     expect(built.resources[logicalId(built.crawler.sharpLayer)].Properties?.Description).toMatch(/linux-arm64/);
   });

@@ -37,7 +37,13 @@ beforeAll(() => {
   violations = new AwsSolutionsChecks()
     .validateScope(app)
     .violations.flatMap((v) => v.violatingResources.map((r) => `${v.ruleName} at ${r.constructPath ?? ''}`))
-    .filter((v) => v.includes(memoryPath) || /RouteMemory|Route(ListMemories|CreateMemory|ExportAll|GetMemory|RetireMemory|Restore|ListNotes|ReadNote|WriteNote|EditNote|DeleteNote|SearchNotes|ExportMemory)/.test(v));
+    .filter(
+      (v) =>
+        v.includes(memoryPath) ||
+        /RouteMemory|Route(ListMemories|CreateMemory|ExportAll|GetMemory|RetireMemory|Restore|ListNotes|ReadNote|WriteNote|EditNote|DeleteNote|SearchNotes|ExportMemory)/.test(
+          v,
+        ),
+    );
 }, 300_000);
 
 describe('data', () => {
@@ -62,7 +68,9 @@ describe('data', () => {
     expect(rules.filter((r) => r.ExpirationInDays !== undefined).map((r) => r.Prefix)).toEqual(['exports/']);
     template.hasResourceProperties('AWS::S3::BucketPolicy', {
       Bucket: { Ref: logicalId(stack.memory.bucket) },
-      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Action: 's3:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
+      PolicyDocument: {
+        Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Action: 's3:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
+      },
     });
   });
 
@@ -94,7 +102,7 @@ describe('function and permissions', () => {
     expect(bundle.includes('X-Amz-Expires')).toBe(true);
   });
 
-  it('runs Node.js 24 on arm64 with the spec\'s limits and the data\'s names in its environment', () => {
+  it("runs Node.js 24 on arm64 with the spec's limits and the data's names in its environment", () => {
     const fn = template.toJSON().Resources[logicalId(stack.memory.fn)] as Resource;
     expect(fn.Properties).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], Handler: 'index.handler' });
     const env = (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
@@ -115,20 +123,34 @@ describe('function and permissions', () => {
     const policies = Object.values(template.findResources('AWS::IAM::Policy')).filter((p) =>
       (p.Properties.Roles as Array<{ Ref: string }>).some((r) => r.Ref === logicalId(stack.memory.role)),
     );
-    const statements = policies.flatMap((p) => (p.Properties.PolicyDocument as { Statement: Array<{ Action: string | string[]; Resource: unknown }> }).Statement);
+    const statements = policies.flatMap(
+      (p) => (p.Properties.PolicyDocument as { Statement: Array<{ Action: string | string[]; Resource: unknown }> }).Statement,
+    );
     const actionsOn = (id: string) =>
       statements
         .filter((st) => JSON.stringify(st.Resource).includes(id))
         .flatMap((st) => (Array.isArray(st.Action) ? st.Action : [st.Action]))
         .sort();
-    expect(actionsOn(logicalId(stack.memory.table))).toEqual(['dynamodb:ConditionCheckItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
+    expect(actionsOn(logicalId(stack.memory.table))).toEqual([
+      'dynamodb:ConditionCheckItem',
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:Query',
+      'dynamodb:UpdateItem',
+    ]);
     expect(actionsOn(logicalId(stack.data.rateLimitTable))).toEqual(['dynamodb:UpdateItem']);
     // (action, resource) pairs on the bucket, whatever statements CDK merged them into.
     const pairs = statements
       .flatMap((st) => (Array.isArray(st.Resource) ? st.Resource : [st.Resource]).map((r) => ({ st, r: JSON.stringify(r) })))
       .filter(({ r }) => r.includes(logicalId(stack.memory.bucket)))
       .flatMap(({ st, r }) => (Array.isArray(st.Action) ? st.Action : [st.Action]).map((a) => `${a} ${r.match(/\/(m|exports)\/\*/)?.[0] ?? 'bucket'}`));
-    expect([...new Set(pairs)].sort()).toEqual(['s3:GetObject /exports/*', 's3:GetObject /m/*', 's3:ListBucket bucket', 's3:PutObject /exports/*', 's3:PutObject /m/*']);
+    expect([...new Set(pairs)].sort()).toEqual([
+      's3:GetObject /exports/*',
+      's3:GetObject /m/*',
+      's3:ListBucket bucket',
+      's3:PutObject /exports/*',
+      's3:PutObject /m/*',
+    ]);
     expect(JSON.stringify(statements)).not.toMatch(/"s3:\*"|"dynamodb:\*"|s3:DeleteObject|dynamodb:DeleteItem|dynamodb:Scan/);
   });
 });

@@ -96,7 +96,12 @@ describe('OAuth front Lambda', () => {
   it('has exactly the grants the front needs, and no managed policies', () => {
     expect(resources[logicalId(stack.oauth.role)].Properties.ManagedPolicyArns).toBeUndefined();
     const statements = roleStatements(stack.oauth.role);
-    expect(onResource(statements, tableArn(stack.auth.tokenTable))).toEqual(['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
+    expect(onResource(statements, tableArn(stack.auth.tokenTable))).toEqual([
+      'dynamodb:BatchGetItem',
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+    ]);
     expect(onResource(statements, tableArn(stack.auth.clientTable))).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem']);
     expect(onResource(statements, tableArn(stack.auth.favoritesTable))).toEqual([]);
     expect(onResource(statements, tableArn(stack.data.catalogTable))).toEqual([]);
@@ -107,12 +112,15 @@ describe('OAuth front Lambda', () => {
     expect(actions.filter((a) => /^(s3|es|kms|cognito-idp):/.test(a))).toEqual([]);
     const secretReads = statements.filter((st) => JSON.stringify(st.Action).includes('secretsmanager:GetSecretValue'));
     // The signing keys, and the origin header secret that makes the viewer address the client IP.
-    expect(secretReads.flatMap((st) => st.Resource)).toEqual([{ Ref: logicalId(stack.data.cursorKeysSecret) }, { Ref: logicalId(stack.data.originVerifySecret) }]);
+    expect(secretReads.flatMap((st) => st.Resource)).toEqual([
+      { Ref: logicalId(stack.data.cursorKeysSecret) },
+      { Ref: logicalId(stack.data.originVerifySecret) },
+    ]);
   });
 });
 
 describe('routes on the HTTP API', () => {
-  it('declares every route of the front\'s tables and the greedy routes of its prefixes, all on the front\'s Lambda', () => {
+  it("declares every route of the front's tables and the greedy routes of its prefixes, all on the front's Lambda", () => {
     const routes = Object.values(template.findResources('AWS::ApiGatewayV2::Route'));
     const integrations = template.findResources('AWS::ApiGatewayV2::Integration');
     const ofFront = new Set(
@@ -153,7 +161,15 @@ describe('CloudFront', () => {
     const [distribution] = Object.values(template.findResources('AWS::CloudFront::Distribution'));
     const config = distribution.Properties.DistributionConfig as {
       DefaultCacheBehavior: { TargetOriginId: string };
-      CacheBehaviors: Array<{ PathPattern: string; TargetOriginId: string; CachePolicyId: string; OriginRequestPolicyId: string; AllowedMethods: string[]; ViewerProtocolPolicy: string; FunctionAssociations?: unknown[] }>;
+      CacheBehaviors: Array<{
+        PathPattern: string;
+        TargetOriginId: string;
+        CachePolicyId: string;
+        OriginRequestPolicyId: string;
+        AllowedMethods: string[];
+        ViewerProtocolPolicy: string;
+        FunctionAssociations?: unknown[];
+      }>;
       Origins: Array<{ Id: string; DomainName: unknown }>;
     };
     const domainOf = (originId: string) => JSON.stringify(config.Origins.find((o) => o.Id === originId)?.DomainName);
@@ -162,7 +178,11 @@ describe('CloudFront', () => {
       const b = config.CacheBehaviors.find((c) => c.PathPattern === pattern);
       expect(b).toBeDefined();
       expect(domainOf(b?.TargetOriginId as string)).toBe(apiDomain);
-      expect(b).toMatchObject({ CachePolicyId: CACHING_DISABLED, OriginRequestPolicyId: ALL_VIEWER_EXCEPT_HOST_HEADER, ViewerProtocolPolicy: 'redirect-to-https' });
+      expect(b).toMatchObject({
+        CachePolicyId: CACHING_DISABLED,
+        OriginRequestPolicyId: ALL_VIEWER_EXCEPT_HOST_HEADER,
+        ViewerProtocolPolicy: 'redirect-to-https',
+      });
       expect(b?.AllowedMethods).toEqual(expect.arrayContaining(['GET', 'POST', 'OPTIONS']));
       expect(b?.FunctionAssociations).toHaveLength(1);
     }
@@ -173,7 +193,9 @@ describe('cdk-nag (AwsSolutions)', () => {
   it('has no unacknowledged finding on the front', () => {
     const violations = new AwsSolutionsChecks().validateScope(app).violations;
     const mine = violations.flatMap((v) =>
-      v.violatingResources.filter((r) => (r.constructPath ?? '').includes('/OAuth/') || (r.constructPath ?? '').includes('RouteOauth')).map((r) => `${v.ruleName} at ${r.constructPath}`),
+      v.violatingResources
+        .filter((r) => (r.constructPath ?? '').includes('/OAuth/') || (r.constructPath ?? '').includes('RouteOauth'))
+        .map((r) => `${v.ruleName} at ${r.constructPath}`),
     );
     expect(mine).toEqual([]);
   });

@@ -55,10 +55,7 @@ describe('authentication', () => {
     [
       'a revoked opaque token',
       async () => {
-        const { accessToken } = await s.tokens.issueTokens(
-          { sub: 'alice', clientId: 'c', scopes: [], resource: AUDIENCE },
-          { accessTtlSeconds: 600 },
-        );
+        const { accessToken } = await s.tokens.issueTokens({ sub: 'alice', clientId: 'c', scopes: [], resource: AUDIENCE }, { accessTtlSeconds: 600 });
         await s.tokens.revoke(accessToken);
         return `Bearer ${accessToken}`;
       },
@@ -236,7 +233,9 @@ describe('the favorites function on its own', () => {
     expect(getOne.headers.allow).toBe('DELETE');
     expect((await call(apiEvent('GET', '/api/favorites/a/b'))).statusCode).toBe(404);
 
-    const preflight = await call(apiEvent('OPTIONS', '/api/favorites', { headers: { 'access-control-request-method': 'POST', origin: 'https://site.example' } }));
+    const preflight = await call(
+      apiEvent('OPTIONS', '/api/favorites', { headers: { 'access-control-request-method': 'POST', origin: 'https://site.example' } }),
+    );
     expect(preflight.statusCode).toBe(204);
     expect(preflight.headers['access-control-allow-methods']).toBe('GET, POST, OPTIONS');
     expect(preflight.headers['access-control-allow-headers']).toMatch(/Authorization/);
@@ -247,7 +246,11 @@ describe('the favorites function on its own', () => {
 
   it('dispatches on the route key API Gateway resolved', async () => {
     const res = await call(
-      apiEvent('DELETE', '/api/favorites/alpha', { routeKey: 'DELETE /api/favorites/{slug}', pathParameters: { slug: 'alpha' }, headers: { authorization: s.bearer('rk') } }),
+      apiEvent('DELETE', '/api/favorites/alpha', {
+        routeKey: 'DELETE /api/favorites/{slug}',
+        pathParameters: { slug: 'alpha' },
+        headers: { authorization: s.bearer('rk') },
+      }),
     );
     expect(res.statusCode).toBe(200);
     expect(JSON.parse(res.body ?? '')).toEqual({ success: true, data: { slug: 'alpha' } });
@@ -312,7 +315,10 @@ describe('the per-user cap (default 1,000)', () => {
     await expect(addFavorite(ctx('{"slug":"and-another"}', 'carol'), deps())).resolves.toMatchObject({ body: { data: { slug: 'and-another' } } });
     await expect(addFavorite(ctx('{"slug":"third"}', 'carol'), deps())).rejects.toBeInstanceOf(CatalogError);
 
-    const listed = await listFavorites({ ...ctx('', 'carol'), event: apiEvent('GET', '/api/favorites', { headers: { authorization: s.bearer('carol') } }) }, deps());
+    const listed = await listFavorites(
+      { ...ctx('', 'carol'), event: apiEvent('GET', '/api/favorites', { headers: { authorization: s.bearer('carol') } }) },
+      deps(),
+    );
     const data = (listed as { body: { data: Array<{ slug: string }> } }).body.data;
     expect(data).toHaveLength(1000);
     expect(data.slice(0, 2).map((d) => d.slug)).toEqual(['and-another', 'one-too-many']);

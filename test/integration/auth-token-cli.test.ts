@@ -38,11 +38,10 @@ async function verifierFor(dataDir: string) {
 
 it('`npm run token` prints a token the local stack accepts, creating the issuer key on first use', async () => {
   const dir = tmp();
-  const { stdout } = await run(
-    TSX,
-    ['bin/token.ts', '--sub', 'alice', '--scope', 'memory:read memory:write', '--memories', 'work,default', '--ttl', '600'],
-    { cwd: ROOT, env: { ...process.env, ...envFor(dir) } },
-  );
+  const { stdout } = await run(TSX, ['bin/token.ts', '--sub', 'alice', '--scope', 'memory:read memory:write', '--memories', 'work,default', '--ttl', '600'], {
+    cwd: ROOT,
+    env: { ...process.env, ...envFor(dir) },
+  });
   const token = stdout.trim();
   expect(token.split('.')).toHaveLength(3);
   expect(statSync(issuerKeyPath(dir)).mode & 0o777).toBe(0o600);
@@ -109,9 +108,7 @@ describe('mintLocalToken', () => {
 describe('local issuer', () => {
   it('creates one key even when two processes race for a fresh data dir', async () => {
     const dir = tmp();
-    const runs = await Promise.all(
-      [0, 1].map(() => run(TSX, ['bin/token.ts', '--sub', 'racer'], { cwd: ROOT, env: { ...process.env, ...envFor(dir) } })),
-    );
+    const runs = await Promise.all([0, 1].map(() => run(TSX, ['bin/token.ts', '--sub', 'racer'], { cwd: ROOT, env: { ...process.env, ...envFor(dir) } })));
     const verifier = await verifierFor(dir);
     for (const r of runs) await expect(verifier.verify(`Bearer ${r.stdout.trim()}`)).resolves.toMatchObject({ sub: 'racer' });
   });

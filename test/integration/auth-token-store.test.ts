@@ -13,8 +13,18 @@ const tables = { tokens: randomName('tokens'), clients: randomName('clients'), f
 const store = new DynamoTokenStore(doc, tables.tokens);
 const TTL = { accessTtlSeconds: 600, refreshTtlSeconds: 3600 };
 
-const grant: Grant = { sub: 'alice', clientId: 'client-a', scopes: ['memory:read', 'memory:write'], memories: ['default'], resource: 'https://mcp.example.com/mcp' };
-const codeGrant: AuthorizationCodeGrant = { ...grant, redirectUri: 'http://127.0.0.1:33418/callback', codeChallenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM' };
+const grant: Grant = {
+  sub: 'alice',
+  clientId: 'client-a',
+  scopes: ['memory:read', 'memory:write'],
+  memories: ['default'],
+  resource: 'https://mcp.example.com/mcp',
+};
+const codeGrant: AuthorizationCodeGrant = {
+  ...grant,
+  redirectUri: 'http://127.0.0.1:33418/callback',
+  codeChallenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+};
 
 beforeAll(async () => {
   await ensureTables(ddb, authTableDefinitions(tables));
@@ -84,7 +94,7 @@ describe('refresh tokens', () => {
     await expect(store.rotateRefreshToken(rotated.tokens.refreshToken as string, 'client-a', TTL)).resolves.toEqual({ status: 'invalid' });
   });
 
-  it('refuses another client\'s refresh token without touching it', async () => {
+  it("refuses another client's refresh token without touching it", async () => {
     const first = await store.issueTokens(grant, TTL);
     await expect(store.rotateRefreshToken(first.refreshToken as string, 'client-b', TTL)).resolves.toEqual({ status: 'invalid' });
     await expect(store.rotateRefreshToken(first.refreshToken as string, 'client-a', TTL)).resolves.toMatchObject({ status: 'rotated' });
@@ -146,9 +156,15 @@ describe('client store', () => {
     await expect(clients.get('nobody')).resolves.toBeUndefined();
   });
 
-  it('extends a client\'s expiry only later, and never brings back one that is gone', async () => {
+  it("extends a client's expiry only later, and never brings back one that is gone", async () => {
     const clients = new DynamoClientStore(doc, tables.clients);
-    const client: OAuthClient = { clientId: randomName('client'), redirectUris: ['https://c.example/cb'], grantTypes: ['authorization_code'], tokenEndpointAuthMethod: 'none', createdAt: 1_800_000_000 };
+    const client: OAuthClient = {
+      clientId: randomName('client'),
+      redirectUris: ['https://c.example/cb'],
+      grantTypes: ['authorization_code'],
+      tokenEndpointAuthMethod: 'none',
+      createdAt: 1_800_000_000,
+    };
     await clients.register(client);
     await clients.extend(client.clientId, 1_800_001_000);
     expect((await clients.get(client.clientId))?.expiresAt).toBe(1_800_001_000);

@@ -86,7 +86,9 @@ describe('local-issuer JWTs (the aws-jwt-verify path Cognito tokens take)', () =
   it('reads the memories claim as a string too, and its absence as every memory', async () => {
     const verifier = createTokenVerifier(localConfig());
     const base = { issuer: ISSUER, audience: AUDIENCE };
-    await expect(verifier.verify(`Bearer ${forgeRs256(t, claims(base, { memories: 'work default' }))}`)).resolves.toMatchObject({ memories: ['work', 'default'] });
+    await expect(verifier.verify(`Bearer ${forgeRs256(t, claims(base, { memories: 'work default' }))}`)).resolves.toMatchObject({
+      memories: ['work', 'default'],
+    });
     const all = await verifier.verify(`Bearer ${forgeRs256(t, claims(base))}`);
     expect(all.memories).toBeUndefined();
     expect('memories' in all).toBe(false);
@@ -175,10 +177,9 @@ describe('Cognito access tokens', () => {
       fetched.push(url);
       return fetch(cognitoJwks.jwksUri, init);
     };
-    verifier = createTokenVerifier(
-      localConfig({ jwt: { kind: 'cognito', userPoolId: POOL, clientIds: ['web-client'], resourceServerId: RESOURCE_SERVER } }),
-      { fetchImpl },
-    );
+    verifier = createTokenVerifier(localConfig({ jwt: { kind: 'cognito', userPoolId: POOL, clientIds: ['web-client'], resourceServerId: RESOURCE_SERVER } }), {
+      fetchImpl,
+    });
   });
   afterAll(() => cognitoJwks.close());
 
@@ -212,7 +213,9 @@ describe('Cognito access tokens', () => {
   });
 
   it('refuses a local-issuer token: one issuer per deployment', async () => {
-    await expect(failure(verifier, `Bearer ${forgeRs256(t, claims({ issuer: ISSUER, audience: AUDIENCE }))}`)).resolves.toMatchObject({ reason: 'wrong-issuer' });
+    await expect(failure(verifier, `Bearer ${forgeRs256(t, claims({ issuer: ISSUER, audience: AUDIENCE }))}`)).resolves.toMatchObject({
+      reason: 'wrong-issuer',
+    });
   });
 });
 
@@ -275,7 +278,11 @@ describe('opaque access tokens (DynamoDB Local)', () => {
       },
       'expired',
     ],
-    ['granted for another resource', async () => (await store.issueTokens(grant({ resource: 'https://other.example/mcp' }), { accessTtlSeconds: 600 })).accessToken, 'wrong-audience'],
+    [
+      'granted for another resource',
+      async () => (await store.issueTokens(grant({ resource: 'https://other.example/mcp' }), { accessTtlSeconds: 600 })).accessToken,
+      'wrong-audience',
+    ],
     [
       'a refresh token presented as a bearer',
       async () => (await store.issueTokens(grant(), { accessTtlSeconds: 600, refreshTtlSeconds: 3600 })).refreshToken as string,

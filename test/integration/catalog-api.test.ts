@@ -83,7 +83,23 @@ describe('GET /api/mcps', () => {
   it('view=card (default) gives exactly the CatalogServer fields; view=full adds enrichment', async () => {
     const card = (await getJson<Envelope<Server[]>>('/api/mcps?limit=1')).body.data[0];
     expect(Object.keys(card).sort()).toEqual(
-      ['category', 'crawledAt', 'description', 'github', 'isOfficial', 'name', 'packages', 'remotes', 'repositoryUrl', 'slug', 'status', 'title', 'toolCount', 'updatedAt', 'version'].sort(),
+      [
+        'category',
+        'crawledAt',
+        'description',
+        'github',
+        'isOfficial',
+        'name',
+        'packages',
+        'remotes',
+        'repositoryUrl',
+        'slug',
+        'status',
+        'title',
+        'toolCount',
+        'updatedAt',
+        'version',
+      ].sort(),
     );
     expect(card.packages).toEqual([{ registryType: 'npm', identifier: '@example/alpha-db', version: '1.0.0' }]);
     expect(card.github).toEqual({ language: 'Go', license: 'Apache License 2.0', stars: 500 });
@@ -109,7 +125,7 @@ describe('GET /api/mcps', () => {
       if (v === null) nulls.push(path);
       else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, `${path}.${k}`);
     };
-    all.forEach((s) => walk(s, s.slug));
+    for (const s of all) walk(s, s.slug);
     expect(nulls).toEqual(['gamma-remote.grades.license', 'gamma-remote.grades.maintenance']);
   });
 });

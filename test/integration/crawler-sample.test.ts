@@ -20,10 +20,12 @@ jest.setTimeout(300_000);
 describeSample('crawler on the full registry sample', () => {
   let env: CrawlerEnv;
   const rows = sample ?? [];
-  const names = new Set(rows.flatMap((r) => {
-    const id = rowIdentity(r);
-    return isRejection(id) ? [] : [id.name];
-  }));
+  const names = new Set(
+    rows.flatMap((r) => {
+      const id = rowIdentity(r);
+      return isRejection(id) ? [] : [id.name];
+    }),
+  );
 
   beforeAll(async () => {
     env = await startCrawlerEnv(rows);

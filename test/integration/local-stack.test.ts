@@ -91,12 +91,20 @@ it('runs, seeds while running, and leaves no child behind after a crash', async 
   expect(await total(base)).toBe(300);
 
   // `npm run token` with the stack's DATA_DIR and PORT: the local issuer's key, the stack's audience.
-  const minted = await run(['bin/token.ts', '--sub', 'alice', '--scope', 'memory:read memory:write'], { ...process.env, DATA_DIR: dataDir, PORT: String(port) });
+  const minted = await run(['bin/token.ts', '--sub', 'alice', '--scope', 'memory:read memory:write'], {
+    ...process.env,
+    DATA_DIR: dataDir,
+    PORT: String(port),
+  });
   if (minted.status !== 0) console.error(`token CLI:\n${minted.stderr}`);
   expect(minted.status).toBe(0);
   const auth = { authorization: `Bearer ${minted.stdout.trim()}` };
   const first = ((await (await fetch(`${base}/api/mcps?limit=1&sort=name`)).json()) as { data: Array<{ slug: string }> }).data[0].slug;
-  const pinned = await fetch(`${base}/api/favorites`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ slug: first }) });
+  const pinned = await fetch(`${base}/api/favorites`, {
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/json' },
+    body: JSON.stringify({ slug: first }),
+  });
   if (pinned.status !== 200) console.error(`server log:\n${serverLog}`);
   expect(pinned.status).toBe(200);
   const favorites = await fetch(`${base}/api/favorites`, { headers: auth });
@@ -107,7 +115,11 @@ it('runs, seeds while running, and leaves no child behind after a crash', async 
   expect((await fetch(`${base}/api/favorites`)).status).toBe(401);
 
   // The same token on the memory REST API and the MCP endpoint of the same process.
-  const created = await fetch(`${base}/v1/memories`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'default' }) });
+  const created = await fetch(`${base}/v1/memories`, {
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'default' }),
+  });
   expect(created.status).toBe(201);
   const note = `${base}/v1/memories/default/notes/inbox%2Fstart.md`;
   const put = await fetch(note, { method: 'PUT', headers: { ...auth, 'content-type': 'text/markdown' }, body: '# Started\nby npm start' });

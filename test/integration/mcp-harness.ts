@@ -71,6 +71,6 @@ export async function toolError(client: Client, name: string, args: Record<strin
   const error = (res.structuredContent as { error: { code: string; message: string } }).error;
   // The text content carries the same JSON, for clients that read only `content`.
   const text = res.content.find((c) => c.type === 'text');
-  if (!text || text.type !== 'text' || JSON.parse(text.text).error.code !== error.code) throw new Error('text content does not mirror the error');
+  if (text?.type !== 'text' || JSON.parse(text.text).error.code !== error.code) throw new Error('text content does not mirror the error');
   return error;
 }

@@ -81,7 +81,11 @@ describe('Origin', () => {
   it('lets an allowed Origin through with CORS headers, and answers its preflight', async () => {
     const preflight = await fetch(h.mcpUrl, {
       method: 'OPTIONS',
-      headers: { origin: APP_ORIGIN, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type, mcp-protocol-version' },
+      headers: {
+        origin: APP_ORIGIN,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization, content-type, mcp-protocol-version',
+      },
     });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-origin')).toBe(APP_ORIGIN);
@@ -160,13 +164,33 @@ describe('authentication', () => {
 
   const now = () => Math.floor(Date.now() / 1000);
   it.each<[string, () => string]>([
-    ['expired', () => h.stack.issuer.signAccessToken({ sub: 'x', scope: 'memory:read memory:write', ttlSeconds: 60, audience: h.stack.auth.audience, issuedAt: now() - 7200 })],
+    [
+      'expired',
+      () =>
+        h.stack.issuer.signAccessToken({
+          sub: 'x',
+          scope: 'memory:read memory:write',
+          ttlSeconds: 60,
+          audience: h.stack.auth.audience,
+          issuedAt: now() - 7200,
+        }),
+    ],
     [
       'forged (signed with another key)',
       () => {
         const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
         const iat = now();
-        const payload = { iss: h.stack.issuer.issuer, sub: 'x', aud: h.stack.auth.audience, token_use: 'access', client_id: 'local-cli', scope: 'memory:read', iat, nbf: iat, exp: iat + 600 };
+        const payload = {
+          iss: h.stack.issuer.issuer,
+          sub: 'x',
+          aud: h.stack.auth.audience,
+          token_use: 'access',
+          client_id: 'local-cli',
+          scope: 'memory:read',
+          iat,
+          nbf: iat,
+          exp: iat + 600,
+        };
         return signJwt({ alg: 'RS256', typ: 'JWT', kid: h.stack.issuer.kid }, payload, privateKey);
       },
     ],
@@ -215,7 +239,10 @@ describe('scopes and grants are tool errors', () => {
     const sub = user();
     const c: Client = await h.connect(h.token({ sub, memories: ['work'] }));
     expect(await ok(c, 'memory__write', { path: '@work/a.md', body: 'x' })).toEqual({ path: '@work/a.md', updated: expect.any(String) });
-    expect(await toolError(c, 'memory__write', { path: 'a.md', body: 'x' })).toEqual({ code: 'forbidden', message: 'the default memory is not granted to this token' });
+    expect(await toolError(c, 'memory__write', { path: 'a.md', body: 'x' })).toEqual({
+      code: 'forbidden',
+      message: 'the default memory is not granted to this token',
+    });
     expect(await toolError(c, 'memory__read', { path: '@home/a.md' })).toEqual({ code: 'forbidden', message: 'vault "@home" is not granted to this token' });
     expect((await toolError(c, 'memory__search', { query: 'x' })).code).toBe('forbidden');
     expect((await toolError(c, 'memory__list', { folder: 'a' })).code).toBe('forbidden');
@@ -230,7 +257,12 @@ describe('scopes and grants are tool errors', () => {
 
   it('shows a granted vault that does not exist yet as an empty folder', async () => {
     const c = await h.connect(h.token({ sub: user(), memories: ['default', 'later'] }));
-    expect(await ok(c, 'memory__list', {})).toEqual({ folder: '', truncated: false, files: 0, entries: [{ type: 'folder', path: '@later/', files: 0, entries: [] }] });
+    expect(await ok(c, 'memory__list', {})).toEqual({
+      folder: '',
+      truncated: false,
+      files: 0,
+      entries: [{ type: 'folder', path: '@later/', files: 0, entries: [] }],
+    });
   });
 });
 

@@ -49,9 +49,14 @@ it('signs an MCP client in from the 401 challenge and serves its tools; the toke
   const { client } = await connect(provider);
   try {
     const tools = await client.listTools();
-    expect(tools.tools.map((t) => t.name).sort()).toEqual(
-      ['memory__delete', 'memory__edit', 'memory__list', 'memory__read', 'memory__search', 'memory__write'],
-    );
+    expect(tools.tools.map((t) => t.name).sort()).toEqual([
+      'memory__delete',
+      'memory__edit',
+      'memory__list',
+      'memory__read',
+      'memory__search',
+      'memory__write',
+    ]);
     const wrote = await client.callTool({ name: 'memory__write', arguments: { path: 'inbox/hello.md', body: '# Hello\nfrom MCP #greeting' } });
     expect(wrote.isError).toBeFalsy();
     expect(wrote.structuredContent).toMatchObject({ path: 'inbox/hello.md' });

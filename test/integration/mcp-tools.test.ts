@@ -51,7 +51,11 @@ describe('tools/list', () => {
 describe('write and read', () => {
   it('creates the default memory on first write; the note reads back over MCP and through the core', async () => {
     const { c, caller } = await session();
-    const written = await ok(c, 'memory__write', { path: 'projects/acme/decisions.md', body: '# Decisions\n\nUse Postgres. #db', frontmatter: { status: 'draft', tags: ['acme'] } });
+    const written = await ok(c, 'memory__write', {
+      path: 'projects/acme/decisions.md',
+      body: '# Decisions\n\nUse Postgres. #db',
+      frontmatter: { status: 'draft', tags: ['acme'] },
+    });
     expect(written).toEqual({ path: 'projects/acme/decisions.md', updated: expect.stringMatching(ISO) });
 
     const note = await ok(c, 'memory__read', { path: 'projects/acme/decisions.md' });
@@ -81,7 +85,10 @@ describe('write and read', () => {
 
   it('addresses a named vault with @<vault>/: created on first write, paths come back @-prefixed', async () => {
     const { c, caller } = await session();
-    expect(await ok(c, 'memory__write', { path: '@work/todo/today.md', body: 'ship it' })).toEqual({ path: '@work/todo/today.md', updated: expect.any(String) });
+    expect(await ok(c, 'memory__write', { path: '@work/todo/today.md', body: 'ship it' })).toEqual({
+      path: '@work/todo/today.md',
+      updated: expect.any(String),
+    });
     expect(await ok(c, 'memory__read', { path: '@work/todo/today.md' })).toMatchObject({ path: '@work/todo/today.md', body: 'ship it' });
     expect((await h.stack.memory.service.readNote(caller, 'work', 'todo/today.md')).body).toBe('ship it');
     // Not in the default memory.
@@ -149,10 +156,16 @@ describe('edit', () => {
   it('edits in a vault with @-prefixed paths; a missing note is not_found; old_str must occur exactly once', async () => {
     const { c } = await session();
     await ok(c, 'memory__write', { path: '@work/a.md', body: 'dup dup once' });
-    expect(await ok(c, 'memory__edit', { path: '@work/a.md', mode: 'str_replace', old_str: 'once', new_str: 'twice' })).toEqual({ path: '@work/a.md', updated: expect.any(String) });
+    expect(await ok(c, 'memory__edit', { path: '@work/a.md', mode: 'str_replace', old_str: 'once', new_str: 'twice' })).toEqual({
+      path: '@work/a.md',
+      updated: expect.any(String),
+    });
     expect((await toolError(c, 'memory__edit', { path: '@work/a.md', mode: 'str_replace', old_str: 'dup', new_str: 'x' })).code).toBe('invalid_argument');
     expect((await toolError(c, 'memory__edit', { path: '@work/a.md', mode: 'str_replace', old_str: 'absent' })).code).toBe('invalid_argument');
-    expect(await toolError(c, 'memory__edit', { path: '@work/missing.md', body: 'x' })).toEqual({ code: 'not_found', message: 'note "@work/missing.md" does not exist' });
+    expect(await toolError(c, 'memory__edit', { path: '@work/missing.md', body: 'x' })).toEqual({
+      code: 'not_found',
+      message: 'note "@work/missing.md" does not exist',
+    });
     expect((await toolError(c, 'memory__edit', { path: 'missing.md', body: 'x' })).code).toBe('not_found');
     expect((await toolError(c, 'memory__edit', { path: '@nothere/missing.md', body: 'x' })).code).toBe('not_found');
   });
@@ -182,7 +195,9 @@ describe('search', () => {
     await ok(c, 'memory__write', { path: 'other.md', body: 'nothing to see' });
     await ok(c, 'memory__write', { path: '@work/pg.md', body: 'postgres at work' });
 
-    const all = await ok<{ results: Array<{ path: string; score: number; snippet: string; title: string; updated: string }> }>(c, 'memory__search', { query: 'postgres' });
+    const all = await ok<{ results: Array<{ path: string; score: number; snippet: string; title: string; updated: string }> }>(c, 'memory__search', {
+      query: 'postgres',
+    });
     // Three occurrences in the body; the title is its heading, not counted a second time.
     expect(all.results.map((r) => [r.path, r.score])).toEqual([
       ['db/postgres.md', 3],
@@ -191,11 +206,12 @@ describe('search', () => {
     expect(all.results[0]).toMatchObject({ title: 'Postgres', snippet: expect.stringMatching(/postgres/i), updated: expect.stringMatching(ISO) });
     expect(all).not.toHaveProperty('nextCursor');
 
-    expect((await ok<{ results: Array<{ path: string }> }>(c, 'memory__search', { query: 'postgres', folder: '@work' })).results.map((r) => r.path)).toEqual(['@work/pg.md']);
-    expect((await ok<{ results: Array<{ path: string }> }>(c, 'memory__search', { query: 'postgres', folder: '@default/db' })).results.map((r) => r.path)).toEqual([
-      '@default/db/postgres.md',
-      '@default/db/mysql.md',
+    expect((await ok<{ results: Array<{ path: string }> }>(c, 'memory__search', { query: 'postgres', folder: '@work' })).results.map((r) => r.path)).toEqual([
+      '@work/pg.md',
     ]);
+    expect(
+      (await ok<{ results: Array<{ path: string }> }>(c, 'memory__search', { query: 'postgres', folder: '@default/db' })).results.map((r) => r.path),
+    ).toEqual(['@default/db/postgres.md', '@default/db/mysql.md']);
     expect((await ok<{ results: unknown[] }>(c, 'memory__search', { query: 'postgres', folder: 'nowhere' })).results).toEqual([]);
     expect((await ok<{ results: unknown[] }>(c, 'memory__search', { query: 'we use postgres' })).results).toHaveLength(1);
     expect((await ok<{ results: unknown[] }>(c, 'memory__search', { query: 'use 16' })).results).toHaveLength(0);
@@ -204,16 +220,25 @@ describe('search', () => {
 
   it('filters by tags (AND) and pages with limit and nextCursor', async () => {
     const { c } = await session();
-    for (let i = 0; i < 5; i++) await ok(c, 'memory__write', { path: `n${i}.md`, body: `needle ${'needle '.repeat(i)}`, frontmatter: { tags: i % 2 ? ['odd', 'x'] : ['even', 'x'] } });
+    for (let i = 0; i < 5; i++)
+      await ok(c, 'memory__write', { path: `n${i}.md`, body: `needle ${'needle '.repeat(i)}`, frontmatter: { tags: i % 2 ? ['odd', 'x'] : ['even', 'x'] } });
     const odd = await ok<{ results: Array<{ path: string }> }>(c, 'memory__search', { query: 'needle', tags: ['odd', 'x'] });
     expect(odd.results.map((r) => r.path)).toEqual(['n3.md', 'n1.md']);
     expect((await ok<{ results: unknown[] }>(c, 'memory__search', { query: 'needle', tags: ['odd', 'even'] })).results).toEqual([]);
 
     const first = await ok<{ results: Array<{ path: string }>; nextCursor?: string }>(c, 'memory__search', { query: 'needle', limit: 2 });
     expect(first.results.map((r) => r.path)).toEqual(['n4.md', 'n3.md']);
-    const second = await ok<{ results: Array<{ path: string }>; nextCursor?: string }>(c, 'memory__search', { query: 'needle', limit: 2, cursor: first.nextCursor });
+    const second = await ok<{ results: Array<{ path: string }>; nextCursor?: string }>(c, 'memory__search', {
+      query: 'needle',
+      limit: 2,
+      cursor: first.nextCursor,
+    });
     expect(second.results.map((r) => r.path)).toEqual(['n2.md', 'n1.md']);
-    const third = await ok<{ results: Array<{ path: string }>; nextCursor?: string }>(c, 'memory__search', { query: 'needle', limit: 2, cursor: second.nextCursor });
+    const third = await ok<{ results: Array<{ path: string }>; nextCursor?: string }>(c, 'memory__search', {
+      query: 'needle',
+      limit: 2,
+      cursor: second.nextCursor,
+    });
     expect(third.results.map((r) => r.path)).toEqual(['n0.md']);
     expect(third.nextCursor).toBeUndefined();
     // A cursor of another query is refused.
@@ -290,7 +315,12 @@ describe('list', () => {
     await ok(c, 'memory__write', { path: 'a/y.md', body: 'no tag' });
     await ok(c, 'memory__write', { path: 'b/z.md', body: 'no tag' });
     const listing = await ok<Listing>(c, 'memory__list', { folder: '', tags: ['keep'] });
-    expect(listing).toEqual({ folder: '', truncated: false, files: 1, entries: [{ type: 'folder', path: 'a', files: 1, entries: [expect.objectContaining({ path: 'a/x.md' })] }] });
+    expect(listing).toEqual({
+      folder: '',
+      truncated: false,
+      files: 1,
+      entries: [{ type: 'folder', path: 'a', files: 1, entries: [expect.objectContaining({ path: 'a/x.md' })] }],
+    });
   });
 
   it('shows at most 100 entries per folder: a fuller subfolder is flagged truncated and not expanded', async () => {
@@ -315,9 +345,12 @@ describe('list', () => {
 
   it('flags a subfolder with more than 100 entries truncated at depth 1 too, by its entries, not its notes', async () => {
     const { c, caller } = await session();
-    const many = (folder: string, n: number) => Array.from({ length: n }, (_, i) => ({ path: `${folder}/n${String(i).padStart(3, '0')}.md`, markdown: `note ${i}` }));
+    const many = (folder: string, n: number) =>
+      Array.from({ length: n }, (_, i) => ({ path: `${folder}/n${String(i).padStart(3, '0')}.md`, markdown: `note ${i}` }));
     // big: 101 notes side by side; deep: 101 notes, but one entry (its subfolder); exact: 100 notes.
-    await h.stack.memory.service.importNotes(caller, 'default', [...many('big', 101), ...many('deep/inner', 101), ...many('exact', 100)], { createMemory: true });
+    await h.stack.memory.service.importNotes(caller, 'default', [...many('big', 101), ...many('deep/inner', 101), ...many('exact', 100)], {
+      createMemory: true,
+    });
     await ok(c, 'memory__write', { path: 'small/one.md', body: 'one' });
 
     const top = await ok<Listing>(c, 'memory__list', { depth: 1 });
@@ -347,7 +380,12 @@ describe('list', () => {
     await h.stack.memory.service.createMemory(caller, 'work');
     await h.stack.memory.service.importNotes(caller, 'work', many('big', 101));
     const all = await ok<Listing>(c, 'memory__list', {});
-    expect(all.entries[0]).toEqual({ type: 'folder', path: '@work/', files: 101, entries: [{ type: 'folder', path: '@work/big', files: 101, entries: [], truncated: true }] });
+    expect(all.entries[0]).toEqual({
+      type: 'folder',
+      path: '@work/',
+      files: 101,
+      entries: [{ type: 'folder', path: '@work/big', files: 101, entries: [], truncated: true }],
+    });
   });
 
   it('lists nothing, without an error, before the default memory exists; an unknown vault is not_found', async () => {
@@ -360,7 +398,10 @@ describe('list', () => {
 
 describe('the same notes over /v1', () => {
   const v1 = (token: string, path: string, init: RequestInit = {}) =>
-    fetch(`${h.url}/v1${path}`, { ...init, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...(init.headers as Record<string, string>) } });
+    fetch(`${h.url}/v1${path}`, {
+      ...init,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...(init.headers as Record<string, string>) },
+    });
 
   it('a note written over MCP reads back over REST, and one written over REST reads back over MCP', async () => {
     const { c, token } = await session();
@@ -371,7 +412,9 @@ describe('the same notes over /v1', () => {
 
     // REST writes need an existing memory (spec 2: 404 otherwise); MCP creates vaults on first write.
     expect((await v1(token, '/memories', { method: 'POST', body: JSON.stringify({ name: 'work' }) })).status).toBe(201);
-    expect((await v1(token, `/memories/work/notes/${encodeURIComponent('from-rest.md')}`, { method: 'PUT', body: JSON.stringify({ body: 'hello MCP' }) })).status).toBe(200);
+    expect(
+      (await v1(token, `/memories/work/notes/${encodeURIComponent('from-rest.md')}`, { method: 'PUT', body: JSON.stringify({ body: 'hello MCP' }) })).status,
+    ).toBe(200);
     expect(await ok(c, 'memory__read', { path: '@work/from-rest.md' })).toMatchObject({ path: '@work/from-rest.md', body: 'hello MCP', deleted: false });
     const listing = await ok<{ entries: Array<{ path: string }> }>(c, 'memory__list', {});
     expect(listing.entries.map((e) => e.path)).toEqual(['@work/', 'shared']);
@@ -464,12 +507,17 @@ describe('bad arguments are tool errors, never protocol errors', () => {
   it('names the argument at fault in the message', async () => {
     expect((await toolError(c, 'memory__search', { query: 'x', limit: 99 })).message).toBe('limit must be from 1 to 50');
     expect((await toolError(c, 'memory__write', { path: 'a.md' })).message).toBe('body is required (string)');
-    expect((await toolError(c, 'memory__write', { path: 'a.md', body: 'x', content: 'y' })).message).toMatch(/unknown argument "content"; memory__write takes path, body, frontmatter/);
+    expect((await toolError(c, 'memory__write', { path: 'a.md', body: 'x', content: 'y' })).message).toMatch(
+      /unknown argument "content"; memory__write takes path, body, frontmatter/,
+    );
     expect((await toolError(c, 'memory__read', { path: '@work' })).message).toMatch(/names a vault, not a note/);
   });
 
-  it('speaks in the tools\' argument names, not /v1\'s (query, not q; frontmatter, not raw text/markdown)', async () => {
-    expect(await toolError(c, 'memory__search', { query: 'x'.repeat(300) })).toEqual({ code: 'invalid_argument', message: 'query is longer than 256 characters' });
+  it("speaks in the tools' argument names, not /v1's (query, not q; frontmatter, not raw text/markdown)", async () => {
+    expect(await toolError(c, 'memory__search', { query: 'x'.repeat(300) })).toEqual({
+      code: 'invalid_argument',
+      message: 'query is longer than 256 characters',
+    });
     expect(await toolError(c, 'memory__search', { query: '   ' })).toEqual({ code: 'invalid_argument', message: 'query is required' });
     for (const [tool, args] of [
       ['memory__write', { path: 'a.md', body: '---\nk: v\n---\nbody' }],
@@ -498,7 +546,9 @@ describe('bad arguments are tool errors, never protocol errors', () => {
     // The SDK's client types arguments as an object; a client that sends anything else is what this guards against.
     const res = (await c.callTool({ name: 'memory__read', arguments: args as Record<string, unknown> })) as CallToolResult;
     expect(res.isError).toBe(true);
-    expect(res.structuredContent).toEqual({ error: { code: 'invalid_argument', message: expect.stringMatching(/^arguments must be an object of named arguments \(path\), not /) } });
+    expect(res.structuredContent).toEqual({
+      error: { code: 'invalid_argument', message: expect.stringMatching(/^arguments must be an object of named arguments \(path\), not /) },
+    });
   });
 
   it('leaves the notes untouched', async () => {

@@ -22,11 +22,20 @@ interface Raw {
 function raw(method: string, path: string, headers: Record<string, string> = {}, body?: string | Buffer): Promise<Raw> {
   const url = new URL(s.url);
   return new Promise((resolve, reject) => {
-    const req = request({ host: url.hostname, port: url.port, method, path, headers: { ...headers, ...(body !== undefined && { 'content-length': String(Buffer.byteLength(body)) }) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
-    });
+    const req = request(
+      {
+        host: url.hostname,
+        port: url.port,
+        method,
+        path,
+        headers: { ...headers, ...(body !== undefined && { 'content-length': String(Buffer.byteLength(body)) }) },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+      },
+    );
     req.on('error', reject);
     if (body !== undefined) req.write(body);
     req.end();
@@ -52,7 +61,15 @@ beforeAll(async () => {
 }, 120000);
 afterAll(() => s?.close());
 
-type Row = [what: string, method: string, path: string, headers: () => Record<string, string>, body: (() => string | Buffer) | undefined, status: number, code: string];
+type Row = [
+  what: string,
+  method: string,
+  path: string,
+  headers: () => Record<string, string>,
+  body: (() => string | Buffer) | undefined,
+  status: number,
+  code: string,
+];
 
 const A = () => auth();
 const AJ = () => ({ ...auth(), ...JSON_CT });
@@ -103,20 +120,68 @@ const ROWS: Row[] = [
   ['malformed JSON on PUT', 'PUT', '/v1/memories/m/notes/a.md', AJ, () => '{"body": "x"', 400, 'BAD_REQUEST'],
   ['text/plain on PUT', 'PUT', '/v1/memories/m/notes/a.md', () => ({ ...auth(), 'content-type': 'text/plain' }), () => 'x', 400, 'BAD_REQUEST'],
   ['application/xml on PUT', 'PUT', '/v1/memories/m/notes/a.md', () => ({ ...auth(), 'content-type': 'application/xml' }), () => '<a/>', 400, 'BAD_REQUEST'],
-  ['a latin-1 charset', 'PUT', '/v1/memories/m/notes/a.md', () => ({ ...auth(), 'content-type': 'text/markdown; charset=iso-8859-1' }), () => 'x', 400, 'BAD_REQUEST'],
+  [
+    'a latin-1 charset',
+    'PUT',
+    '/v1/memories/m/notes/a.md',
+    () => ({ ...auth(), 'content-type': 'text/markdown; charset=iso-8859-1' }),
+    () => 'x',
+    400,
+    'BAD_REQUEST',
+  ],
   // Invalid UTF-8 in a textual body: the gateway (and the local server) hand text/* over decoded, so
   // only base64 bodies reach the strict decoder; see the unit test of body.ts.
-  ['a note over 1 MiB', 'PUT', '/v1/memories/m/notes/a.md', () => ({ ...auth(), 'content-type': 'text/markdown' }), () => big(1024 * 1024 + 1), 400, 'BAD_REQUEST'],
+  [
+    'a note over 1 MiB',
+    'PUT',
+    '/v1/memories/m/notes/a.md',
+    () => ({ ...auth(), 'content-type': 'text/markdown' }),
+    () => big(1024 * 1024 + 1),
+    400,
+    'BAD_REQUEST',
+  ],
   ['a request over the request cap', 'PUT', '/v1/memories/m/notes/a.md', AJ, () => j({ body: big(2 * 1024 * 1024 + 70 * 1024) }), 400, 'BAD_REQUEST'],
   ['an AWS access key id', 'PUT', '/v1/memories/m/notes/a.md', AJ, () => j({ body: 'key AKIAIOSFODNN7EXAMPLE here' }), 400, 'BAD_REQUEST'],
-  ['a private key', 'PUT', '/v1/memories/m/notes/a.md', () => ({ ...auth(), 'content-type': 'text/markdown' }), () => '-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----\n', 400, 'BAD_REQUEST'],
-  ['a custom YAML tag in raw front matter', 'PUT', '/v1/memories/m/notes/a.md', () => ({ ...auth(), 'content-type': 'text/markdown' }), () => '---\nk: !!js/function "x"\n---\nbody', 400, 'BAD_REQUEST'],
+  [
+    'a private key',
+    'PUT',
+    '/v1/memories/m/notes/a.md',
+    () => ({ ...auth(), 'content-type': 'text/markdown' }),
+    () => '-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----\n',
+    400,
+    'BAD_REQUEST',
+  ],
+  [
+    'a custom YAML tag in raw front matter',
+    'PUT',
+    '/v1/memories/m/notes/a.md',
+    () => ({ ...auth(), 'content-type': 'text/markdown' }),
+    () => '---\nk: !!js/function "x"\n---\nbody',
+    400,
+    'BAD_REQUEST',
+  ],
   // PATCH modes
   ['an invalid mode', 'PATCH', '/v1/memories/m/notes/a.md', AJ, () => j({ mode: 'sideways', body: 'x' }), 400, 'BAD_REQUEST'],
   ['old_str with append', 'PATCH', '/v1/memories/m/notes/a.md', AJ, () => j({ mode: 'append', body: 'x', old_str: 'a' }), 400, 'BAD_REQUEST'],
   ['str_replace without old_str', 'PATCH', '/v1/memories/m/notes/a.md', AJ, () => j({ mode: 'str_replace', new_str: 'x' }), 400, 'BAD_REQUEST'],
-  ['a str_replace that matches twice', 'PATCH', '/v1/memories/m/notes/a.md', AJ, () => j({ mode: 'str_replace', old_str: 'alpha', new_str: 'x' }), 400, 'BAD_REQUEST'],
-  ['a str_replace that matches nothing', 'PATCH', '/v1/memories/m/notes/a.md', AJ, () => j({ mode: 'str_replace', old_str: 'omega', new_str: 'x' }), 400, 'BAD_REQUEST'],
+  [
+    'a str_replace that matches twice',
+    'PATCH',
+    '/v1/memories/m/notes/a.md',
+    AJ,
+    () => j({ mode: 'str_replace', old_str: 'alpha', new_str: 'x' }),
+    400,
+    'BAD_REQUEST',
+  ],
+  [
+    'a str_replace that matches nothing',
+    'PATCH',
+    '/v1/memories/m/notes/a.md',
+    AJ,
+    () => j({ mode: 'str_replace', old_str: 'omega', new_str: 'x' }),
+    400,
+    'BAD_REQUEST',
+  ],
   ['a mode that is not a string', 'PATCH', '/v1/memories/m/notes/a.md', AJ, () => j({ mode: 1 }), 400, 'BAD_REQUEST'],
   ['front matter that is a string', 'PATCH', '/v1/memories/m/notes/a.md', AJ, () => j({ frontmatter: 'k: v' }), 400, 'BAD_REQUEST'],
   ['a PATCH without body', 'PATCH', '/v1/memories/m/notes/a.md', A, undefined, 400, 'BAD_REQUEST'],
@@ -153,23 +218,79 @@ const ROWS: Row[] = [
   ['a bad If-Match on memory restore', 'POST', '/v1/memories/m/restore', () => ({ ...A(), 'if-match': 'nope' }), undefined, 400, 'BAD_REQUEST'],
   ['a bad If-Match on create', 'POST', '/v1/memories', () => ({ ...AJ(), 'if-match': 'zz' }), () => j({ name: 'm' }), 400, 'BAD_REQUEST'],
   ['If-Match on a memory that does not exist', 'POST', '/v1/memories', () => ({ ...AJ(), 'if-match': rev }), () => j({ name: 'fresh' }), 409, 'CONFLICT'],
-  ['a stale If-Match on PATCH', 'PATCH', '/v1/memories/m/notes/a.md', () => ({ ...AJ(), 'if-match': '0'.repeat(40) }), () => j({ mode: 'append', body: 'x' }), 409, 'CONFLICT'],
+  [
+    'a stale If-Match on PATCH',
+    'PATCH',
+    '/v1/memories/m/notes/a.md',
+    () => ({ ...AJ(), 'if-match': '0'.repeat(40) }),
+    () => j({ mode: 'append', body: 'x' }),
+    409,
+    'CONFLICT',
+  ],
   // tokens
   ['no token', 'GET', '/v1/memories', () => ({}), undefined, 401, 'UNAUTHENTICATED'],
   ['a Basic header', 'GET', '/v1/memories', () => ({ authorization: 'Basic YTpi' }), undefined, 401, 'UNAUTHENTICATED'],
-  ['a garbage bearer', 'PUT', '/v1/memories/m/notes/a.md', () => ({ authorization: 'Bearer garbage', ...JSON_CT }), () => j({ body: 'x' }), 401, 'UNAUTHENTICATED'],
+  [
+    'a garbage bearer',
+    'PUT',
+    '/v1/memories/m/notes/a.md',
+    () => ({ authorization: 'Bearer garbage', ...JSON_CT }),
+    () => j({ body: 'x' }),
+    401,
+    'UNAUTHENTICATED',
+  ],
   ['an expired token', 'GET', '/v1/memories', () => auth({ issuedAt: nowSeconds() - 7200, ttlSeconds: 60 }), undefined, 401, 'UNAUTHENTICATED'],
   ['a token for another audience', 'GET', '/v1/memories', () => auth({ audience: 'https://elsewhere.example/mcp' }), undefined, 401, 'UNAUTHENTICATED'],
-  ['a forged signature', 'GET', '/v1/memories', () => ({ authorization: `Bearer ${forgeWithStrangerKey(s.forger, claims({ issuer: s.stack.issuer.issuer, audience: s.stack.auth.audience, sub: U }))}` }), undefined, 401, 'UNAUTHENTICATED'],
-  ['alg none', 'GET', '/v1/memories', () => ({ authorization: `Bearer ${forgeNone(s.forger, claims({ issuer: s.stack.issuer.issuer, audience: s.stack.auth.audience, sub: U }))}` }), undefined, 401, 'UNAUTHENTICATED'],
-  ['a tampered payload', 'GET', '/v1/memories', () => ({ authorization: `Bearer ${tamper(s.token(U), (p) => (p.sub = 'someone-else'))}` }), undefined, 401, 'UNAUTHENTICATED'],
-  ['a read-only token on PUT', 'PUT', '/v1/memories/m/notes/a.md', () => ({ ...auth({ scope: 'memory:read' }), ...JSON_CT }), () => j({ body: 'x' }), 403, 'FORBIDDEN'],
+  [
+    'a forged signature',
+    'GET',
+    '/v1/memories',
+    () => ({ authorization: `Bearer ${forgeWithStrangerKey(s.forger, claims({ issuer: s.stack.issuer.issuer, audience: s.stack.auth.audience, sub: U }))}` }),
+    undefined,
+    401,
+    'UNAUTHENTICATED',
+  ],
+  [
+    'alg none',
+    'GET',
+    '/v1/memories',
+    () => ({ authorization: `Bearer ${forgeNone(s.forger, claims({ issuer: s.stack.issuer.issuer, audience: s.stack.auth.audience, sub: U }))}` }),
+    undefined,
+    401,
+    'UNAUTHENTICATED',
+  ],
+  [
+    'a tampered payload',
+    'GET',
+    '/v1/memories',
+    () => ({ authorization: `Bearer ${tamper(s.token(U), (p) => (p.sub = 'someone-else'))}` }),
+    undefined,
+    401,
+    'UNAUTHENTICATED',
+  ],
+  [
+    'a read-only token on PUT',
+    'PUT',
+    '/v1/memories/m/notes/a.md',
+    () => ({ ...auth({ scope: 'memory:read' }), ...JSON_CT }),
+    () => j({ body: 'x' }),
+    403,
+    'FORBIDDEN',
+  ],
   ['a read-only token on DELETE', 'DELETE', '/v1/memories/m', () => auth({ scope: 'memory:read' }), undefined, 403, 'FORBIDDEN'],
   ['a write-only token on GET', 'GET', '/v1/memories/m/notes/a.md', () => auth({ scope: 'memory:write' }), undefined, 403, 'FORBIDDEN'],
   ['a token without memory scopes on export', 'GET', '/v1/memories/export', () => auth({ scope: 'openid' }), undefined, 403, 'FORBIDDEN'],
   ['an existing memory not granted', 'GET', '/v1/memories/m', () => auth({ memories: ['other'] }), undefined, 403, 'FORBIDDEN'],
   ['a missing memory not granted', 'GET', '/v1/memories/ghost', () => auth({ memories: ['other'] }), undefined, 403, 'FORBIDDEN'],
-  ['a write to a memory not granted', 'PUT', '/v1/memories/m/notes/a.md', () => ({ ...auth({ memories: [] }), ...JSON_CT }), () => j({ body: 'x' }), 403, 'FORBIDDEN'],
+  [
+    'a write to a memory not granted',
+    'PUT',
+    '/v1/memories/m/notes/a.md',
+    () => ({ ...auth({ memories: [] }), ...JSON_CT }),
+    () => j({ body: 'x' }),
+    403,
+    'FORBIDDEN',
+  ],
   // routing
   ['an unknown path', 'GET', '/v1/whatever', A, undefined, 404, 'NOT_FOUND'],
   ['a note route without a path', 'GET', '/v1/memories/m/notes/', A, undefined, 404, 'NOT_FOUND'],
@@ -221,7 +342,10 @@ describe('bad input gets the spec code, never a 500', () => {
     const verifier = deps.verifier;
     deps.verifier = { verify: () => Promise.reject(new AuthError('jwks-unavailable', 'JWKS unreachable')) };
     try {
-      for (const [method, path] of [['GET', '/v1/memories'], ['PUT', '/v1/vaults/m/notes/a.md']]) {
+      for (const [method, path] of [
+        ['GET', '/v1/memories'],
+        ['PUT', '/v1/vaults/m/notes/a.md'],
+      ]) {
         const res = await raw(method, path, AJ(), method === 'PUT' ? j({ body: 'x' }) : undefined);
         expect(res.status).toBe(503);
         expect(res.headers['retry-after']).toBe('5');

@@ -82,7 +82,7 @@ describe('memories', () => {
     const restored = await call(u, 'POST', '/v1/memories/work/restore');
     expect(restored.status).toBe(200);
     expect(await body(restored, MemorySchema)).toMatchObject({ name: 'work', files: 1, rev });
-    expect((await (await call(u, 'GET', '/v1/memories/work/notes/a.md', {}, { accept: 'text/markdown' })).text())).toBe('hello');
+    expect(await (await call(u, 'GET', '/v1/memories/work/notes/a.md', {}, { accept: 'text/markdown' })).text()).toBe('hello');
   });
 
   it('lists only what the token grants, and answers 403 for a memory not granted whether it exists or not', async () => {
@@ -122,7 +122,12 @@ describe('notes', () => {
   it('writes JSON, reads JSON with ETag and the stored markdown with Accept: text/markdown', async () => {
     const u = user();
     await createMemory(u, 'n');
-    const res = await call(u, 'PUT', '/v1/memories/n/notes/projects/alpha.md', json({ body: '# Alpha\n\nFirst #idea here.\n', frontmatter: { tags: ['plan'], status: 'draft' } }));
+    const res = await call(
+      u,
+      'PUT',
+      '/v1/memories/n/notes/projects/alpha.md',
+      json({ body: '# Alpha\n\nFirst #idea here.\n', frontmatter: { tags: ['plan'], status: 'draft' } }),
+    );
     expect(res.status).toBe(200);
     const w = await body(res, WriteResultSchema);
     expect(w.path).toBe('projects/alpha.md');
@@ -132,7 +137,12 @@ describe('notes', () => {
     expect(read.headers.get('etag')).toBe(`"${w.rev}"`);
     expect(read.headers.get('content-type')).toMatch(/^application\/json/);
     const note = await body(read, NoteSchema);
-    expect(note).toMatchObject({ path: 'projects/alpha.md', title: 'Alpha', frontmatter: { tags: ['plan'], status: 'draft' }, body: '# Alpha\n\nFirst #idea here.\n' });
+    expect(note).toMatchObject({
+      path: 'projects/alpha.md',
+      title: 'Alpha',
+      frontmatter: { tags: ['plan'], status: 'draft' },
+      body: '# Alpha\n\nFirst #idea here.\n',
+    });
     expect(note.tags).toEqual(['plan', 'idea']);
 
     const raw = await call(u, 'GET', '/v1/memories/n/notes/projects/alpha.md', {}, { accept: 'text/markdown' });
@@ -155,7 +165,10 @@ describe('notes', () => {
     expect(note.frontmatter).toEqual({ title: 'kept as sent', tags: ['x', 'y'] });
     expect(note.tags).toEqual(['x', 'y']);
     // A second identical write changes nothing: same rev, no commit.
-    const again = await body(await call(u, 'PUT', '/v1/memories/raw/notes/r.md', { body: text, headers: { 'content-type': 'text/markdown' } }), WriteResultSchema);
+    const again = await body(
+      await call(u, 'PUT', '/v1/memories/raw/notes/r.md', { body: text, headers: { 'content-type': 'text/markdown' } }),
+      WriteResultSchema,
+    );
     expect(again).toEqual(first);
   });
 
@@ -172,7 +185,9 @@ describe('notes', () => {
     expect(await (await call(u, 'GET', '/v1/memories/enc/notes/x%252Fy.md', {}, { accept: 'text/markdown' })).text()).toBe('literal');
     // Spaces and non-ASCII names, percent-encoded by the client.
     await put(u, 'enc', encodeURIComponent('notes/été 2026.md'), 'summer');
-    expect(await (await call(u, 'GET', `/v1/memories/enc/notes/notes/${encodeURIComponent('été 2026.md')}`, {}, { accept: 'text/markdown' })).text()).toBe('summer');
+    expect(await (await call(u, 'GET', `/v1/memories/enc/notes/notes/${encodeURIComponent('été 2026.md')}`, {}, { accept: 'text/markdown' })).text()).toBe(
+      'summer',
+    );
   });
 
   it('edits with PATCH (replace, append, str_replace), deletes softly and restores a note', async () => {
@@ -378,7 +393,11 @@ describe('the /v1 envelope and headers', () => {
   it('answers CORS preflights with the headers a browser needs, and exposes ETag and the rate-limit headers', async () => {
     const pre = await s.fetch('/v1/memories/m/notes/a.md', {
       method: 'OPTIONS',
-      headers: { origin: 'https://app.example', 'access-control-request-method': 'PUT', 'access-control-request-headers': 'authorization, if-match, content-type' },
+      headers: {
+        origin: 'https://app.example',
+        'access-control-request-method': 'PUT',
+        'access-control-request-headers': 'authorization, if-match, content-type',
+      },
     });
     expect(pre.status).toBe(204);
     expect(pre.headers.get('access-control-allow-origin')).toBe('*');
@@ -452,7 +471,9 @@ describe('concurrency over HTTP', () => {
     await createMemory(u, 'race');
     const base = await put(u, 'race', 'base.md', 'base');
     const results = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => call(u, 'PUT', `/v1/memories/race/notes/c${i}.md`, json({ body: `contender ${i}` }), { 'if-match': `"${base.rev}"` })),
+      Array.from({ length: 20 }, (_, i) =>
+        call(u, 'PUT', `/v1/memories/race/notes/c${i}.md`, json({ body: `contender ${i}` }), { 'if-match': `"${base.rev}"` }),
+      ),
     );
     const statuses = results.map((r) => r.status);
     expect(statuses.filter((x) => x === 200)).toHaveLength(1);

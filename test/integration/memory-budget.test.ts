@@ -41,7 +41,10 @@ beforeAll(async () => {
     const notes = Array.from({ length: NOTES / 10 }, (_, j) => {
       const i = batch * (NOTES / 10) + j;
       const tags = i % 3 === 0 ? '---\ntags: [triple]\n---\n' : '';
-      return { path: `area-${i % 10}/topic-${i % 7}/note-${i}.md`, markdown: `${tags}# Note ${i}\n\nBody of note ${i} about ${i % 2 ? 'apples' : 'pears'}. #t${i % 5}\n` };
+      return {
+        path: `area-${i % 10}/topic-${i % 7}/note-${i}.md`,
+        markdown: `${tags}# Note ${i}\n\nBody of note ${i} about ${i % 2 ? 'apples' : 'pears'}. #t${i % 5}\n`,
+      };
     });
     await seeder.importNotes(me, 'big', notes);
   }

@@ -86,7 +86,7 @@ test('20 parallel writes with the same If-Match: exactly one succeeds, the rest 
   const failed = settled.filter((s): s is PromiseRejectedResult => s.status === 'rejected');
   expect(ok).toHaveLength(1);
   expect(failed).toHaveLength(19);
-  for (const f of failed) expect((f.reason as { code: string; reason: string })).toMatchObject({ code: 'CONFLICT', reason: 'stale_rev' });
+  for (const f of failed) expect(f.reason as { code: string; reason: string }).toMatchObject({ code: 'CONFLICT', reason: 'stale_rev' });
   const mem = await svc.getMemory(me, 'ifmatch');
   expect(mem.rev).toBe(ok[0].value.rev);
   expect(mem.files).toBe(2);
@@ -159,7 +159,7 @@ describe('rebase after a lost race', () => {
     expect((await a.readNote(me, 'im', 'n.md')).body).toBe('from a');
   });
 
-  test('the loser\'s objects are unreachable: the history holds only the winner and the rebased commit', async () => {
+  test("the loser's objects are unreachable: the history holds only the winner and the rebased commit", async () => {
     const me = newCaller();
     const a = h.service();
     await a.createMemory(me, 'gc');

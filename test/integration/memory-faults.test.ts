@@ -67,7 +67,13 @@ describe.each(scenarios)('a fault at each storage call of "$name"', ({ op, after
     expect(calls.filter((c) => c === 's3.PutObject').length).toBeGreaterThanOrEqual(3);
   });
 
-  const steps = (): Array<[number, Phase]> => calls.flatMap((_, i): Array<[number, Phase]> => [[i + 1, 'before'], [i + 1, 'after']]);
+  const steps = (): Array<[number, Phase]> =>
+    calls.flatMap(
+      (_, i): Array<[number, Phase]> => [
+        [i + 1, 'before'],
+        [i + 1, 'after'],
+      ],
+    );
 
   test('leaves the memory at its old rev or its new one, never between, and a retry succeeds', async () => {
     expect(calls.length).toBeGreaterThan(0);

@@ -146,7 +146,10 @@ describe('memories', () => {
 describe('writing and reading notes', () => {
   test('JSON write, read as JSON and as the exact stored markdown', async () => {
     const me = await withMemory();
-    const w = await svc.writeNote(me, 'm', 'projects/alpha.md', { body: '# Alpha\n\nFirst #idea here.\n', frontmatter: { tags: ['work'], status: 'draft', n: 3 } });
+    const w = await svc.writeNote(me, 'm', 'projects/alpha.md', {
+      body: '# Alpha\n\nFirst #idea here.\n',
+      frontmatter: { tags: ['work'], status: 'draft', n: 3 },
+    });
     expect(w).toMatchObject({ path: 'projects/alpha.md', changed: true });
     expect(w.rev).toMatch(/^[0-9a-f]{40}$/);
     expect(w.updated).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.000Z$/);
@@ -397,7 +400,15 @@ describe('listing notes', () => {
     expect(l.truncated).toBe(false);
     expect(l.nextCursor).toBeUndefined();
     const one = l.entries.find((e) => e.path === 'p/one.md') as FileListEntry;
-    expect(one).toEqual({ type: 'file', path: 'p/one.md', title: 'One', tags: ['a', 'b'], excerpt: '', sizeBytes: expect.any(Number), updated: expect.any(String) });
+    expect(one).toEqual({
+      type: 'file',
+      path: 'p/one.md',
+      title: 'One',
+      tags: ['a', 'b'],
+      excerpt: '',
+      sizeBytes: expect.any(Number),
+      updated: expect.any(String),
+    });
     expect(l.entries.find((e) => e.path === 'p')).toEqual({ type: 'folder', path: 'p', files: 4 });
   });
 
@@ -423,7 +434,14 @@ describe('listing notes', () => {
   });
 
   test('sort=updated: newest first', async () => {
-    expect(await paths({ sort: 'updated', type: 'file', depth: 'all' })).toEqual(['f:z/five.md', 'f:p/q/r/four.md', 'f:p/q/three.md', 'f:p/two.md', 'f:p/one.md', 'f:root.md']);
+    expect(await paths({ sort: 'updated', type: 'file', depth: 'all' })).toEqual([
+      'f:z/five.md',
+      'f:p/q/r/four.md',
+      'f:p/q/three.md',
+      'f:p/two.md',
+      'f:p/one.md',
+      'f:root.md',
+    ]);
   });
 
   test('limit and cursor page through everything once; the cursor pins the snapshot', async () => {
@@ -528,7 +546,11 @@ describe('search', () => {
   });
 
   test('folder includes subfolders; tags are AND-matched', async () => {
-    expect((await svc.searchNotes(me, 'm', { q: 'quick', folder: 'deep' })).results.map((r) => r.path).sort()).toEqual(['deep/dog.md', 'deep/er/cat.md', 'deep/er/cow.md']);
+    expect((await svc.searchNotes(me, 'm', { q: 'quick', folder: 'deep' })).results.map((r) => r.path).sort()).toEqual([
+      'deep/dog.md',
+      'deep/er/cat.md',
+      'deep/er/cow.md',
+    ]);
     expect((await svc.searchNotes(me, 'm', { q: 'quick', folder: 'deep/er', tags: ['pet', 'farm'] })).results.map((r) => r.path)).toEqual(['deep/er/cow.md']);
   });
 
@@ -573,7 +595,14 @@ describe('import', () => {
     expect((await svc.getMemory(me, 'm')).files).toBe(3);
     expect((await svc.readNote(me, 'm', 'a.md')).updated).toBe(before.updated);
     expect((await svc.importNotes(me, 'm', [{ path: 'a.md', markdown: 'A' }])).changed).toBe(false);
-    await expectMemoryError(svc.importNotes(me, 'm', [{ path: 'ok.md', markdown: 'x' }, { path: 'bad.md', markdown: 'password=hunter22' }]), 'BAD_REQUEST', 'refused_content');
+    await expectMemoryError(
+      svc.importNotes(me, 'm', [
+        { path: 'ok.md', markdown: 'x' },
+        { path: 'bad.md', markdown: 'password=hunter22' },
+      ]),
+      'BAD_REQUEST',
+      'refused_content',
+    );
     await expectMemoryError(svc.importNotes(me, 'm', []), 'BAD_REQUEST');
     expect((await svc.getMemory(me, 'm')).files).toBe(3);
   });

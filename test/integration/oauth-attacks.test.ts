@@ -78,7 +78,11 @@ function goodParams(clientId: string, challenge: string, extra: Record<string, s
 }
 
 function tokenRequest(fields: Record<string, string>): Promise<Response> {
-  return fetch(`${base}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString() });
+  return fetch(`${base}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(fields).toString(),
+  });
 }
 
 /** A code for `clientId` through the real pages. */
@@ -158,7 +162,10 @@ describe('discovery and CORS', () => {
 
   it('answers preflights of the fetch endpoints with 204, and unknown paths and wrong verbs in OAuth JSON', async () => {
     for (const path of ['/oauth/token', '/oauth/register', '/oauth/revoke', '/.well-known/oauth-authorization-server']) {
-      const res = await fetch(`${base}${path}`, { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' } });
+      const res = await fetch(`${base}${path}`, {
+        method: 'OPTIONS',
+        headers: { origin: 'https://app.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+      });
       expect(res.status).toBe(204);
       expect(res.headers.get('access-control-allow-origin')).toBe('*');
       expect(res.headers.get('access-control-allow-headers')).toMatch(/Content-Type/);
@@ -248,14 +255,19 @@ describe('registration lifetime', () => {
     const clientId = await newClient();
     const { refresh_token } = await tokensFor(clientId);
     const client = await stack.oauth.clients.get(clientId);
+    if (!client) throw new Error(`client ${clientId} was not stored`);
     // 70 days left: more than 30 (refresh) + 30 (half the 60 days of slack), so a refresh writes nothing.
-    await stack.oauth.clients.put({ ...client!, expiresAt: nowS() + 70 * DAY });
+    await stack.oauth.clients.put({ ...client, expiresAt: nowS() + 70 * DAY });
     const first = await tokenRequest({ grant_type: 'refresh_token', refresh_token, client_id: clientId });
     expect(first.status).toBe(200);
     expect(Math.abs((await expiryOf(clientId)) - (nowS() + 70 * DAY))).toBeLessThanOrEqual(5);
     // 50 days left: below 60, so the refresh moves it to 90 days again.
-    await stack.oauth.clients.put({ ...client!, expiresAt: nowS() + 50 * DAY });
-    const second = await tokenRequest({ grant_type: 'refresh_token', refresh_token: ((await first.json()) as { refresh_token: string }).refresh_token, client_id: clientId });
+    await stack.oauth.clients.put({ ...client, expiresAt: nowS() + 50 * DAY });
+    const second = await tokenRequest({
+      grant_type: 'refresh_token',
+      refresh_token: ((await first.json()) as { refresh_token: string }).refresh_token,
+      client_id: clientId,
+    });
     expect(second.status).toBe(200);
     expect(Math.abs((await expiryOf(clientId)) - (nowS() + 90 * DAY))).toBeLessThanOrEqual(5);
   });
@@ -264,7 +276,8 @@ describe('registration lifetime', () => {
     const clientId = await newClient();
     const { refresh_token } = await tokensFor(clientId);
     const client = await stack.oauth.clients.get(clientId);
-    await stack.oauth.clients.put({ ...client!, expiresAt: nowS() - 1 });
+    if (!client) throw new Error(`client ${clientId} was not stored`);
+    await stack.oauth.clients.put({ ...client, expiresAt: nowS() - 1 });
     const { challenge } = pkcePair();
     const page = await fetch(authorizeUrl(goodParams(clientId, challenge)), { redirect: 'manual' });
     expect([page.status, page.headers.get('location')]).toEqual([400, null]);
@@ -304,13 +317,22 @@ describe('authorization endpoint', () => {
     expect(res.status).toBe(200);
     // localhost registered without a port takes one too.
     expect((await fetch(authorizeUrl(goodParams(clientId, challenge, { redirect_uri: 'http://localhost:5555/cb' })), { redirect: 'manual' })).status).toBe(200);
-    for (const other of ['http://127.0.0.1:49152/other', 'http://localhost:49152/cb?x=1', 'http://[::1]:49152/cb', 'http://127.0.0.1:49152/x/../cb', 'http://127.0.0.1:49152/%2e%2e/cb', 'https://127.0.0.1:49152/cb']) {
+    for (const other of [
+      'http://127.0.0.1:49152/other',
+      'http://localhost:49152/cb?x=1',
+      'http://[::1]:49152/cb',
+      'http://127.0.0.1:49152/x/../cb',
+      'http://127.0.0.1:49152/%2e%2e/cb',
+      'https://127.0.0.1:49152/cb',
+    ]) {
       const page = await fetch(authorizeUrl(goodParams(clientId, challenge, { redirect_uri: other })), { redirect: 'manual' });
       expect([other, page.status, page.headers.get('location')]).toEqual([other, 400, null]);
     }
     // The token request must name the redirect the code was issued for, port included.
     const again = pkcePair();
-    const cb2 = await signInAndConsent(new TestBrowser(), authorizeUrl(goodParams(clientId, again.challenge, { redirect_uri: ephemeral })), { username: 'mallory' });
+    const cb2 = await signInAndConsent(new TestBrowser(), authorizeUrl(goodParams(clientId, again.challenge, { redirect_uri: ephemeral })), {
+      username: 'mallory',
+    });
     expect(await oauthErrorOf(await exchange(clientId, cb2.searchParams.get('code') as string, again.verifier, REDIRECT))).toBe('invalid_grant');
   });
 
@@ -337,17 +359,56 @@ describe('authorization endpoint', () => {
     const tx = hiddenField(page, 'tx');
     // Login CSRF: the attacker's transaction posted from the victim's browser.
     await victim.get(authorizeUrl(goodParams(clientId, challenge)));
-    expect((await victim.postForm(`${base}/oauth/login`, [['tx', tx], ['username', 'victim']])).status).toBe(400);
-    expect((await new TestBrowser().postForm(`${base}/oauth/login`, [['tx', tx], ['username', 'nobody']])).status).toBe(400);
+    expect(
+      (
+        await victim.postForm(`${base}/oauth/login`, [
+          ['tx', tx],
+          ['username', 'victim'],
+        ])
+      ).status,
+    ).toBe(400);
+    expect(
+      (
+        await new TestBrowser().postForm(`${base}/oauth/login`, [
+          ['tx', tx],
+          ['username', 'nobody'],
+        ])
+      ).status,
+    ).toBe(400);
     const tampered = tx.replace(/\.([A-Za-z0-9_-])/, (_m, c: string) => `.${c === 'A' ? 'B' : 'A'}`);
-    expect((await attacker.postForm(`${base}/oauth/login`, [['tx', tampered], ['username', 'a']])).status).toBe(400);
-    const consentPage = await (await attacker.postForm(`${base}/oauth/login`, [['tx', tx], ['username', 'attacker']])).text();
+    expect(
+      (
+        await attacker.postForm(`${base}/oauth/login`, [
+          ['tx', tampered],
+          ['username', 'a'],
+        ])
+      ).status,
+    ).toBe(400);
+    const consentPage = await (
+      await attacker.postForm(`${base}/oauth/login`, [
+        ['tx', tx],
+        ['username', 'attacker'],
+      ])
+    ).text();
     const consent = hiddenField(consentPage, 'consent');
-    const res = await victim.postForm(`${base}/oauth/consent`, [['consent', consent], ['scope', 'memory:read'], ['memories_mode', 'all'], ['decision', 'approve']]);
+    const res = await victim.postForm(`${base}/oauth/consent`, [
+      ['consent', consent],
+      ['scope', 'memory:read'],
+      ['memories_mode', 'all'],
+      ['decision', 'approve'],
+    ]);
     expect(res.status).toBe(400);
     expect(res.headers.get('location')).toBeNull();
     // A sign-in value is not a consent value (each is signed for its own step).
-    expect((await attacker.postForm(`${base}/oauth/consent`, [['consent', tx], ['scope', 'memory:read'], ['decision', 'approve']])).status).toBe(400);
+    expect(
+      (
+        await attacker.postForm(`${base}/oauth/consent`, [
+          ['consent', tx],
+          ['scope', 'memory:read'],
+          ['decision', 'approve'],
+        ])
+      ).status,
+    ).toBe(400);
   });
 
   it('keeps the user on the consent page for an invalid memory list', async () => {
@@ -355,8 +416,19 @@ describe('authorization endpoint', () => {
     const { challenge } = pkcePair();
     const b = new TestBrowser();
     const page = await (await b.get(authorizeUrl(goodParams(clientId, challenge)))).text();
-    const consentPage = await (await b.postForm(`${base}/oauth/login`, [['tx', hiddenField(page, 'tx')], ['username', 'carol']])).text();
-    const res = await b.postForm(`${base}/oauth/consent`, [['consent', hiddenField(consentPage, 'consent')], ['scope', 'memory:read'], ['memories_mode', 'some'], ['memories', 'Not A Name'], ['decision', 'approve']]);
+    const consentPage = await (
+      await b.postForm(`${base}/oauth/login`, [
+        ['tx', hiddenField(page, 'tx')],
+        ['username', 'carol'],
+      ])
+    ).text();
+    const res = await b.postForm(`${base}/oauth/consent`, [
+      ['consent', hiddenField(consentPage, 'consent')],
+      ['scope', 'memory:read'],
+      ['memories_mode', 'some'],
+      ['memories', 'Not A Name'],
+      ['decision', 'approve'],
+    ]);
     expect(res.status).toBe(400);
     expect(await res.text()).toMatch(/is not a memory name/);
   });
@@ -369,7 +441,12 @@ describe('token endpoint', () => {
     const cb = await signInAndConsent(new TestBrowser(), authorizeUrl(goodParams(clientId, challenge)), { username: 'mallory', scopes: ['memory:read'] });
     const first = (await (await exchange(clientId, cb.searchParams.get('code') as string, verifier)).json()) as { refresh_token: string; scope: string };
     expect(first.scope).toBe('memory:read');
-    const wider = await tokenRequest({ grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: clientId, scope: 'memory:read memory:write' });
+    const wider = await tokenRequest({
+      grant_type: 'refresh_token',
+      refresh_token: first.refresh_token,
+      client_id: clientId,
+      scope: 'memory:read memory:write',
+    });
     expect(wider.status).toBe(400);
     expect(await oauthErrorOf(wider)).toBe('invalid_scope');
     // Nothing was spent: the same refresh token still rotates, within the grant.
@@ -404,7 +481,7 @@ describe('token endpoint', () => {
     expect((await exchange(clientId, code, verifier)).status).toBe(200);
   });
 
-  it('refuses a redirect URI other than the authorization request\'s', async () => {
+  it("refuses a redirect URI other than the authorization request's", async () => {
     const clientId = await newClient();
     const { code, verifier } = await codeFor(clientId);
     const res = await exchange(clientId, code, verifier, OTHER_REDIRECT);
@@ -448,7 +525,14 @@ describe('token endpoint', () => {
   it('refuses another resource (invalid_target) and an unknown client (401 invalid_client)', async () => {
     const clientId = await newClient();
     const { code, verifier } = await codeFor(clientId);
-    const target = await tokenRequest({ grant_type: 'authorization_code', code, code_verifier: verifier, client_id: clientId, redirect_uri: REDIRECT, resource: 'https://elsewhere.example/mcp' });
+    const target = await tokenRequest({
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: verifier,
+      client_id: clientId,
+      redirect_uri: REDIRECT,
+      resource: 'https://elsewhere.example/mcp',
+    });
     expect(target.status).toBe(400);
     expect(await oauthErrorOf(target)).toBe('invalid_target');
     const unknown = await exchange('mcpc_nobody', code, verifier);
@@ -487,7 +571,9 @@ describe('token endpoint', () => {
 
   it('refuses a refresh token at another client', async () => {
     const t = await tokensFor(await newClient());
-    expect(await oauthErrorOf(await tokenRequest({ grant_type: 'refresh_token', refresh_token: t.refresh_token, client_id: await newClient() }))).toBe('invalid_grant');
+    expect(await oauthErrorOf(await tokenRequest({ grant_type: 'refresh_token', refresh_token: t.refresh_token, client_id: await newClient() }))).toBe(
+      'invalid_grant',
+    );
   });
 });
 
@@ -497,7 +583,11 @@ describe('revocation (RFC 7009)', () => {
     const t = await tokensFor(clientId);
     expect((await favorites(t.access_token)).status).toBe(200);
     const revoke = (fields: Record<string, string>) =>
-      fetch(`${base}/oauth/revoke`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString() });
+      fetch(`${base}/oauth/revoke`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(fields).toString(),
+      });
     const res = await revoke({ token: t.access_token, token_type_hint: 'access_token', client_id: clientId });
     expect(res.status).toBe(200);
     expect(res.headers.get('access-control-allow-origin')).toBe('*');
@@ -533,7 +623,11 @@ describe('Client ID Metadata Documents', () => {
     ['is not JSON', '/garbage.json', () => documents.set('/garbage.json', { body: '<html>' })],
     ['is too large', '/huge.json', () => doc('/huge.json', { client_id: `${docsUrl}/huge.json`, redirect_uris: [REDIRECT], pad: 'x'.repeat(20000) })],
     ['redirects elsewhere', '/moved.json', () => documents.set('/moved.json', { status: 302, body: '', headers: { location: `${docsUrl}/good/client.json` } })],
-    ['has an invalid redirect URI', '/badredirect.json', () => doc('/badredirect.json', { client_id: `${docsUrl}/badredirect.json`, redirect_uris: ['http://evil.example/cb'] })],
+    [
+      'has an invalid redirect URI',
+      '/badredirect.json',
+      () => doc('/badredirect.json', { client_id: `${docsUrl}/badredirect.json`, redirect_uris: ['http://evil.example/cb'] }),
+    ],
   ])('refuses a document that %s with an error page', async (_what, path, setup) => {
     setup();
     const { challenge } = pkcePair();

@@ -37,7 +37,10 @@ async function fakeCognito(input: string, init?: RequestInit): Promise<Response>
   if (input === `${COGNITO_ISSUER}/.well-known/jwks.json`) return Response.json(signer.issuer.jwks());
   if (input === `${DOMAIN}/oauth2/token` && init?.method === 'POST') {
     const form = new URLSearchParams(String(init.body));
-    const verifierOk = createHash('sha256').update(form.get('code_verifier') ?? '').digest('base64url') === cognito.challenge;
+    const verifierOk =
+      createHash('sha256')
+        .update(form.get('code_verifier') ?? '')
+        .digest('base64url') === cognito.challenge;
     if (form.get('grant_type') !== 'authorization_code' || form.get('client_id') !== FRONT_CLIENT || form.get('code') !== 'cognito-code' || !verifierOk) {
       return Response.json({ error: 'invalid_grant' }, { status: 400 });
     }
@@ -68,7 +71,16 @@ beforeAll(async () => {
   signer = testIssuer(COGNITO_ISSUER);
   stranger = testIssuer(COGNITO_ISSUER);
   const oauth = createOAuthHandler(async () => deps);
-  server = await listen(createLocalServer({ apis: [{ table: OAUTH_API, functions: { oauth } }, { table: OAUTH_WELL_KNOWN_API, functions: { oauth } }], ready: () => true }), 0);
+  server = await listen(
+    createLocalServer({
+      apis: [
+        { table: OAUTH_API, functions: { oauth } },
+        { table: OAUTH_WELL_KNOWN_API, functions: { oauth } },
+      ],
+      ready: () => true,
+    }),
+    0,
+  );
   const config = loadOAuthFrontConfig({
     AUTH_MODE: 'cognito',
     PUBLIC_URL: server.url,
@@ -94,7 +106,15 @@ async function newClient(): Promise<string> {
 /** Starts an authorization and returns Cognito's authorize URL the browser was sent to. */
 async function start(browser: TestBrowser, clientId: string, challenge: string): Promise<URL> {
   const u = new URL(`${server.url}/oauth/authorize`);
-  for (const [k, v] of Object.entries({ response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: 'S256', state: 's1', resource: deps.config.audience })) {
+  for (const [k, v] of Object.entries({
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: REDIRECT,
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    state: 's1',
+    resource: deps.config.audience,
+  })) {
     u.searchParams.set(k, v);
   }
   const res = await browser.get(u);
@@ -105,7 +125,7 @@ async function start(browser: TestBrowser, clientId: string, challenge: string):
 }
 
 describe('sign-in through Cognito', () => {
-  it('redirects to the hosted sign-in with the front\'s client and PKCE, then redeems Cognito\'s code and shows the consent for its sub', async () => {
+  it("redirects to the hosted sign-in with the front's client and PKCE, then redeems Cognito's code and shows the consent for its sub", async () => {
     const clientId = await newClient();
     const browser = new TestBrowser();
     const { verifier, challenge } = pkcePair();
@@ -139,7 +159,13 @@ describe('sign-in through Cognito', () => {
     const res = await fetch(`${server.url}/oauth/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'authorization_code', code: cb.searchParams.get('code') as string, code_verifier: verifier, client_id: clientId, redirect_uri: REDIRECT }).toString(),
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code: cb.searchParams.get('code') as string,
+        code_verifier: verifier,
+        client_id: clientId,
+        redirect_uri: REDIRECT,
+      }).toString(),
     });
     expect(res.status).toBe(200);
     const { access_token: access } = (await res.json()) as { access_token: string };
@@ -176,6 +202,13 @@ describe('sign-in through Cognito', () => {
     const cb = new URL(res.headers.get('location') as string);
     expect(cb.searchParams.get('error')).toBe('access_denied');
     expect(cb.searchParams.get('state')).toBe('s1');
-    expect((await browser.postForm(`${server.url}/oauth/login`, [['tx', 'x'], ['username', 'alice']])).status).toBe(404);
+    expect(
+      (
+        await browser.postForm(`${server.url}/oauth/login`, [
+          ['tx', 'x'],
+          ['username', 'alice'],
+        ])
+      ).status,
+    ).toBe(404);
   });
 });

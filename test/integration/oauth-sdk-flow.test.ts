@@ -71,7 +71,7 @@ describe('the MCP SDK client against the local front', () => {
     expect(principal).toMatchObject({ sub: 'bob', scopes: ['memory:read'], memories: ['default', 'work'] });
   });
 
-  it('sends the user\'s denial back to the client as access_denied', async () => {
+  it("sends the user's denial back to the client as access_denied", async () => {
     const provider = new TestProvider({ decision: 'deny' });
     expect(await auth(provider, { serverUrl: stack.auth.audience })).toBe('REDIRECT');
     expect(provider.callback?.searchParams.get('error')).toBe('access_denied');

@@ -10,7 +10,9 @@ beforeAll(async () => {
   a = await startTestCatalog({ config: SPEC });
   await loadFixture(a);
   // A second "Lambda instance": its own server and handler, the same rate-limit table.
-  b = await startTestCatalog({ config: { ...SPEC, rateLimitTable: a.config.rateLimitTable, catalogTable: a.config.catalogTable, iconsBucket: a.config.iconsBucket } });
+  b = await startTestCatalog({
+    config: { ...SPEC, rateLimitTable: a.config.rateLimitTable, catalogTable: a.config.catalogTable, iconsBucket: a.config.iconsBucket },
+  });
 });
 afterAll(async () => {
   await a?.close();

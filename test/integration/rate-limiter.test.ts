@@ -55,7 +55,12 @@ describe('on DynamoDB Local', () => {
 
   it('leasing mode admits exactly the burst with a tenth of the table calls', async () => {
     let calls = 0;
-    const counting: TokenBuckets = { take: (k, p, n) => ((calls += 1), buckets.take(k, p, n)) };
+    const counting: TokenBuckets = {
+      take: (k, p, n) => {
+        calls += 1;
+        return buckets.take(k, p, n);
+      },
+    };
     const limiter = new LeasingRateLimiter(counting, { leaseFraction: 0.1, clock });
     const results = [];
     for (let i = 0; i < 70; i++) results.push(await limiter.consume('ip:9.9.9.9', SPEC_ANON));
@@ -123,7 +128,13 @@ describe('on DynamoDB Local', () => {
     let release: () => void = () => undefined;
     const gate = new Promise<void>((r) => (release = r));
     let calls = 0;
-    const slow: TokenBuckets = { take: async (k, p, n) => ((calls += 1), await gate, buckets.take(k, p, n)) };
+    const slow: TokenBuckets = {
+      take: async (k, p, n) => {
+        calls += 1;
+        await gate;
+        return buckets.take(k, p, n);
+      },
+    };
     const policy: RatePolicy = { name: 'prov', ratePerSecond: 0.001, burst: 10 };
     const limiter = new LeasingRateLimiter(slow, { leaseFraction: 0.2, provisionalTokens: 1, clock });
     // The table has not answered: the first request is admitted at once, and describes the bucket as this instance has seen it.

@@ -93,7 +93,7 @@ describe('GET /api/v0.1/servers', () => {
     // A cursor of another query (here: another search) is foreign.
     const r = await feed(`?limit=3&cursor=${encodeURIComponent(foreign)}`);
     expect(r.status).toBe(400);
-    expect(((r.body as unknown) as { error: { code: string } }).error.code).toBe('INVALID_QUERY');
+    expect((r.body as unknown as { error: { code: string } }).error.code).toBe('INVALID_QUERY');
     // The same query accepts it.
     expect((await feed(`?limit=3&search=com&cursor=${encodeURIComponent(foreign)}`)).status).toBe(200);
   });
@@ -124,7 +124,12 @@ describe('GET /api/v0.1/servers', () => {
       for (const entry of body.servers) {
         const name = entry.server.name;
         expect(validServer(entry.server) ? [] : [name, validServer.errors]).toEqual([]);
-        expect(entry.server).toMatchObject({ name: expect.any(String), description: expect.any(String), version: expect.any(String), status: expect.any(String) });
+        expect(entry.server).toMatchObject({
+          name: expect.any(String),
+          description: expect.any(String),
+          version: expect.any(String),
+          status: expect.any(String),
+        });
         expect(Array.isArray(entry.server.packages) && Array.isArray(entry.server.remotes)).toBe(true);
         checked++;
       }

@@ -92,7 +92,8 @@ describe('the cache answers, and forgets at the right moments', () => {
         headers: {},
         requestContext: { http: { method: 'GET', path, sourceIp: '198.51.100.1' }, requestId: 'r' },
       }) as never;
-    const slugs = async () => (JSON.parse((await handleCatalogRequest(event('/api/slugs'), deps, 'r')).body as string) as { data: Array<{ slug: string }> }).data.map((s) => s.slug);
+    const slugs = async () =>
+      (JSON.parse((await handleCatalogRequest(event('/api/slugs'), deps, 'r')).body as string) as { data: Array<{ slug: string }> }).data.map((s) => s.slug);
     const calls = jest.spyOn(reader, 'slugs');
     expect(await slugs()).toEqual(['first']);
     expect(await slugs()).toEqual(['first']);

@@ -46,7 +46,19 @@ const CONSTRAINTS = new Set([
   'uniqueItems',
 ]);
 /** Map-like objects whose keys are names, not schema keywords. */
-const NAME_MAPS = new Set(['properties', 'patternProperties', 'paths', 'schemas', 'responses', 'headers', 'content', 'components', 'securitySchemes', '$defs', 'definitions']);
+const NAME_MAPS = new Set([
+  'properties',
+  'patternProperties',
+  'paths',
+  'schemas',
+  'responses',
+  'headers',
+  'content',
+  'components',
+  'securitySchemes',
+  '$defs',
+  'definitions',
+]);
 
 export function nonAdditiveChanges(prev: unknown, next: unknown): string[] {
   const flows = componentFlows(next);
@@ -77,7 +89,8 @@ function compare(prev: unknown, next: unknown, path: string, segments: string[],
     if (isSchemaObject && flow !== 'response') {
       for (const k of Object.keys(n)) {
         if (k in p) continue;
-        if (CONSTRAINTS.has(k) && !(k === 'required' && Array.isArray(n[k]) && (n[k] as unknown[]).length === 0)) out.push(`${path}.${k}: new constraint on input (${JSON.stringify(n[k]).slice(0, 60)})`);
+        if (CONSTRAINTS.has(k) && !(k === 'required' && Array.isArray(n[k]) && (n[k] as unknown[]).length === 0))
+          out.push(`${path}.${k}: new constraint on input (${JSON.stringify(n[k]).slice(0, 60)})`);
         if (k === 'additionalProperties' && n[k] === false) out.push(`${path}.additionalProperties: now false on input`);
         if (k === 'required' && n[k] === true) out.push(`${path}: now required`);
       }
@@ -145,7 +158,10 @@ function componentFlows(doc: unknown): Map<string, Flow> {
   const schemas = ((doc as { components?: { schemas?: Record<string, unknown> } })?.components?.schemas ?? {}) as Record<string, unknown>;
   const seen = new Map<string, Set<'request' | 'response'>>();
   const mark = (node: unknown, flow: 'request' | 'response'): void => {
-    if (Array.isArray(node)) return node.forEach((n) => mark(n, flow));
+    if (Array.isArray(node)) {
+      for (const n of node) mark(n, flow);
+      return;
+    }
     if (!node || typeof node !== 'object') return;
     for (const [k, v] of Object.entries(node as Record<string, unknown>)) {
       if (k === '$ref' && typeof v === 'string' && v.startsWith('#/components/schemas/')) {

@@ -23,7 +23,7 @@ export interface JwksServer {
 export async function startJwksServer(jwks: () => Jwks): Promise<JwksServer> {
   let hits = 0;
   let status = 200;
-  const server: Server = createServer((req, res) => {
+  const server: Server = createServer((_req, res) => {
     hits++;
     if (status !== 200) {
       res.writeHead(status, { 'content-type': 'text/plain' });

@@ -206,7 +206,9 @@ export async function startCrawlerEnv(
   const store = new CountingStore(rawStore, counts);
   const index = new EmbeddedSearchIndex({});
   const iconStore = new S3IconStore((mod) => new mod.S3Client(s3Config(clientOpts)), names.bucket);
-  const state: CrawlStateStore = opts.memoryState ? new MemoryCrawlState() : new DynamoCrawlState(doc, names.state, () => Math.floor(clock.now().getTime() / 1000));
+  const state: CrawlStateStore = opts.memoryState
+    ? new MemoryCrawlState()
+    : new DynamoCrawlState(doc, names.state, () => Math.floor(clock.now().getTime() / 1000));
   const countingIndex = new CountingIndex(index, counts);
   const countingIcons = new CountingIcons(iconStore, counts);
   const newCrawler = (settings?: Partial<CrawlerSettings>) =>

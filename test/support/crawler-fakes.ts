@@ -164,7 +164,8 @@ export async function startFakeIcons(): Promise<FakeIcons> {
     .toBuffer();
   const big = Buffer.concat([png.subarray(0, 8), Buffer.alloc(3 * 1024 * 1024, 7)]);
   const svg = '<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64"><circle cx="32" cy="32" r="30" fill="#e11d48"/></svg>';
-  const svgScript = '<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64"><script>alert(document.cookie)</script><rect width="64" height="64"/></svg>';
+  const svgScript =
+    '<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64"><script>alert(document.cookie)</script><rect width="64" height="64"/></svg>';
   const { server, url, requests } = await listen((_req, res, u) => {
     const kind = u.pathname.split('/')[1];
     if (kind === 'png') return void res.writeHead(200, { 'content-type': 'image/png' }).end(png);

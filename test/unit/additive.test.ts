@@ -9,7 +9,10 @@ describe('contract guard (additions only)', () => {
 
   it('accepts an identical document and pure additions', () => {
     expect(nonAdditiveChanges(base, clone())).toEqual([]);
-    const next = clone() as unknown as { paths: Record<string, unknown>; components: { schemas: { X: { properties: Record<string, unknown>; required: string[] } } } };
+    const next = clone() as unknown as {
+      paths: Record<string, unknown>;
+      components: { schemas: { X: { properties: Record<string, unknown>; required: string[] } } };
+    };
     next.paths['/b'] = { get: {} };
     next.components.schemas.X.properties.b = { type: 'integer' };
     (next.components.schemas.X.properties.a as { enum: string[] }).enum.push('z');
@@ -70,17 +73,21 @@ describe('contract guard and the direction of data', () => {
   };
 
   it('fails a new required request-body field', () => {
-    expect(edit((d) => {
-      d.components.schemas.ItemIn.properties.owner = { type: 'string' };
-      d.components.schemas.ItemIn.required.push('owner');
-    })).toEqual(['$.components.schemas.ItemIn.required: newly requires "owner" of input']);
+    expect(
+      edit((d) => {
+        d.components.schemas.ItemIn.properties.owner = { type: 'string' };
+        d.components.schemas.ItemIn.required.push('owner');
+      }),
+    ).toEqual(['$.components.schemas.ItemIn.required: newly requires "owner" of input']);
   });
 
   it('fails a new required query parameter, passes a new optional one', () => {
-    expect(edit((d) => d.paths['/items'].post.parameters.push({ name: 'tenant', in: 'query', required: true, schema: { type: 'integer', minimum: 0 } }))).toEqual([
-      '$.paths./items.post.parameters: new required parameter query:tenant',
-    ]);
-    expect(edit((d) => d.paths['/items'].post.parameters.push({ name: 'sort', in: 'query', required: false, schema: { type: 'integer', minimum: 0 } }))).toEqual([]);
+    expect(
+      edit((d) => d.paths['/items'].post.parameters.push({ name: 'tenant', in: 'query', required: true, schema: { type: 'integer', minimum: 0 } })),
+    ).toEqual(['$.paths./items.post.parameters: new required parameter query:tenant']);
+    expect(
+      edit((d) => d.paths['/items'].post.parameters.push({ name: 'sort', in: 'query', required: false, schema: { type: 'integer', minimum: 0 } })),
+    ).toEqual([]);
   });
 
   it('fails an optional parameter that becomes required', () => {
@@ -88,11 +95,19 @@ describe('contract guard and the direction of data', () => {
   });
 
   it('fails a narrowed enum, a tightened limit, a new constraint on input, a removed field and a changed type', () => {
-    expect(edit((d) => (d.components.schemas.ItemIn.properties.kind.enum = ['a']))).toEqual([expect.stringMatching(/ItemIn\.properties\.kind\.enum\[1\]: removed/)]);
-    expect(edit((d) => (d.components.schemas.ItemIn.properties.name.maxLength = 32))).toEqual(['$.components.schemas.ItemIn.properties.name.maxLength: 64 → 32']);
-    expect(edit((d) => (d.components.schemas.ItemIn.properties.kind.pattern = '^[a-z]$'))).toEqual([expect.stringMatching(/kind\.pattern: new constraint on input/)]);
+    expect(edit((d) => (d.components.schemas.ItemIn.properties.kind.enum = ['a']))).toEqual([
+      expect.stringMatching(/ItemIn\.properties\.kind\.enum\[1\]: removed/),
+    ]);
+    expect(edit((d) => (d.components.schemas.ItemIn.properties.name.maxLength = 32))).toEqual([
+      '$.components.schemas.ItemIn.properties.name.maxLength: 64 → 32',
+    ]);
+    expect(edit((d) => (d.components.schemas.ItemIn.properties.kind.pattern = '^[a-z]$'))).toEqual([
+      expect.stringMatching(/kind\.pattern: new constraint on input/),
+    ]);
     expect(edit((d) => delete d.components.schemas.ItemOut.properties.size)).toEqual(['$.components.schemas.ItemOut.properties.size: removed']);
-    expect(edit((d) => (d.components.schemas.ItemOut.properties.size.type = 'string'))).toEqual(['$.components.schemas.ItemOut.properties.size.type: "integer" → "string"']);
+    expect(edit((d) => (d.components.schemas.ItemOut.properties.size.type = 'string'))).toEqual([
+      '$.components.schemas.ItemOut.properties.size.type: "integer" → "string"',
+    ]);
   });
 
   it('lets a response promise more: a new required field or a new constraint on output pass', () => {

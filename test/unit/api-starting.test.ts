@@ -29,9 +29,19 @@ const failing = async (): Promise<never> => {
 
 const cases: Array<[string, (e: HttpEvent, c: LambdaContext) => Promise<HttpResult>, HttpEvent, (body: unknown) => void]> = [
   ['catalog', createCatalogHandler(failing), event('GET', '/api/mcps'), (b) => expect(b).toMatchObject({ success: false, error: { code: 'INTERNAL_ERROR' } })],
-  ['favorites', createFavoritesHandler(failing), event('GET', '/api/favorites'), (b) => expect(b).toMatchObject({ success: false, error: { code: 'INTERNAL_ERROR' } })],
+  [
+    'favorites',
+    createFavoritesHandler(failing),
+    event('GET', '/api/favorites'),
+    (b) => expect(b).toMatchObject({ success: false, error: { code: 'INTERNAL_ERROR' } }),
+  ],
   ['/v1', createMemoryApiHandler(failing), event('GET', '/v1/memories'), (b) => expect(b).toMatchObject({ error: { code: 'UPSTREAM_UNAVAILABLE' } })],
-  ['OAuth', createOAuthHandler(failing), event('GET', '/.well-known/oauth-authorization-server'), (b) => expect(b).toMatchObject({ error: 'temporarily_unavailable' })],
+  [
+    'OAuth',
+    createOAuthHandler(failing),
+    event('GET', '/.well-known/oauth-authorization-server'),
+    (b) => expect(b).toMatchObject({ error: 'temporarily_unavailable' }),
+  ],
   ['MCP', createMcpHandler(failing), event('POST', '/mcp'), (b) => expect(b).toMatchObject({ error: { data: { code: 'unavailable' } } })],
 ];
 

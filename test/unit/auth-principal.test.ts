@@ -3,7 +3,7 @@ import { AuthError, memoryGranted, normaliseScopes, parseMemoriesClaim, type Pri
 import { bearerToken } from '../../lambdas/identity/verifier';
 
 describe('scope normalisation', () => {
-  it('keeps bare memory scopes and strips this deployment\'s resource-server prefix', () => {
+  it("keeps bare memory scopes and strips this deployment's resource-server prefix", () => {
     expect(normaliseScopes('memory:read memory:write')).toEqual(['memory:read', 'memory:write']);
     expect(normaliseScopes('https://mcp.example.com/mcp/memory:write openid https://mcp.example.com/mcp/memory:read', 'https://mcp.example.com/mcp')).toEqual([
       'memory:read',

@@ -28,8 +28,17 @@ function hungServer(): Promise<{ url: string; close(): Promise<void> }> {
 
 describe('SDK clients give up on a hung backend within their budget', () => {
   it('reads the budget from the environment, with defaults that fit the functions’ timeouts', () => {
-    expect(loadSdkBudget({})).toEqual({ connectTimeoutMs: 1000, dynamoRequestTimeoutMs: 1500, dynamoMaxAttempts: 2, s3RequestTimeoutMs: 5000, s3MaxAttempts: 3 });
-    expect(loadSdkBudget({ AWS_DYNAMODB_TIMEOUT_MS: '300', AWS_DYNAMODB_MAX_ATTEMPTS: '1' })).toMatchObject({ dynamoRequestTimeoutMs: 300, dynamoMaxAttempts: 1 });
+    expect(loadSdkBudget({})).toEqual({
+      connectTimeoutMs: 1000,
+      dynamoRequestTimeoutMs: 1500,
+      dynamoMaxAttempts: 2,
+      s3RequestTimeoutMs: 5000,
+      s3MaxAttempts: 3,
+    });
+    expect(loadSdkBudget({ AWS_DYNAMODB_TIMEOUT_MS: '300', AWS_DYNAMODB_MAX_ATTEMPTS: '1' })).toMatchObject({
+      dynamoRequestTimeoutMs: 300,
+      dynamoMaxAttempts: 1,
+    });
     expect(() => loadSdkBudget({ AWS_S3_TIMEOUT_MS: '0' })).toThrow('AWS_S3_TIMEOUT_MS must be a positive integer, got "0"');
   });
 
@@ -39,7 +48,9 @@ describe('SDK clients give up on a hung backend within their budget', () => {
       const budget = { ...loadSdkBudget({}), dynamoRequestTimeoutMs: 200, dynamoMaxAttempts: 2 };
       const client = dynamoClient({ region: 'us-east-1', dynamoEndpoint: hung.url }, budget);
       const started = Date.now();
-      await expect(client.send(new GetItemCommand({ TableName: 't', Key: { pk: { S: 'x' } } }))).rejects.toThrow(/exceeded the configured 200 ms requestTimeout/);
+      await expect(client.send(new GetItemCommand({ TableName: 't', Key: { pk: { S: 'x' } } }))).rejects.toThrow(
+        /exceeded the configured 200 ms requestTimeout/,
+      );
       // Two attempts of 200 ms plus the SDK's backoff; without a timeout the call would still be waiting.
       expect(Date.now() - started).toBeLessThan(10_000);
       client.destroy();

@@ -151,7 +151,10 @@ describe('remote health (MCP SDK client)', () => {
   });
 
   it('reports 401 as live with auth required, refused and slow servers as not live', async () => {
-    expect(await checker().check({ type: 'streamable-http', url: mcp.remote('auth', 'a', 'streamable-http') })).toMatchObject({ live: true, authRequired: true });
+    expect(await checker().check({ type: 'streamable-http', url: mcp.remote('auth', 'a', 'streamable-http') })).toMatchObject({
+      live: true,
+      authRequired: true,
+    });
     const dead = await checker().check({ type: 'streamable-http', url: mcp.remote('dead', 'd', 'streamable-http') });
     expect(dead).toMatchObject({ live: false });
     const slow = await checker(300).check({ type: 'streamable-http', url: mcp.remote('slow', 's', 'streamable-http') });

@@ -83,8 +83,12 @@ describe('category classifier on real registry rows', () => {
   it('uses captured tools and the README', () => {
     const mux = real('com.mux/mcp');
     expect(classify(mux)).toEqual(['Other']);
-    expect(classify(mux, { tools: [{ name: 'upload_video', description: 'Upload a video or audio asset and create a playback ID' }] })).toContain('Media & Design');
-    expect(classify(mux, { readme: '# Mux\nStream video and audio, cut podcasts and edit images.\n```sh\nnpm install docker kubernetes\n```' })).toContain('Media & Design');
+    expect(classify(mux, { tools: [{ name: 'upload_video', description: 'Upload a video or audio asset and create a playback ID' }] })).toContain(
+      'Media & Design',
+    );
+    expect(classify(mux, { readme: '# Mux\nStream video and audio, cut podcasts and edit images.\n```sh\nnpm install docker kubernetes\n```' })).toContain(
+      'Media & Design',
+    );
     // Code blocks in the README do not count.
     expect(classify(mux, { readme: '```sh\nkubectl apply -f deploy.yaml\ndocker run terraform\n```' })).toEqual(['Other']);
   });
@@ -113,7 +117,11 @@ describe('trending', () => {
     expect(starsGained({ '2025-10-07': 50, '2025-10-09': 80 }, '2025-10-09')).toBe(30);
     expect(starsGained({ '2025-10-01': 50, '2025-10-09': 80 }, '2025-10-09')).toBe(0);
     expect(starsGained({ '2025-10-05': 90, '2025-10-09': 80 }, '2025-10-09')).toBe(0);
-    const pruned = withStarSnapshot(Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`2025-09-${String(i + 1).padStart(2, '0')}`, i])), '2025-10-01', 99);
+    const pruned = withStarSnapshot(
+      Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`2025-09-${String(i + 1).padStart(2, '0')}`, i])),
+      '2025-10-01',
+      99,
+    );
     expect(Object.keys(pruned)).toHaveLength(15);
   });
 });
@@ -142,20 +150,52 @@ describe('records and change detection', () => {
   });
 
   it('is unchanged when only volatile timestamps differ', () => {
-    const again = buildEntry({ server, slug: 'x', existing, enrichment: { repo, readme: 'unchanged', downloads: 10 }, categories: ['Data & Databases'], trending: 0, now: later });
+    const again = buildEntry({
+      server,
+      slug: 'x',
+      existing,
+      enrichment: { repo, readme: 'unchanged', downloads: 10 },
+      categories: ['Data & Databases'],
+      trending: 0,
+      now: later,
+    });
     expect(again.change).toBe('unchanged');
     expect(again.record).toBe(existing.record);
   });
 
   it('writes star changes without moving updatedAt, and moves it for README or upstream changes', () => {
-    const stars = buildEntry({ server, slug: 'x', existing, enrichment: { repo: { ...repo, stars: 50 } }, categories: ['Data & Databases'], trending: 8, now: later });
+    const stars = buildEntry({
+      server,
+      slug: 'x',
+      existing,
+      enrichment: { repo: { ...repo, stars: 50 } },
+      categories: ['Data & Databases'],
+      trending: 8,
+      now: later,
+    });
     expect(stars.change).toBe('updated');
     expect(stars.record.updatedAt).toBe(now.toISOString());
     expect(stars.record.crawledAt).toBe(later.toISOString());
     expect(stars.readme).toBeUndefined(); // the README item is not rewritten
-    const newReadme = buildEntry({ server, slug: 'x', existing, enrichment: { repo, readme: { ...readme, sha: 'def' }, downloads: 10 }, categories: ['Data & Databases'], trending: 0, now: later });
+    const newReadme = buildEntry({
+      server,
+      slug: 'x',
+      existing,
+      enrichment: { repo, readme: { ...readme, sha: 'def' }, downloads: 10 },
+      categories: ['Data & Databases'],
+      trending: 0,
+      now: later,
+    });
     expect(newReadme.record.updatedAt).toBe(later.toISOString());
-    const newVersion = buildEntry({ server: { ...server, version: '9.9.9' }, slug: 'x', existing, enrichment: { repo, downloads: 10 }, categories: ['Data & Databases'], trending: 0, now: later });
+    const newVersion = buildEntry({
+      server: { ...server, version: '9.9.9' },
+      slug: 'x',
+      existing,
+      enrichment: { repo, downloads: 10 },
+      categories: ['Data & Databases'],
+      trending: 0,
+      now: later,
+    });
     expect(newVersion.record.updatedAt).toBe(later.toISOString());
   });
 
@@ -192,7 +232,14 @@ describe('health merging', () => {
 
 describe('report and config', () => {
   it('summarises counts, rejections by reason and failures by step', () => {
-    const result = { ...emptyUnitResult(), rows: 3, added: ['a'], unchanged: 1, rejected: [{ name: 'b', code: 'schema' as const, reason: 'bad' }], failures: [{ name: 'a', step: 'github' as const, reason: 'down' }] };
+    const result = {
+      ...emptyUnitResult(),
+      rows: 3,
+      added: ['a'],
+      unchanged: 1,
+      rejected: [{ name: 'b', code: 'schema' as const, reason: 'bad' }],
+      failures: [{ name: 'a', step: 'github' as const, reason: 'down' }],
+    };
     const report = buildReport(
       { runId: 'r1', mode: 'full', startedAt: 't', status: 'running', steps: 1, unitsCreated: 1, unitsDone: 1, rowsSeen: 3 },
       [{ runId: 'r1', unitId: 'p1', kind: 'page', status: 'done', result }],
@@ -208,7 +255,13 @@ describe('report and config', () => {
 
   it('reads the environment with documented defaults and validates it', () => {
     const c = loadCrawlerConfig({});
-    expect(c).toMatchObject({ registryUrl: 'https://registry.modelcontextprotocol.io', githubApiUrl: 'https://api.github.com', pageSize: 100, readmeMaxBytes: 262144, classifier: 'rules' });
+    expect(c).toMatchObject({
+      registryUrl: 'https://registry.modelcontextprotocol.io',
+      githubApiUrl: 'https://api.github.com',
+      pageSize: 100,
+      readmeMaxBytes: 262144,
+      classifier: 'rules',
+    });
     expect(Object.values(c.steps).every(Boolean)).toBe(true);
     expect(parseSteps('github,icon')).toMatchObject({ github: true, icon: true, readme: false, health: false });
     expect(Object.values(parseSteps('none')).some(Boolean)).toBe(false);

@@ -82,7 +82,10 @@ describe('normaliseRow on real registry rows', () => {
     for (const doc of docs) {
       const ajv = validate(doc) === true;
       const zod = serverJsonIssues(doc).length === 0;
-      if (ajv !== zod) throw new Error(`ajv ${ajv} vs zod ${zod} on ${JSON.stringify(doc).slice(0, 300)}: ${JSON.stringify(validate.errors)} / ${serverJsonIssues(doc).join('; ')}`);
+      if (ajv !== zod)
+        throw new Error(
+          `ajv ${ajv} vs zod ${zod} on ${JSON.stringify(doc).slice(0, 300)}: ${JSON.stringify(validate.errors)} / ${serverJsonIssues(doc).join('; ')}`,
+        );
     }
   });
 
@@ -150,7 +153,10 @@ describe('normaliseRow on real registry rows', () => {
     });
     expect(reasons).toEqual(['invalid_name', 'invalid_description', 'invalid_remote', 'missing_version']);
     expect(normaliseRow('nope')).toMatchObject({ ok: false, rejection: { code: 'not_an_object' } });
-    const unknownStatus = { server: { name: 'io.github.a/b', description: 'd', version: '1' }, _meta: { 'io.modelcontextprotocol.registry/official': { status: 'paused' } } };
+    const unknownStatus = {
+      server: { name: 'io.github.a/b', description: 'd', version: '1' },
+      _meta: { 'io.modelcontextprotocol.registry/official': { status: 'paused' } },
+    };
     expect(normaliseRow(unknownStatus)).toMatchObject({ ok: false, rejection: { code: 'unknown_status', name: 'io.github.a/b' } });
     const unknownRegistry = { name: 'io.github.a/b', description: 'd', version_detail: { version: '1' }, packages: [{ registry_name: 'unknown', name: 'x' }] };
     expect(normaliseRow(unknownRegistry)).toMatchObject({ ok: false, rejection: { code: 'invalid_package' } });

@@ -21,7 +21,15 @@ class StubGithub implements GithubSource {
     this.calls++;
     if (this.fail) throw new Error('GitHub is down');
     const key = `${ref.owner}/${ref.repo}`;
-    const value: RepoInfo = { exists: true, stars: this.stars.get(key) ?? 10, language: 'TypeScript', license: 'MIT License', licenseSpdx: 'MIT', pushedAt: '2025-10-01T00:00:00Z', ownerAvatarUrl: `https://avatars.example/${ref.owner}` };
+    const value: RepoInfo = {
+      exists: true,
+      stars: this.stars.get(key) ?? 10,
+      language: 'TypeScript',
+      license: 'MIT License',
+      licenseSpdx: 'MIT',
+      pushedAt: '2025-10-01T00:00:00Z',
+      ownerAvatarUrl: `https://avatars.example/${ref.owner}`,
+    };
     const etag = `"${JSON.stringify(value)}"`;
     return cached?.etag === etag ? cached : { etag, value, fetchedAt: new Date().toISOString() };
   }
@@ -45,7 +53,12 @@ function setup(rows: unknown[], pageSize = 3) {
   const github = new StubGithub();
   const clock = new TestClock(Date.parse('2025-10-22T12:00:00Z'));
   const health = {
-    check: async (r: { url: string }): Promise<RemoteHealth> => ({ url: r.url, live: !r.url.includes('dead'), ...(r.url.includes('dead') ? { error: 'refused' } : { toolCount: 1, tools: [{ name: 'ping' }] }), checkedAt: clock.now().toISOString() }),
+    check: async (r: { url: string }): Promise<RemoteHealth> => ({
+      url: r.url,
+      live: !r.url.includes('dead'),
+      ...(r.url.includes('dead') ? { error: 'refused' } : { toolCount: 1, tools: [{ name: 'ping' }] }),
+      checkedAt: clock.now().toISOString(),
+    }),
   };
   const deps: CrawlerDeps = {
     state,
@@ -65,8 +78,17 @@ function setup(rows: unknown[], pageSize = 3) {
 }
 
 const rowsV1 = () => [
-  row('io.github.alice/pg-tools', '1.0.0', { repository: 'https://github.com/alice/pg-tools', packages: [{ registryType: 'npm', identifier: 'pg-tools' }], isLatest: false, publishedAt: '2025-09-01T00:00:00Z' }),
-  row('io.github.alice/pg-tools', '1.1.0', { repository: 'https://github.com/alice/pg-tools', packages: [{ registryType: 'npm', identifier: 'pg-tools' }], publishedAt: '2025-09-10T00:00:00Z' }),
+  row('io.github.alice/pg-tools', '1.0.0', {
+    repository: 'https://github.com/alice/pg-tools',
+    packages: [{ registryType: 'npm', identifier: 'pg-tools' }],
+    isLatest: false,
+    publishedAt: '2025-09-01T00:00:00Z',
+  }),
+  row('io.github.alice/pg-tools', '1.1.0', {
+    repository: 'https://github.com/alice/pg-tools',
+    packages: [{ registryType: 'npm', identifier: 'pg-tools' }],
+    publishedAt: '2025-09-10T00:00:00Z',
+  }),
   row('com.example/remote', '2.0.0', { remotes: [{ type: 'streamable-http', url: 'https://mcp.example.com/mcp' }], description: 'Send Slack messages' }),
   row('com.example/dead-remote', '1.0.0', { remotes: [{ type: 'sse', url: 'https://dead.example.com/sse' }] }),
   row('io.github.bob/old', '0.1.0', { status: 'deprecated', repository: 'https://github.com/bob/old' }),
@@ -86,7 +108,13 @@ describe('Crawler (in memory)', () => {
     expect(report.counts).toMatchObject({ rows: 8, added: 6, updated: 0, rejected: 1, superseded: 1, removed: 0 });
     expect(report.rejected[0]).toMatchObject({ name: 'io.github.bad/row', code: 'invalid_description' });
     const pg = records.find((r) => r.name === 'io.github.alice/pg-tools');
-    expect(pg).toMatchObject({ version: '1.1.0', downloads: 1000, github: { stars: 10, licenseSpdx: 'MIT' }, grades: { license: 'A', maintenance: 'A', quality: 'untested' }, hasIcon: true });
+    expect(pg).toMatchObject({
+      version: '1.1.0',
+      downloads: 1000,
+      github: { stars: 10, licenseSpdx: 'MIT' },
+      grades: { license: 'A', maintenance: 'A', quality: 'untested' },
+      hasIcon: true,
+    });
     expect(pg?.categories).toContain('Data & Databases');
     expect(records.find((r) => r.name === 'io.github.bob/old')?.status).toBe('deprecated');
     const slugs = records.map((r) => r.slug);
@@ -126,10 +154,18 @@ describe('Crawler (in memory)', () => {
     t.upstream.rows = [
       ...rowsV1().map((r) =>
         (r as { server: { name: string } }).server.name === 'com.example/remote'
-          ? row('com.example/remote', '2.0.0', { remotes: [{ type: 'streamable-http', url: 'https://mcp.example.com/mcp' }], status: 'deleted', updatedAt: '2025-10-21T00:00:00Z' })
+          ? row('com.example/remote', '2.0.0', {
+              remotes: [{ type: 'streamable-http', url: 'https://mcp.example.com/mcp' }],
+              status: 'deleted',
+              updatedAt: '2025-10-21T00:00:00Z',
+            })
           : r,
       ),
-      row('io.github.alice/pg-tools', '1.2.0', { repository: 'https://github.com/alice/pg-tools', packages: [{ registryType: 'npm', identifier: 'pg-tools' }], publishedAt: '2025-10-20T00:00:00Z' }),
+      row('io.github.alice/pg-tools', '1.2.0', {
+        repository: 'https://github.com/alice/pg-tools',
+        packages: [{ registryType: 'npm', identifier: 'pg-tools' }],
+        publishedAt: '2025-10-20T00:00:00Z',
+      }),
     ];
     const report = await runCrawl(t.make());
     expect(report.mode).toBe('incremental');
@@ -254,10 +290,24 @@ describe('Crawler (in memory)', () => {
 });
 
 describe('high-water mark', () => {
-  const run = (o: Partial<RunMeta>): RunMeta => ({ runId: 'r', mode: 'full', startedAt: '', status: 'running', steps: 1, unitsCreated: 0, unitsDone: 0, rowsSeen: 0, ...o });
+  const run = (o: Partial<RunMeta>): RunMeta => ({
+    runId: 'r',
+    mode: 'full',
+    startedAt: '',
+    status: 'running',
+    steps: 1,
+    unitsCreated: 0,
+    unitsDone: 0,
+    rowsSeen: 0,
+    ...o,
+  });
   it('is the newest upstream updatedAt, kept behind the upstream clock at the start, never going back', () => {
-    expect(computeHighWater(run({ maxUpdatedAt: '2025-10-01T00:00:00.000Z', upstreamStartedAt: '2025-10-22T00:00:00.000Z' }), undefined, 60_000)).toBe('2025-10-01T00:00:00.000Z');
-    expect(computeHighWater(run({ maxUpdatedAt: '2025-10-22T00:05:00.000Z', upstreamStartedAt: '2025-10-22T00:00:00.000Z' }), undefined, 60_000)).toBe('2025-10-21T23:59:00.000Z');
+    expect(computeHighWater(run({ maxUpdatedAt: '2025-10-01T00:00:00.000Z', upstreamStartedAt: '2025-10-22T00:00:00.000Z' }), undefined, 60_000)).toBe(
+      '2025-10-01T00:00:00.000Z',
+    );
+    expect(computeHighWater(run({ maxUpdatedAt: '2025-10-22T00:05:00.000Z', upstreamStartedAt: '2025-10-22T00:00:00.000Z' }), undefined, 60_000)).toBe(
+      '2025-10-21T23:59:00.000Z',
+    );
     expect(computeHighWater(run({}), '2025-09-01T00:00:00.000Z', 60_000)).toBe('2025-09-01T00:00:00.000Z');
     expect(computeHighWater(run({ maxUpdatedAt: '2025-08-01T00:00:00.000Z' }), '2025-09-01T00:00:00.000Z', 60_000)).toBe('2025-09-01T00:00:00.000Z');
   });

@@ -62,7 +62,10 @@ describe('signed cursors', () => {
     let stored: { current: typeof k1; previous?: typeof k1 } = { current: k1 };
     let reads = 0;
     let now = 0;
-    const source = async () => ((reads += 1), stored);
+    const source = async () => {
+      reads += 1;
+      return stored;
+    };
     const early = new CursorCodec(stored, { reload: source, clock: () => now });
 
     it('accepts the new key’s cursors by re-reading the ring, and then signs with it', async () => {

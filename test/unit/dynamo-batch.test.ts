@@ -47,7 +47,11 @@ describe('DynamoDB batch helpers', () => {
     await batchWriteAll(c.doc, 't', puts(150));
     const slow = partialClient(40);
     for (const [k, v] of c.stored) slow.stored.set(k, v);
-    const found = await batchGetAll(slow.doc, 't', Array.from({ length: 150 }, (_, i) => ({ pk: `k${i}` })));
+    const found = await batchGetAll(
+      slow.doc,
+      't',
+      Array.from({ length: 150 }, (_, i) => ({ pk: `k${i}` })),
+    );
     expect(found.map((f) => f.pk).sort()).toEqual([...c.stored.keys()].sort());
     expect(slow.calls).toEqual([100, 60, 20, 50, 10]);
   });

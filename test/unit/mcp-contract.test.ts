@@ -30,17 +30,20 @@ it('requires no argument the snapshot did not require', () => {
 
 it('would catch a renamed argument, a removed result field and a narrowed enum', () => {
   // JSON surgery on a copy of the list: loosely typed on purpose.
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  const mutate = (edit: (tools: Array<Record<string, any>>) => void): string[] => {
-    const copy = JSON.parse(JSON.stringify(current)) as { tools: Array<Record<string, any>> };
+  // biome-ignore lint/suspicious/noExplicitAny: the edits reach into arbitrary JSON Schema
+  type Json = Record<string, any>;
+  const mutate = (edit: (tools: Json[]) => void): string[] => {
+    const copy = JSON.parse(JSON.stringify(current)) as { tools: Json[] };
     edit(copy.tools);
     return nonAdditiveChanges(current, copy);
   };
-  expect(mutate((t) => {
-    const props = t[1].inputSchema.properties;
-    props.file = props.path;
-    delete props.path;
-  })).not.toEqual([]);
+  expect(
+    mutate((t) => {
+      const props = t[1].inputSchema.properties;
+      props.file = props.path;
+      delete props.path;
+    }),
+  ).not.toEqual([]);
   expect(mutate((t) => delete t[0].outputSchema.properties.results.items.properties.score)).not.toEqual([]);
   expect(mutate((t) => t[4].inputSchema.properties.mode.enum.pop())).not.toEqual([]);
   expect(mutate((t) => (t[2].inputSchema.properties.depth.maximum = 3))).not.toEqual([]);

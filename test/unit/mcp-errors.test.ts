@@ -28,8 +28,10 @@ it('points a body with a front-matter fence at the frontmatter argument, never a
   }
 });
 
-it('leaves messages that already speak in the tools\' terms alone', () => {
+it("leaves messages that already speak in the tools' terms alone", () => {
   expect(toToolError(badRequest('invalid_argument', 'at most 50 tags', 'tags'), ctx).message).toBe('at most 50 tags');
   expect(toToolError(badRequest('no_unique_match', 'old_str does not occur in the body', 'old_str'), ctx).message).toBe('old_str does not occur in the body');
-  expect(toToolError(new MemoryError('BAD_REQUEST', 'refused_content', 'content refused: line 1 looks like a key', { field: 'body' }), ctx)).toMatchObject({ code: 'refused_content' });
+  expect(toToolError(new MemoryError('BAD_REQUEST', 'refused_content', 'content refused: line 1 looks like a key', { field: 'body' }), ctx)).toMatchObject({
+    code: 'refused_content',
+  });
 });

@@ -18,14 +18,20 @@ import type { RateDecision, RateLimiter } from '../../lambdas/shared/rate-limit/
 const principal: Principal = { sub: 'alice', scopes: ['memory:read', 'memory:write'], kind: 'jwt', expiresAt: Math.floor(Date.now() / 1000) + 600 };
 
 const verifier = (impl: () => Promise<Principal>): TokenVerifier => ({ verify: impl });
-const allowAll: RateLimiter = { consume: async (): Promise<RateDecision> => ({ allowed: true, limit: 120, remaining: 119, resetSeconds: 0, retryAfterSeconds: 0 }) };
+const allowAll: RateLimiter = {
+  consume: async (): Promise<RateDecision> => ({ allowed: true, limit: 120, remaining: 119, resetSeconds: 0, retryAfterSeconds: 0 }),
+};
 
 function deps(overrides: Partial<McpDeps> = {}): McpDeps {
   return {
     config: loadMcpConfig({}),
     audience: 'https://mcp.example.com/mcp',
     verifier: verifier(async () => principal),
-    memory: new MemoryService({ blobs: new InMemoryBlobStore(), lock: new InMemoryRevLock(), cursors: new CursorCodec({ current: { id: 1, secret: randomBytes(32) } }) }),
+    memory: new MemoryService({
+      blobs: new InMemoryBlobStore(),
+      lock: new InMemoryRevLock(),
+      cursors: new CursorCodec({ current: { id: 1, secret: randomBytes(32) } }),
+    }),
     limiter: allowAll,
     ...overrides,
   };
@@ -59,7 +65,11 @@ function event(body: unknown, o: { method?: string; headers?: Record<string, str
 const call = (name: string, args: unknown) => ({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name, arguments: args } });
 
 it('answers 503 with Retry-After when the token cannot be verified (JWKS or token table down)', async () => {
-  const res = await handleMcpRequest(event(call('memory__list', {})), deps({ verifier: verifier(async () => Promise.reject(new AuthError('jwks-unavailable', 'down'))) }), 'r');
+  const res = await handleMcpRequest(
+    event(call('memory__list', {})),
+    deps({ verifier: verifier(async () => Promise.reject(new AuthError('jwks-unavailable', 'down'))) }),
+    'r',
+  );
   expect(res.statusCode).toBe(503);
   expect(res.headers['retry-after']).toBe('1');
   expect(JSON.parse(res.body as string)).toMatchObject({ error: { data: { code: 'unavailable' } } });
@@ -88,7 +98,12 @@ it('serves the request when the rate limiter itself fails (the gate opens, the f
 
 it('charges one call per JSON-RPC request of a batch (notifications are free), so a batch cannot dodge the limit', async () => {
   const keys: string[] = [];
-  const limiter: RateLimiter = { consume: async (key, policy, cost) => (keys.push(`${key} ${policy.name} ${policy.burst} ×${cost}`), allowAll.consume(key, policy)) };
+  const limiter: RateLimiter = {
+    consume: async (key, policy, cost) => {
+      keys.push(`${key} ${policy.name} ${policy.burst} ×${cost}`);
+      return allowAll.consume(key, policy);
+    },
+  };
   const batch = [call('memory__list', {}), { ...call('memory__list', {}), id: 8 }, { jsonrpc: '2.0', method: 'notifications/initialized' }];
   await handleMcpRequest(event(batch, { headers: { 'mcp-protocol-version': '2025-03-26' } }), deps({ limiter }), 'r');
   // One take of two tokens: all or nothing, so a refused batch spends none (the limiter's tests show it).
@@ -123,7 +138,10 @@ it('turns an unexpected failure inside a tool into an unavailable tool error wit
 it('refuses configuration that is not an origin', () => {
   expect(() => loadMcpConfig({ MCP_ALLOWED_ORIGINS: 'https://a.example/path' })).toThrow(/not an origin/);
   expect(() => loadMcpConfig({ MCP_ALLOWED_ORIGINS: '*' })).toThrow(/not an origin/);
-  expect(loadMcpConfig({ MCP_ALLOWED_ORIGINS: 'HTTPS://App.Example:443, http://localhost:5173' }).allowedOrigins).toEqual(['https://app.example', 'http://localhost:5173']);
+  expect(loadMcpConfig({ MCP_ALLOWED_ORIGINS: 'HTTPS://App.Example:443, http://localhost:5173' }).allowedOrigins).toEqual([
+    'https://app.example',
+    'http://localhost:5173',
+  ]);
   expect(() => loadMcpConfig({ MCP_RATE_PER_MINUTE: '0' })).toThrow(/positive integer/);
 });
 
@@ -137,7 +155,10 @@ it('merges the settings secret (CDK: verifier settings that depend on the distri
 
 describe('tools/call arguments that are not an object', () => {
   /** The JSON-RPC response for request `id` in a POST's answer (one message or a batch). */
-  async function answer(body: unknown, o: { deps?: McpDeps; id?: number } = {}): Promise<{ result?: { isError?: boolean; structuredContent?: Record<string, unknown> }; error?: { code: number; message: string } }> {
+  async function answer(
+    body: unknown,
+    o: { deps?: McpDeps; id?: number } = {},
+  ): Promise<{ result?: { isError?: boolean; structuredContent?: Record<string, unknown> }; error?: { code: number; message: string } }> {
     const res = await handleMcpRequest(event(body), o.deps ?? deps(), 'r');
     expect(res.statusCode).toBe(200);
     const parsed = JSON.parse(res.body as string) as unknown;
@@ -157,15 +178,20 @@ describe('tools/call arguments that are not an object', () => {
       const msg = await answer(call(tool, args));
       expect(msg.error).toBeUndefined();
       expect(msg.result?.isError).toBe(true);
-      expect(msg.result?.structuredContent).toEqual({ error: { code: 'invalid_argument', message: expect.stringContaining(`arguments must be an object of named arguments`) } });
-      expect((msg.result?.structuredContent as { error: { message: string } }).error.message).toMatch(new RegExp(`not ${kind}$`));
+      expect(msg.result?.structuredContent).toEqual({
+        error: { code: 'invalid_argument', message: expect.stringContaining(`arguments must be an object of named arguments`) },
+      });
+      expect((msg.result?.structuredContent as { error: { message: string } } | undefined)?.error.message).toMatch(new RegExp(`not ${kind}$`));
     }
   });
 
   it('keeps a missing arguments as no arguments: list lists, search says query is required', async () => {
     const noArgs = (name: string) => ({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name } });
     expect((await answer(noArgs('memory__list'))).result).toMatchObject({ structuredContent: { folder: '', entries: [], truncated: false, files: 0 } });
-    expect((await answer(noArgs('memory__search'))).result).toMatchObject({ isError: true, structuredContent: { error: { code: 'invalid_argument', message: 'query is required (string)' } } });
+    expect((await answer(noArgs('memory__search'))).result).toMatchObject({
+      isError: true,
+      structuredContent: { error: { code: 'invalid_argument', message: 'query is required (string)' } },
+    });
   });
 
   it('answers each call of a batch on its own: a bad one does not spoil a good one', async () => {
@@ -179,7 +205,10 @@ describe('tools/call arguments that are not an object', () => {
 
   it('checks the scope first, and keeps an unknown tool a protocol error whatever its arguments', async () => {
     const readOnly = deps({ verifier: verifier(async () => ({ ...principal, scopes: ['memory:read'] })) });
-    expect((await answer(call('memory__write', 'x'), { deps: readOnly })).result).toMatchObject({ isError: true, structuredContent: { error: { code: 'forbidden' } } });
+    expect((await answer(call('memory__write', 'x'), { deps: readOnly })).result).toMatchObject({
+      isError: true,
+      structuredContent: { error: { code: 'forbidden' } },
+    });
     const unknown = await answer(call('memory__nope', null));
     expect(unknown.error).toMatchObject({ code: -32602, message: expect.stringMatching(/unknown tool "memory__nope"/) });
   });
@@ -199,13 +228,23 @@ describe('the 401 challenge (RFC 6750 §3.1)', () => {
   const base = 'Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp", scope="memory:read memory:write"';
 
   it('has no error code when no bearer token was presented: no Authorization, or another scheme', async () => {
-    expect(await challenge(undefined, verifier(async () => Promise.reject(new AuthError('missing', 'none'))))).toBe(base);
+    expect(
+      await challenge(
+        undefined,
+        verifier(async () => Promise.reject(new AuthError('missing', 'none'))),
+      ),
+    ).toBe(base);
     expect(await challenge('Basic dXNlcjpwYXNz', rejecting)).toBe(base);
     expect(await challenge('Token abc', rejecting)).toBe(base);
   });
 
   it('says error="invalid_token" when a bearer token was presented but is bad', async () => {
-    expect(await challenge('Bearer not-valid', verifier(async () => Promise.reject(new AuthError('bad-signature', 'forged'))))).toBe(`${base}, error="invalid_token"`);
+    expect(
+      await challenge(
+        'Bearer not-valid',
+        verifier(async () => Promise.reject(new AuthError('bad-signature', 'forged'))),
+      ),
+    ).toBe(`${base}, error="invalid_token"`);
     expect(await challenge('bearer a b', rejecting)).toBe(`${base}, error="invalid_token"`);
   });
 });

@@ -16,7 +16,13 @@ const keysFile = join(dir, 'keys.json');
 writeFileSync(keysFile, JSON.stringify({ current: { id: 1, secret: randomBytes(32).toString('base64') } }));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const baseEnv = { AUTH_MODE: 'local', MEMORY_TABLE: 'memories', MEMORY_BUCKET: 'memories', CURSOR_KEYS_FILE: keysFile, MCP_SETTINGS_SECRET: 'stack/mcp/settings' };
+const baseEnv = {
+  AUTH_MODE: 'local',
+  MEMORY_TABLE: 'memories',
+  MEMORY_BUCKET: 'memories',
+  CURSOR_KEYS_FILE: keysFile,
+  MCP_SETTINGS_SECRET: 'stack/mcp/settings',
+};
 const settings = (audience: string) => JSON.stringify({ AUTH_AUDIENCE: audience, PUBLIC_URL: audience.replace(/\/mcp$/, '') });
 
 function harness(initial: string) {

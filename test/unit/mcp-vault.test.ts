@@ -17,16 +17,19 @@ describe('parseNotePath', () => {
     expect(() => parseNotePath(raw)).toThrow(expect.objectContaining({ code: 'invalid_argument' }));
   });
 
-  it.each(['@Work/a.md', '@/a.md', '@', '@export/a.md', `@${'x'.repeat(65)}/a.md`, '@a b/c.md'])('answers not_found for %s, which no REST memory can be named', (raw) => {
-    let caught: unknown;
-    try {
-      parseNotePath(raw);
-    } catch (err) {
-      caught = err;
-    }
-    expect(caught).toBeInstanceOf(ToolError);
-    expect(caught).toMatchObject({ code: 'not_found' });
-  });
+  it.each(['@Work/a.md', '@/a.md', '@', '@export/a.md', `@${'x'.repeat(65)}/a.md`, '@a b/c.md'])(
+    'answers not_found for %s, which no REST memory can be named',
+    (raw) => {
+      let caught: unknown;
+      try {
+        parseNotePath(raw);
+      } catch (err) {
+        caught = err;
+      }
+      expect(caught).toBeInstanceOf(ToolError);
+      expect(caught).toMatchObject({ code: 'not_found' });
+    },
+  );
 });
 
 describe('parseFolder', () => {

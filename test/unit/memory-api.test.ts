@@ -62,11 +62,19 @@ describe('If-Match values', () => {
   });
 
   test.each(['', 'abc', `"${sha}`, 'g'.repeat(40)])('%p is BAD_REQUEST', async (input) => {
-    await expectMemoryError(Promise.resolve().then(() => parseIfMatch(input)), 'BAD_REQUEST', 'invalid_rev');
+    await expectMemoryError(
+      Promise.resolve().then(() => parseIfMatch(input)),
+      'BAD_REQUEST',
+      'invalid_rev',
+    );
   });
 
   test('a weak tag is well formed but never matches (RFC 9110 compares If-Match strongly): CONFLICT', async () => {
-    await expectMemoryError(Promise.resolve().then(() => parseIfMatch(`W/"${sha}"`)), 'CONFLICT', 'stale_rev');
+    await expectMemoryError(
+      Promise.resolve().then(() => parseIfMatch(`W/"${sha}"`)),
+      'CONFLICT',
+      'stale_rev',
+    );
   });
 
   test("the core's stale rev is answered in If-Match's terms", () => {
@@ -114,7 +122,16 @@ describe('errors in one place', () => {
   });
 
   it('has one status per code', () => {
-    expect(V1_ERROR_STATUS).toMatchObject({ BAD_REQUEST: 400, UNAUTHENTICATED: 401, FORBIDDEN: 403, NOT_FOUND: 404, CONFLICT: 409, RATE_LIMITED: 429, INTERNAL_ERROR: 500, UPSTREAM_UNAVAILABLE: 503 });
+    expect(V1_ERROR_STATUS).toMatchObject({
+      BAD_REQUEST: 400,
+      UNAUTHENTICATED: 401,
+      FORBIDDEN: 403,
+      NOT_FOUND: 404,
+      CONFLICT: 409,
+      RATE_LIMITED: 429,
+      INTERNAL_ERROR: 500,
+      UPSTREAM_UNAVAILABLE: 503,
+    });
   });
 });
 

@@ -56,7 +56,7 @@ describe('front matter', () => {
       const cur = String.fromCharCode(97 + i);
       laughs.push(`${cur}: &${cur} [*${prev}, *${prev}, *${prev}, *${prev}, *${prev}, *${prev}, *${prev}, *${prev}, *${prev}]`);
     }
-    expect(fmError(() => parseFrontMatterYaml(laughs.join('\n') + '\n', L))).toBe('invalid_frontmatter');
+    expect(fmError(() => parseFrontMatterYaml(`${laughs.join('\n')}\n`, L))).toBe('invalid_frontmatter');
     expect(parseFrontMatterYaml('a: &x 1\nb: *x\n', L)).toEqual({ a: 1, b: 1 });
     expect(fmError(() => parseFrontMatterYaml(`a: "${'x'.repeat(L.maxFrontmatterBytes)}"\n`, L))).toBe('invalid_frontmatter');
     let deep = '1';

@@ -33,7 +33,7 @@ describe('memory names', () => {
 });
 
 describe('note paths', () => {
-  test.each(['a.md', 'folder/note.md', 'Deep/Er/Case.md', 'ünï/cödé.md', '.hidden/x.md', 'a b/c d.md', 'x'.repeat(252) + '.md'])('accepts %p', (p) => {
+  test.each(['a.md', 'folder/note.md', 'Deep/Er/Case.md', 'ünï/cödé.md', '.hidden/x.md', 'a b/c d.md', `${'x'.repeat(252)}.md`])('accepts %p', (p) => {
     expect(validateNotePath(p, DEFAULT_LIMITS)).toBe(p);
   });
 
@@ -54,8 +54,8 @@ describe('note paths', () => {
     ['.git/x.md', '.git'],
     ['x.md/y.md', 'folder named like a note'],
     ['@vault/x.md', 'vault addressing'],
-    ['x'.repeat(256) + '.md', 'segment too long'],
-    [('abcdefghij/'.repeat(100)) + 'x.md', 'path too long'],
+    [`${'x'.repeat(256)}.md`, 'segment too long'],
+    [`${'abcdefghij/'.repeat(100)}x.md`, 'path too long'],
   ])('refuses %p (%s)', (p) => {
     expect(reason(() => validateNotePath(p, DEFAULT_LIMITS))).toBe('BAD_REQUEST/invalid_path');
   });

@@ -49,7 +49,8 @@ function dns(addresses: Record<string, string[] | Error>): { resolveHost: HostRe
 }
 
 describe('the resolver with the pinned fetch', () => {
-  const resolverFor = (addresses: Record<string, string[] | Error>) => new ClientResolver(emptyStore, cimd, pinnedFetch(guardedLookup(dns(addresses).resolveHost, false)), Date.now);
+  const resolverFor = (addresses: Record<string, string[] | Error>) =>
+    new ClientResolver(emptyStore, cimd, pinnedFetch(guardedLookup(dns(addresses).resolveHost, false)), Date.now);
 
   it.each([
     ['loopback', ['127.0.0.1']],
@@ -60,19 +61,27 @@ describe('the resolver with the pinned fetch', () => {
     ['IPv4-mapped IPv6', ['::ffff:127.0.0.1']],
     ['one public and one private address', ['93.184.216.34', '192.168.1.10']],
   ])('refuses a host name that resolves to %s, without connecting', async (_what, addrs) => {
-    expect(await resolverFor({ 'client.example.org': addrs }).resolve(URL_ID)).toEqual({ ok: false, reason: 'client_id resolves to a loopback or private address' });
+    expect(await resolverFor({ 'client.example.org': addrs }).resolve(URL_ID)).toEqual({
+      ok: false,
+      reason: 'client_id resolves to a loopback or private address',
+    });
     expect(received).toEqual([]);
   });
 
   it('refuses a host name that does not resolve, or resolves to nothing', async () => {
-    expect(await resolverFor({ 'client.example.org': new Error('ENOTFOUND') }).resolve(URL_ID)).toEqual({ ok: false, reason: 'client_id names a host that could not be resolved' });
+    expect(await resolverFor({ 'client.example.org': new Error('ENOTFOUND') }).resolve(URL_ID)).toEqual({
+      ok: false,
+      reason: 'client_id names a host that could not be resolved',
+    });
     expect(await resolverFor({}).resolve(URL_ID)).toEqual({ ok: false, reason: 'client_id names a host that could not be resolved' });
   });
 });
 
 describe('guardedLookup', () => {
   const run = (lookup: ReturnType<typeof guardedLookup>, options: { all?: boolean; family?: number }) =>
-    new Promise<{ err: NodeJS.ErrnoException | null; address: unknown; family?: number }>((resolve) => lookup('client.example.org', options, (err, address, family) => resolve({ err, address, family })));
+    new Promise<{ err: NodeJS.ErrnoException | null; address: unknown; family?: number }>((resolve) =>
+      lookup('client.example.org', options, (err, address, family) => resolve({ err, address, family })),
+    );
 
   it('hands node:net every public address when it asks for all, the first otherwise, and honours a family', async () => {
     const { resolveHost } = dns({ 'client.example.org': ['93.184.216.34', '2606:2800:220:1::1'] });
@@ -132,12 +141,14 @@ describe('pinnedFetch', () => {
     }
   });
 
-  it('gives up at the caller\'s deadline', async () => {
+  it("gives up at the caller's deadline", async () => {
     const silent = createServer(() => undefined);
     await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
     try {
       const { resolveHost } = dns({ 'doc.test': ['127.0.0.1'] });
-      const pending = pinnedFetch(guardedLookup(resolveHost, true))(`http://doc.test:${(silent.address() as AddressInfo).port}/`, { signal: AbortSignal.timeout(200) });
+      const pending = pinnedFetch(guardedLookup(resolveHost, true))(`http://doc.test:${(silent.address() as AddressInfo).port}/`, {
+        signal: AbortSignal.timeout(200),
+      });
       await expect(pending).rejects.toThrow(/aborted/);
     } finally {
       silent.closeAllConnections();

@@ -26,8 +26,16 @@ describe('metadata helpers the MCP endpoint uses', () => {
 
   it('describes the resource and the authorization server', () => {
     const config = { audience: 'https://x.example/mcp', issuer: 'https://x.example' };
-    expect(protectedResourceMetadata(config)).toMatchObject({ resource: 'https://x.example/mcp', authorization_servers: ['https://x.example'], bearer_methods_supported: ['header'] });
-    expect(authorizationServerMetadata(config)).toMatchObject({ issuer: 'https://x.example', token_endpoint: 'https://x.example/oauth/token', code_challenge_methods_supported: ['S256'] });
+    expect(protectedResourceMetadata(config)).toMatchObject({
+      resource: 'https://x.example/mcp',
+      authorization_servers: ['https://x.example'],
+      bearer_methods_supported: ['header'],
+    });
+    expect(authorizationServerMetadata(config)).toMatchObject({
+      issuer: 'https://x.example',
+      token_endpoint: 'https://x.example/oauth/token',
+      code_challenge_methods_supported: ['S256'],
+    });
   });
 });
 
@@ -112,7 +120,13 @@ describe('configuration', () => {
       OAUTH_COGNITO_CLIENT_ID: 'c',
       COGNITO_USER_POOL_ID: 'eu-west-1_x',
     });
-    expect(aws).toMatchObject({ issuer: 'https://mcp.example.com', mode: 'cognito', cimd: { allowLoopback: false }, secureCookies: true, cognito: { domain: 'https://x.auth.eu-west-1.amazoncognito.com' } });
+    expect(aws).toMatchObject({
+      issuer: 'https://mcp.example.com',
+      mode: 'cognito',
+      cimd: { allowLoopback: false },
+      secureCookies: true,
+      cognito: { domain: 'https://x.auth.eu-west-1.amazoncognito.com' },
+    });
   });
 
   it('refuses an incomplete Cognito mode and nonsense numbers', () => {

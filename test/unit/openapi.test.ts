@@ -8,7 +8,10 @@ describe('/openapi.json', () => {
   const doc = buildOpenApiDocument() as {
     openapi: string;
     info: { version: string };
-    paths: Record<string, Record<string, { parameters?: Array<{ name: string; in: string; style?: string; explode?: boolean; description?: string; schema?: { type?: string } }> }>>;
+    paths: Record<
+      string,
+      Record<string, { parameters?: Array<{ name: string; in: string; style?: string; explode?: boolean; description?: string; schema?: { type?: string } }> }>
+    >;
   };
 
   it('is a valid OpenAPI 3.1 document', async () => {
@@ -32,7 +35,17 @@ describe('/openapi.json', () => {
 
   it('documents the favorites with the bearer scheme, a request body on POST and their error codes', () => {
     const full = doc as unknown as {
-      paths: Record<string, Record<string, { security?: unknown; requestBody?: { required?: boolean; content: Record<string, unknown> }; responses: Record<string, { description: string; headers?: Record<string, unknown> }> }>>;
+      paths: Record<
+        string,
+        Record<
+          string,
+          {
+            security?: unknown;
+            requestBody?: { required?: boolean; content: Record<string, unknown> };
+            responses: Record<string, { description: string; headers?: Record<string, unknown> }>;
+          }
+        >
+      >;
       components: { securitySchemes: Record<string, unknown>; schemas: Record<string, unknown> };
     };
     expect(full.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });

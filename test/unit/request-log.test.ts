@@ -40,7 +40,11 @@ describe('structured request logs', () => {
     } as unknown as HttpEvent;
     const res = await api.createCatalogHandler(async () => deps)(event, { awsRequestId: 'aws-req-1', functionName: 'f' } as never);
     expect(res.statusCode).toBe(200);
-    const logged = lines.join('').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const logged = lines
+      .join('')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     const entry = logged.find((l) => l.message === 'request');
     expect(entry).toMatchObject({ level: 'INFO', requestId: 'req-123', status: 200, method: 'GET', path: '/api/facets', route: 'getFacets' });
     expect(typeof entry?.durationMs).toBe('number');

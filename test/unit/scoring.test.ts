@@ -132,7 +132,7 @@ describe('popularityScore', () => {
   });
 
   it('decays recency linearly over a year', () => {
-    expect(popularityScore({ ...base, pushedAt: ago(365 * DAY / 2) }, NOW)).toBeCloseTo(0.025, 6);
+    expect(popularityScore({ ...base, pushedAt: ago((365 * DAY) / 2) }, NOW)).toBeCloseTo(0.025, 6);
     expect(popularityScore({ ...base, pushedAt: ago(365 * DAY) }, NOW)).toBe(0);
     expect(popularityScore({ ...base, pushedAt: ago(900 * DAY) }, NOW)).toBe(0);
   });
@@ -161,8 +161,7 @@ describe('popularityScore', () => {
 
     it('stars', () => nonDecreasing(steps.map((stars) => popularityScore({ ...ctx, stars }, NOW))));
     it('downloads', () => nonDecreasing(steps.map((downloads) => popularityScore({ ...ctx, downloads }, NOW))));
-    it('recency', () =>
-      nonDecreasing([800, 400, 365, 300, 200, 100, 30, 1, 0].map((d) => popularityScore({ ...ctx, pushedAt: ago(d * DAY) }, NOW))));
+    it('recency', () => nonDecreasing([800, 400, 365, 300, 200, 100, 30, 1, 0].map((d) => popularityScore({ ...ctx, pushedAt: ago(d * DAY) }, NOW))));
     it('liveness', () => {
       expect(popularityScore({ ...ctx, live: true }, NOW)).toBeGreaterThan(popularityScore({ ...ctx, live: false }, NOW));
       expect(popularityScore({ ...ctx, live: undefined }, NOW)).toBe(popularityScore({ ...ctx, live: false }, NOW));

@@ -262,12 +262,7 @@ export function searchIndexContract(name: string, make: () => Promise<SearchInde
         });
 
         it('nameFrom is an inclusive lower bound, and need not be an existing name', async () => {
-          expect(slugsOf(await index.registryPage({ limit: 50, nameFrom: 'com.acme/bravo' }))).toEqual([
-            'bravo',
-            'echo',
-            'alpha',
-            'charlie',
-          ]);
+          expect(slugsOf(await index.registryPage({ limit: 50, nameFrom: 'com.acme/bravo' }))).toEqual(['bravo', 'echo', 'alpha', 'charlie']);
           expect(slugsOf(await index.registryPage({ limit: 50, nameFrom: 'io.' }))).toEqual(['echo', 'alpha', 'charlie']);
         });
 
@@ -290,28 +285,15 @@ export function searchIndexContract(name: string, make: () => Promise<SearchInde
         });
 
         it('updatedSince keeps servers modified at or after the instant (crawledAt as fallback)', async () => {
-          expect(slugsOf(await index.registryPage({ limit: 50, updatedSince: '2025-04-01T00:00:00Z' }))).toEqual([
-            'bravo',
-            'echo',
-            'charlie',
-          ]);
+          expect(slugsOf(await index.registryPage({ limit: 50, updatedSince: '2025-04-01T00:00:00Z' }))).toEqual(['bravo', 'echo', 'charlie']);
           // The same instant in another offset.
-          expect(slugsOf(await index.registryPage({ limit: 50, updatedSince: '2025-04-01T02:00:00+02:00' }))).toEqual([
-            'bravo',
-            'echo',
-            'charlie',
-          ]);
+          expect(slugsOf(await index.registryPage({ limit: 50, updatedSince: '2025-04-01T02:00:00+02:00' }))).toEqual(['bravo', 'echo', 'charlie']);
           expect(slugsOf(await index.registryPage({ limit: 50, updatedSince: '2025-04-01T00:00:00.001Z' }))).toEqual(['bravo']);
         });
 
         it('combines bounds, filters and limit', async () => {
-          expect(
-            slugsOf(await index.registryPage({ limit: 1, updatedSince: '2025-04-01T00:00:00Z', nameAfter: 'com.acme/bravo' })),
-          ).toEqual(['echo']);
-          expect(slugsOf(await index.registryPage({ limit: 50, search: 'o', nameFrom: 'io.example/zeta-alpha' }))).toEqual([
-            'alpha',
-            'charlie',
-          ]);
+          expect(slugsOf(await index.registryPage({ limit: 1, updatedSince: '2025-04-01T00:00:00Z', nameAfter: 'com.acme/bravo' }))).toEqual(['echo']);
+          expect(slugsOf(await index.registryPage({ limit: 50, search: 'o', nameFrom: 'io.example/zeta-alpha' }))).toEqual(['alpha', 'charlie']);
         });
       });
     });

@@ -88,10 +88,7 @@ describe('EmbeddedSearchIndex snapshot sharing', () => {
     const file = join(tempDir(), 'index.json');
     const w1 = new EmbeddedSearchIndex({ snapshotPath: file });
     const w2 = new EmbeddedSearchIndex({ snapshotPath: file });
-    await Promise.all([
-      ...Array.from({ length: 10 }, (_, i) => w1.upsert([doc(`x${i}`)])),
-      ...Array.from({ length: 10 }, (_, i) => w2.upsert([doc(`y${i}`)])),
-    ]);
+    await Promise.all([...Array.from({ length: 10 }, (_, i) => w1.upsert([doc(`x${i}`)])), ...Array.from({ length: 10 }, (_, i) => w2.upsert([doc(`y${i}`)]))]);
     const reader = new EmbeddedSearchIndex({ snapshotPath: file });
     expect((await reader.list({ filters: {}, sort: 'name', page })).total).toBe(20);
     expect(readdirSync(resolve(file, '..')).sort()).toEqual(['index.json']); // no temp or lock files left
@@ -170,7 +167,10 @@ index.upsert([{ record, toolText: '', readmeText: '' }]).catch((e) => { console.
 /** A deterministic corpus over a small vocabulary, so queries match many documents with many ties. */
 function corpus(count: number, seed: number): SearchDocument[] {
   let state = seed;
-  const rnd = () => (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const rnd = () => {
+    state = (state * 1103515245 + 12345) % 2147483648;
+    return state / 2147483648;
+  };
   const vocab = ['alpha', 'beacon', 'cobalt', 'delta', 'ember', 'fjord', 'garnet', 'harbor', 'indigo', 'juniper', 'kestrel', 'lantern'];
   const words = (n: number) => Array.from({ length: n }, () => vocab[Math.floor(rnd() * vocab.length)]).join(' ');
   return Array.from({ length: count }, (_, i) =>

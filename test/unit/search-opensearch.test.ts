@@ -99,11 +99,7 @@ describe('OpenSearch request builders', () => {
     expect(buildAutocompleteRequest('IO.Example', 8)).toEqual({
       query: {
         bool: {
-          should: [
-            { prefix: { nameLower: 'io.example' } },
-            { prefix: { nameTailLower: 'io.example' } },
-            { prefix: { titleLower: 'io.example' } },
-          ],
+          should: [{ prefix: { nameLower: 'io.example' } }, { prefix: { nameTailLower: 'io.example' } }, { prefix: { titleLower: 'io.example' } }],
           minimum_should_match: 1,
         },
       },
@@ -137,9 +133,7 @@ describe('OpenSearch request builders', () => {
   });
 
   it('builds the registry feed as a name range sorted by name', () => {
-    expect(
-      buildRegistryRequest({ limit: 50, nameAfter: 'io.a/b', updatedSince: '2025-04-01T02:00:00+02:00', search: 'A*b?C\\' }),
-    ).toEqual({
+    expect(buildRegistryRequest({ limit: 50, nameAfter: 'io.a/b', updatedSince: '2025-04-01T02:00:00+02:00', search: 'A*b?C\\' })).toEqual({
       query: {
         bool: {
           filter: [
@@ -191,7 +185,12 @@ describe('OpenSearch request builders', () => {
       record: alpha.record,
     });
     expect(d.readmeText).toHaveLength(README_INDEX_CHARS);
-    expect(toIndexedDocument(bravo)).toMatchObject({ types: ['pypi', 'remote'], titleLower: 'postgres toolkit', downloads: 0, lastModified: '2025-05-01T00:00:00Z' });
+    expect(toIndexedDocument(bravo)).toMatchObject({
+      types: ['pypi', 'remote'],
+      titleLower: 'postgres toolkit',
+      downloads: 0,
+      lastModified: '2025-05-01T00:00:00Z',
+    });
     expect(toIndexedDocument(charlie).licenseFacet).toBe('MIT');
     const deltaDoc = toIndexedDocument(delta);
     expect(deltaDoc.types).toEqual(['remote']);
@@ -360,7 +359,9 @@ describe('OpenSearchIndex against a fake client', () => {
     const fake = new FakeClient();
     fake.aliases = { 'catalog-old': ['catalog'] };
     fake.bulkResponse = { errors: true, items: [{ index: { _id: 'alpha', status: 429, error: { type: 'es_rejected_execution_exception' } } }] };
-    await expect(new OpenSearchIndex({ client: fake, index: 'catalog' }).replaceAll(catalogFixture())).rejects.toThrow(/bulk request failed for alpha.*es_rejected_execution_exception/);
+    await expect(new OpenSearchIndex({ client: fake, index: 'catalog' }).replaceAll(catalogFixture())).rejects.toThrow(
+      /bulk request failed for alpha.*es_rejected_execution_exception/,
+    );
     const [create] = fake.callsTo('indices.create') as API.Indices_Create_Request[];
     expect(fake.callsTo('indices.updateAliases')).toEqual([]);
     expect(fake.callsTo('indices.delete')).toEqual([{ index: create.index }]);
@@ -426,7 +427,12 @@ describe('OpenSearchIndex against a fake client', () => {
       hits: { total: { value: 5, relation: 'eq' }, hits: [] },
       aggregations: {
         categories: { buckets: [{ key: 'Security', doc_count: 3 }] },
-        languages: { buckets: [{ key: 'Go', doc_count: 2 }, { key: 'Rust', doc_count: 1 }] },
+        languages: {
+          buckets: [
+            { key: 'Go', doc_count: 2 },
+            { key: 'Rust', doc_count: 1 },
+          ],
+        },
         licenses: { buckets: [] },
       },
     });

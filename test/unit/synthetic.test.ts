@@ -146,10 +146,7 @@ describe('generateCatalog shape (1000 servers)', () => {
         quality: 'untested',
       });
       expect(r.popularity).toBe(
-        popularityScore(
-          { stars: r.github?.stars, downloads: r.downloads, live: r.health?.live, pushedAt: r.github?.pushedAt, isOfficial: r.isOfficial },
-          NOW,
-        ),
+        popularityScore({ stars: r.github?.stars, downloads: r.downloads, live: r.health?.live, pushedAt: r.github?.pushedAt, isOfficial: r.isOfficial }, NOW),
       );
     }
     expect(share((s) => s.record.isOfficial)).toBeGreaterThan(0.2);
@@ -183,7 +180,10 @@ describe('generateCatalog shape (1000 servers)', () => {
   });
 
   it('has Zipf-like stars and downloads, downloads only for npm/PyPI packages', () => {
-    const stars = records.map((r) => r.github?.stars).filter((s): s is number => s !== undefined).sort((a, b) => b - a);
+    const stars = records
+      .map((r) => r.github?.stars)
+      .filter((s): s is number => s !== undefined)
+      .sort((a, b) => b - a);
     expect(stars[0]).toBeGreaterThan(5_000);
     const median = stars[Math.floor(stars.length / 2)];
     expect(median).toBeLessThan(50);
@@ -193,7 +193,10 @@ describe('generateCatalog shape (1000 servers)', () => {
       if (!npmOrPypi) expect(r.downloads).toBeUndefined();
       if (r.downloads !== undefined) expect(Number.isInteger(r.downloads) && r.downloads >= 0).toBe(true);
     }
-    const downloads = records.map((r) => r.downloads).filter((d): d is number => d !== undefined).sort((a, b) => b - a);
+    const downloads = records
+      .map((r) => r.downloads)
+      .filter((d): d is number => d !== undefined)
+      .sort((a, b) => b - a);
     expect(downloads[0]).toBeGreaterThan(100_000);
     expect(downloads[Math.floor(downloads.length / 2)]).toBeLessThan(2_000);
   });
@@ -251,8 +254,7 @@ describe('generateCatalog shape (1000 servers)', () => {
   });
 
   it('never stores undefined values (DynamoDB marshalling rejects them)', () => {
-    const hasUndefined = (v: unknown): boolean =>
-      v === undefined || (typeof v === 'object' && v !== null && Object.values(v).some(hasUndefined));
+    const hasUndefined = (v: unknown): boolean => v === undefined || (typeof v === 'object' && v !== null && Object.values(v).some(hasUndefined));
     expect(catalog.filter(hasUndefined)).toEqual([]);
   });
 
@@ -351,7 +353,9 @@ describe('READMEs, tools and search documents', () => {
     expect(doc.toolText).toBe(s.tools.flatMap((t) => [t.name, t.description ?? '']).join('\n'));
     const bare = toSearchDocument({ record: s.record });
     expect(bare).toEqual({ record: s.record, toolText: '', readmeText: '' });
-    expect(toSearchDocument({ record: s.record, tools: [{ name: 'ping' }, { name: 'echo', description: 'Echo input' }] }).toolText).toBe('ping\necho\nEcho input');
+    expect(toSearchDocument({ record: s.record, tools: [{ name: 'ping' }, { name: 'echo', description: 'Echo input' }] }).toolText).toBe(
+      'ping\necho\nEcho input',
+    );
   });
 });
 
@@ -471,8 +475,12 @@ describe('icons', () => {
   });
 
   it('isWebp128 rejects other formats, sizes and garbage', async () => {
-    const png = await sharp({ create: { width: 128, height: 128, channels: 3, background: '#fff' } }).png().toBuffer();
-    const smallWebp = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#fff' } }).webp().toBuffer();
+    const png = await sharp({ create: { width: 128, height: 128, channels: 3, background: '#fff' } })
+      .png()
+      .toBuffer();
+    const smallWebp = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#fff' } })
+      .webp()
+      .toBuffer();
     expect(await isWebp128(png)).toBe(false);
     expect(await isWebp128(smallWebp)).toBe(false);
     expect(await isWebp128(new Uint8Array([1, 2, 3, 4]))).toBe(false);

@@ -87,4 +87,3 @@ function assemble(items: ServerItem[]): CatalogDetail | undefined {
   const tools = items.find((i) => i.sk === SK.tools)?.tools;
   return { record: server.record, ...(readme && { readme }), ...(tools && { tools }) };
 }
-

@@ -1,13 +1,4 @@
-import type {
-  CatalogDetail,
-  CatalogRecord,
-  Category,
-  Facets,
-  RegistryTypeFilter,
-  SearchDocument,
-  SlugEntry,
-  SortKey,
-} from './types';
+import type { CatalogDetail, CatalogRecord, Category, Facets, RegistryTypeFilter, SearchDocument, SlugEntry, SortKey } from './types';
 
 /** Filters shared by /mcps and /search. Values inside one array OR-combine; the arrays AND-combine. */
 export interface CatalogFilters {

@@ -45,7 +45,12 @@ export interface ServerJson {
  */
 function clip(text: string, max: number): string {
   const chars = Array.from(text);
-  return chars.length <= max ? text : `${chars.slice(0, max - 1).join('').trimEnd()}…`;
+  return chars.length <= max
+    ? text
+    : `${chars
+        .slice(0, max - 1)
+        .join('')
+        .trimEnd()}…`;
 }
 
 function packageJson(p: RegistryPackage): RegistryPackage {

@@ -163,7 +163,7 @@ export const POPULARITY_WEIGHTS = {
   official: 0.05,
 } as const;
 
-const clamp01 = (x: number): number => (x <= 0 || Number.isNaN(x) ? 0 : x >= 1 ? 1 : x);
+const clamp01 = (x: number): number => (x <= 0 || Number.isNaN(x) ? 0 : Math.min(x, 1));
 
 /**
  * Popularity, the default sort of `/mcps`: a weighted sum of five terms, each clamped to [0, 1].

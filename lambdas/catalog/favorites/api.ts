@@ -20,7 +20,9 @@ const AUTH_RETRY_AFTER = '5';
 function authFailure(err: unknown): HttpResult | undefined {
   if (!isAuthError(err)) return undefined;
   if (err.kind === 'unavailable') {
-    return errorResult(new CatalogError('AUTH_UNAVAILABLE', 'The sign-in service cannot be reached; retry shortly', undefined, { 'retry-after': AUTH_RETRY_AFTER }));
+    return errorResult(
+      new CatalogError('AUTH_UNAVAILABLE', 'The sign-in service cannot be reached; retry shortly', undefined, { 'retry-after': AUTH_RETRY_AFTER }),
+    );
   }
   const missing = err.reason === 'missing';
   return errorResult(

@@ -80,4 +80,3 @@ async function pruneDeparted(sub: string, deps: FavoritesDeps): Promise<number> 
   await mapLimit(departed, 16, (p) => deps.favorites.unpin(sub, p.slug));
   return departed.length;
 }
-

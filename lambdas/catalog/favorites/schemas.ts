@@ -32,7 +32,7 @@ export const BEARER_SECURITY_SCHEME = {
   type: 'http' as const,
   scheme: 'bearer',
   description:
-    'A session JWT (Cognito access token) or an opaque OAuth access token from this service\'s authorization server. Only /favorites requires it; elsewhere a valid bearer only raises the rate limit (100/s, burst 200, per user).',
+    "A session JWT (Cognito access token) or an opaque OAuth access token from this service's authorization server. Only /favorites requires it; elsewhere a valid bearer only raises the rate limit (100/s, burst 200, per user).",
 };
 
 export const FAVORITES_ERROR_TEXT: Record<number, string> = {
@@ -60,7 +60,7 @@ const bearer = [{ bearerAuth: [] as string[] }];
 export const FAVORITES_OPENAPI: Record<string, FavoritesOperationDoc> = {
   listFavorites: {
     summary: 'My pinned servers',
-    description: 'The signed-in user\'s favorites, most recently pinned first. Pins of servers that have left the catalog are skipped.',
+    description: "The signed-in user's favorites, most recently pinned first. Pins of servers that have left the catalog are skipped.",
     query: FavoritesQuerySchema,
     ok: { description: 'Pinned servers', schema: envelope(z.array(CatalogServer)) },
     errors: [400, 401, 503],

@@ -11,11 +11,7 @@ import { DynamoFavoritesStore } from './store';
  * Builds the favorites dependencies. The verifier is passed in (`createIdentity` in AWS, the
  * local stack's own locally) so one instance, with its JWKS and token caches, serves the function.
  */
-export async function createFavoritesDeps(
-  catalogConfig: CatalogConfig,
-  favoritesConfig: FavoritesConfig,
-  verifier: TokenVerifier,
-): Promise<FavoritesDeps> {
+export async function createFavoritesDeps(catalogConfig: CatalogConfig, favoritesConfig: FavoritesConfig, verifier: TokenVerifier): Promise<FavoritesDeps> {
   const ddb = dynamoClient({ region: catalogConfig.region, dynamoEndpoint: catalogConfig.dynamoEndpoint });
   const doc = documentClient(ddb);
 

@@ -138,9 +138,7 @@ function bump(counts: Map<string, number>, key: string): void {
 }
 
 function countList(counts: Map<string, number>): NameCount[] {
-  return [...counts]
-    .map(([name, count]) => ({ name, count }))
-    .sort((a, b) => b.count - a.count || compareStrings(a.name, b.name));
+  return [...counts].map(([name, count]) => ({ name, count })).sort((a, b) => b.count - a.count || compareStrings(a.name, b.name));
 }
 
 /** Values inside one filter OR, filters AND; an empty or absent array does not filter. */

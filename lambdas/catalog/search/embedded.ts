@@ -11,21 +11,8 @@
  */
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
-import {
-  SearchWindowError,
-  type ListQuery,
-  type PageResult,
-  type RegistryQuery,
-  type SearchIndex,
-  type TextQuery,
-} from '../domain/ports';
-import {
-  README_INDEX_CHARS,
-  type CatalogRecord,
-  type Facets,
-  type SearchDocument,
-  type SlugEntry,
-} from '../domain/types';
+import { SearchWindowError, type ListQuery, type PageResult, type RegistryQuery, type SearchIndex, type TextQuery } from '../domain/ports';
+import { README_INDEX_CHARS, type CatalogRecord, type Facets, type SearchDocument, type SlugEntry } from '../domain/types';
 
 import { buildView, compileFilters, latestBySlug, lowerBound, parseInstant, toEntry, topHits, type Entry, type Hit, type View } from './embedded-view';
 import { MISSING, readSnapshot, statSignature, withFileLock, writeSnapshot } from './snapshot-file';
@@ -150,11 +137,7 @@ export class EmbeddedSearchIndex implements SearchIndex {
     const out: CatalogRecord[] = [];
     if (p === '' || limit <= 0) return out;
     for (const e of this.currentView().bySort.popularity) {
-      if (
-        e.nameLower.startsWith(p) ||
-        (e.tailLower !== undefined && e.tailLower.startsWith(p)) ||
-        (e.titleLower !== undefined && e.titleLower.startsWith(p))
-      ) {
+      if (e.nameLower.startsWith(p) || e.tailLower?.startsWith(p) || e.titleLower?.startsWith(p)) {
         out.push(e.record);
         if (out.length >= limit) break;
       }

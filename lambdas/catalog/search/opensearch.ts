@@ -12,20 +12,8 @@
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { Client, type API } from '@opensearch-project/opensearch';
 import { AwsSigv4Signer } from '@opensearch-project/opensearch/aws';
-import {
-  type ListQuery,
-  type PageResult,
-  type RegistryQuery,
-  type SearchIndex,
-  type TextQuery,
-} from '../domain/ports';
-import {
-  type CatalogRecord,
-  type Facets,
-  type NameCount,
-  type SearchDocument,
-  type SlugEntry,
-} from '../domain/types';
+import type { ListQuery, PageResult, RegistryQuery, SearchIndex, TextQuery } from '../domain/ports';
+import type { CatalogRecord, Facets, NameCount, SearchDocument, SlugEntry } from '../domain/types';
 import {
   buildAutocompleteRequest,
   buildBulkDelete,
@@ -300,7 +288,10 @@ export class OpenSearchIndex implements SearchIndex {
   }
 
   private newIndexName(): string {
-    const stamp = new Date().toISOString().replace(/[^0-9]/g, '').slice(0, 17);
+    const stamp = new Date()
+      .toISOString()
+      .replace(/[^0-9]/g, '')
+      .slice(0, 17);
     return `${this.alias}-${stamp}-${Math.random().toString(36).slice(2, 8)}`.toLowerCase();
   }
 

@@ -43,9 +43,7 @@ export async function statSignature(file: string): Promise<string> {
   }
 }
 
-export async function readSnapshot(
-  file: string,
-): Promise<{ entries: Map<string, Entry>; text: TextIndex<Entry>; signature: string } | undefined> {
+export async function readSnapshot(file: string): Promise<{ entries: Map<string, Entry>; text: TextIndex<Entry>; signature: string } | undefined> {
   let handle: fsp.FileHandle;
   try {
     handle = await fsp.open(file, 'r');
@@ -79,9 +77,7 @@ function isSnapshotFile(v: unknown): v is SnapshotFile {
   const o = v as Record<string, unknown>;
   if (o.format !== SNAPSHOT_FORMAT || !Array.isArray(o.records)) return false;
   const text = o.text as Record<string, unknown> | null | undefined;
-  return (
-    typeof text === 'object' && text !== null && Array.isArray(text.terms) && Array.isArray(text.postings) && Array.isArray(text.fieldLengths)
-  );
+  return typeof text === 'object' && text !== null && Array.isArray(text.terms) && Array.isArray(text.postings) && Array.isArray(text.fieldLengths);
 }
 
 /** Writes the snapshot atomically (temp file + rename) and returns the new file's signature. */

@@ -198,7 +198,7 @@ export class TextIndex<T> {
     }
     index.payloads = payloads.slice();
     const keys = payloads.map(keyOf);
-    keys.forEach((key, o) => index.ordinals.set(key, o));
+    for (const [o, key] of keys.entries()) index.ordinals.set(key, o);
     index.keys = keys;
     index.live = payloads.length;
     index.fieldLengths = data.fieldLengths;

@@ -26,7 +26,9 @@ export class PackageDownloads implements DownloadsSource {
   async npm(identifier: string): Promise<number | undefined> {
     const name = identifier.trim();
     if (!/^(@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*$/i.test(name)) return undefined;
-    const path = name.startsWith('@') ? `@${encodeURIComponent(name.slice(1).split('/')[0])}/${encodeURIComponent(name.split('/')[1])}` : encodeURIComponent(name);
+    const path = name.startsWith('@')
+      ? `@${encodeURIComponent(name.slice(1).split('/')[0])}/${encodeURIComponent(name.split('/')[1])}`
+      : encodeURIComponent(name);
     const res = await this.o.http.request(`${this.o.npmUrl.replace(/\/+$/, '')}/downloads/point/last-month/${path}`, {
       headers: { accept: 'application/json' },
     });

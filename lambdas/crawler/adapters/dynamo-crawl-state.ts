@@ -1,22 +1,5 @@
-import {
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  ScanCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-  type DynamoDBDocumentClient,
-} from '@aws-sdk/lib-dynamodb';
-import type {
-  CachedResponse,
-  CrawlPointer,
-  CrawlStateStore,
-  NameState,
-  PlanStep,
-  RunMeta,
-  UnitItem,
-  UnitRef,
-} from '../domain/ports';
+import { GetCommand, PutCommand, QueryCommand, ScanCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { CachedResponse, CrawlPointer, CrawlStateStore, NameState, PlanStep, RunMeta, UnitItem, UnitRef } from '../domain/ports';
 import type { UnitResult } from '../domain/types';
 import { batchGetAll, batchWriteAll } from '../../shared/aws/dynamo-batch';
 import { tableDefinition, type TableDefinition } from '../../shared/aws/table-schema';
@@ -58,7 +41,6 @@ function isConditionFailure(err: unknown): boolean {
   const n = errName(err);
   return n === 'ConditionalCheckFailedException' || n === 'TransactionCanceledException';
 }
-
 
 /** Retention is measured on the wall clock, whatever clock the crawl itself runs on. */
 const wallSeconds = () => Math.floor(Date.now() / 1000);
@@ -311,7 +293,11 @@ export class DynamoCrawlState implements CrawlStateStore {
   }
 
   async saveNames(states: NameState[]): Promise<void> {
-    await batchWriteAll(this.doc, this.table, states.map((st) => ({ PutRequest: { Item: { ...nameKey(st.name), ...st } } })));
+    await batchWriteAll(
+      this.doc,
+      this.table,
+      states.map((st) => ({ PutRequest: { Item: { ...nameKey(st.name), ...st } } })),
+    );
   }
 
   async *scanNames(): AsyncIterable<NameState> {
@@ -335,7 +321,11 @@ export class DynamoCrawlState implements CrawlStateStore {
 
   async getCached<T>(keys: string[]): Promise<Map<string, CachedResponse<T>>> {
     const out = new Map<string, CachedResponse<T>>();
-    for (const item of await batchGetAll(this.doc, this.table, [...new Set(keys)].map((k) => ({ pk: `CACHE#${k}`, sk: 'HTTP' })))) {
+    for (const item of await batchGetAll(
+      this.doc,
+      this.table,
+      [...new Set(keys)].map((k) => ({ pk: `CACHE#${k}`, sk: 'HTTP' })),
+    )) {
       const entry = stripKeys<{ entry: CachedResponse<T> }>(item)?.entry;
       if (entry) out.set(String(item.pk).slice('CACHE#'.length), entry);
     }

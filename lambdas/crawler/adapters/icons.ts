@@ -28,8 +28,13 @@ export function sniffImage(bytes: Uint8Array): ImageKind | undefined {
   if (at(0, 0x52, 0x49, 0x46, 0x46) && at(8, 0x57, 0x45, 0x42, 0x50)) return 'webp';
   if (at(0, 0x00, 0x00, 0x01, 0x00)) return 'ico';
   if (at(4, 0x66, 0x74, 0x79, 0x70) && (at(8, 0x61, 0x76, 0x69, 0x66) || at(8, 0x61, 0x76, 0x69, 0x73))) return 'avif';
-  const head = new TextDecoder().decode(b.subarray(0, 1024)).replace(/^\uFEFF/, '').trimStart().toLowerCase();
-  if (head.startsWith('<svg') || ((head.startsWith('<?xml') || head.startsWith('<!--') || head.startsWith('<!doctype svg')) && head.includes('<svg'))) return 'svg';
+  const head = new TextDecoder()
+    .decode(b.subarray(0, 1024))
+    .replace(/^\uFEFF/, '')
+    .trimStart()
+    .toLowerCase();
+  if (head.startsWith('<svg') || ((head.startsWith('<?xml') || head.startsWith('<!--') || head.startsWith('<!doctype svg')) && head.includes('<svg')))
+    return 'svg';
   return undefined;
 }
 
@@ -44,7 +49,10 @@ export function svgProblem(svg: string): string | undefined {
   // Only in-document (#id) and data: references are rendered; anything else could be fetched.
   const refs = s.match(/(?:xlink:)?href\s*=\s*["'][^"']*["']|url\(\s*["']?[^)"']*/g) ?? [];
   for (const r of refs) {
-    const target = r.replace(/^(?:xlink:)?href\s*=\s*["']|^url\(\s*["']?/, '').replace(/["']$/, '').trim();
+    const target = r
+      .replace(/^(?:xlink:)?href\s*=\s*["']|^url\(\s*["']?/, '')
+      .replace(/["']$/, '')
+      .trim();
     if (target !== '' && !target.startsWith('#') && !target.startsWith('data:')) return 'SVG references an external resource';
   }
   return undefined;

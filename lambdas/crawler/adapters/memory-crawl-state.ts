@@ -1,13 +1,4 @@
-import type {
-  CachedResponse,
-  CrawlPointer,
-  CrawlStateStore,
-  NameState,
-  PlanStep,
-  RunMeta,
-  UnitItem,
-  UnitRef,
-} from '../domain/ports';
+import type { CachedResponse, CrawlPointer, CrawlStateStore, NameState, PlanStep, RunMeta, UnitItem, UnitRef } from '../domain/ports';
 import type { UnitResult } from '../domain/types';
 
 /**

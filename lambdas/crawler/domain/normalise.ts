@@ -80,7 +80,12 @@ export function isoMillis(v: unknown): string | undefined {
 /** Cut to `max` code points, ending with an ellipsis. */
 export function clipText(s: string, max: number): string {
   const chars = Array.from(s);
-  return chars.length <= max ? s : `${chars.slice(0, max - 1).join('').trimEnd()}…`;
+  return chars.length <= max
+    ? s
+    : `${chars
+        .slice(0, max - 1)
+        .join('')
+        .trimEnd()}…`;
 }
 
 // ---------------------------------------------------------------------------------------------

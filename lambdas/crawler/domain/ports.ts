@@ -42,7 +42,11 @@ export interface CachedResponse<T> {
 export interface GithubSource {
   repository(ref: RepoRef, cached?: CachedResponse<RepoInfo>): Promise<CachedResponse<RepoInfo>>;
   /** `value` null = the repository (or subfolder) has no README. */
-  readme(ref: RepoRef, subfolder: string | undefined, cached?: CachedResponse<ReadmeContent | null>): Promise<{
+  readme(
+    ref: RepoRef,
+    subfolder: string | undefined,
+    cached?: CachedResponse<ReadmeContent | null>,
+  ): Promise<{
     response: CachedResponse<ReadmeContent | null>;
     /** true when GitHub answered 304 (the cached value is current). */
     notModified: boolean;

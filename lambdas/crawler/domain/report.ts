@@ -56,7 +56,11 @@ export function formatSummary(r: CrawlReport): string {
     `crawl ${r.runId} (${r.mode}${r.since ? ` since ${r.since}` : ''}): ${c.rows} upstream rows in ${r.units} units`,
     `  added ${c.added}, updated ${c.updated}, unchanged ${c.unchanged}, removed ${c.removed}, rejected ${c.rejected}, superseded versions ${c.superseded}`,
     `  icons stored ${c.iconsStored}; enrichment failures ${c.enrichmentFailures}${
-      Object.keys(r.failuresByStep).length ? ` (${Object.entries(r.failuresByStep).map(([s, n]) => `${s} ${n}`).join(', ')})` : ''
+      Object.keys(r.failuresByStep).length
+        ? ` (${Object.entries(r.failuresByStep)
+            .map(([s, n]) => `${s} ${n}`)
+            .join(', ')})`
+        : ''
     }`,
   ];
   if (r.deleted.length > 0) lines.push(`  deleted upstream: ${r.deleted.length} (${r.deleted.slice(0, 5).join(', ')}${r.deleted.length > 5 ? ', …' : ''})`);

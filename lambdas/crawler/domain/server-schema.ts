@@ -80,7 +80,10 @@ const packageSchema = z.looseObject({
     .min(1)
     .refine((v) => v !== 'latest', 'must be a specific version, not "latest"')
     .optional(),
-  fileSha256: z.string().regex(/^[a-f0-9]{64}$/).optional(),
+  fileSha256: z
+    .string()
+    .regex(/^[a-f0-9]{64}$/)
+    .optional(),
   runtimeHint: z.string().optional(),
   transport: z.union([stdioTransport, streamableHttpTransport, sseTransport]),
   runtimeArguments: z.array(argument).optional(),
@@ -88,9 +91,7 @@ const packageSchema = z.looseObject({
   environmentVariables: z.array(keyValueInput).optional(),
 });
 
-const remoteSchema = z
-  .union([streamableHttpTransport, sseTransport])
-  .and(z.looseObject({ variables: z.record(z.string(), input).optional() }));
+const remoteSchema = z.union([streamableHttpTransport, sseTransport]).and(z.looseObject({ variables: z.record(z.string(), input).optional() }));
 
 const repositorySchema = z.looseObject({
   url: uri,

@@ -37,7 +37,7 @@ function toItem(r: MemoryRecord): Item {
 }
 
 function fromItem(item: Item | undefined): MemoryRecord | undefined {
-  if (!item || !item.id?.S || !item.account?.S || !item.name?.S) return undefined;
+  if (!item?.id?.S || !item.account?.S || !item.name?.S) return undefined;
   const num = (k: string): number => Number(item[k]?.N ?? '0');
   return {
     account: item.account.S,

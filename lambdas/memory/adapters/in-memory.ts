@@ -50,14 +50,14 @@ export class InMemoryRevLock implements RevLock {
 
   async moveHead(account: string, name: string, expected: string | null, next: HeadMove): Promise<MoveOutcome> {
     const r = this.records.get(this.k(account, name));
-    if (!r || r.state !== 'active' || r.head !== expected) return { ok: false, current: r ? { ...r } : undefined };
+    if (r?.state !== 'active' || r.head !== expected) return { ok: false, current: r ? { ...r } : undefined };
     Object.assign(r, next);
     return { ok: true };
   }
 
   async retire(account: string, name: string, expected: string | null | undefined, at: string): Promise<MoveOutcome> {
     const r = this.records.get(this.k(account, name));
-    if (!r || r.state !== 'active' || (expected !== undefined && r.head !== expected)) return { ok: false, current: r ? { ...r } : undefined };
+    if (r?.state !== 'active' || (expected !== undefined && r.head !== expected)) return { ok: false, current: r ? { ...r } : undefined };
     r.state = 'retired';
     r.retired = at;
     return { ok: true };

@@ -44,12 +44,7 @@ export async function batchGetAll(
 }
 
 /** Applies every request; 25 per call. Not atomic: a failure leaves earlier chunks applied. */
-export async function batchWriteAll(
-  doc: DynamoDBDocumentClient,
-  table: string,
-  requests: readonly WriteRequest[],
-  opts: BatchOptions = {},
-): Promise<void> {
+export async function batchWriteAll(doc: DynamoDBDocumentClient, table: string, requests: readonly WriteRequest[], opts: BatchOptions = {}): Promise<void> {
   const attempts = opts.attempts ?? DEFAULT_ATTEMPTS;
   await mapLimit(chunk(requests, 25), opts.concurrency ?? 1, async (part) => {
     let pending: WriteRequest[] = part;

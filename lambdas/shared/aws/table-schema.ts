@@ -19,10 +19,7 @@ export interface TableDefinition {
 }
 
 export function tableDefinition(tableName: string, schema: TableSchema): TableDefinition {
-  const keys = [
-    { name: schema.partitionKey, type: 'HASH' as const },
-    ...(schema.sortKey ? [{ name: schema.sortKey, type: 'RANGE' as const }] : []),
-  ];
+  const keys = [{ name: schema.partitionKey, type: 'HASH' as const }, ...(schema.sortKey ? [{ name: schema.sortKey, type: 'RANGE' as const }] : [])];
   return {
     input: {
       TableName: tableName,

@@ -43,7 +43,9 @@ export function guardedLookup(resolveHost: HostResolver, allowPrivate: boolean):
         if (addresses.length === 0) return fail(new AddressRefusedError('unresolvable'));
         if (!allowPrivate && addresses.some(privateAddress)) return fail(new AddressRefusedError('private'));
         const wanted = options.family === 4 || options.family === 6 ? options.family : undefined;
-        const list = addresses.map((address) => ({ address, family: isIP(address) })).filter((a) => a.family !== 0 && (wanted === undefined || a.family === wanted));
+        const list = addresses
+          .map((address) => ({ address, family: isIP(address) }))
+          .filter((a) => a.family !== 0 && (wanted === undefined || a.family === wanted));
         if (list.length === 0) return fail(new AddressRefusedError('unresolvable'));
         // node:net asks for `all` when it races IPv4 and IPv6 (autoSelectFamily), a single address otherwise.
         if (options.all) callback(null, list);

@@ -185,16 +185,29 @@ export function createPipeline<D, P>(policy: ApiPolicy<D, P>, observers: readonl
 
       const proceed = async (): Promise<HttpResult> => {
         if (resolution.kind === 'not_found') return policy.problem({ kind: 'not_found' }, event);
-        if (resolution.kind === 'method_not_allowed') return policy.problem({ kind: 'method_not_allowed', method: resolution.method, allowed: resolution.allowed }, event);
+        if (resolution.kind === 'method_not_allowed')
+          return policy.problem({ kind: 'method_not_allowed', method: resolution.method, allowed: resolution.allowed }, event);
         if (resolution.kind === 'misrouted') {
-          logger.error(`route of another function reached the ${policy.fn} function`, { requestId, route: resolution.route.operationId, fn: resolution.route.fn });
+          logger.error(`route of another function reached the ${policy.fn} function`, {
+            requestId,
+            route: resolution.route.operationId,
+            fn: resolution.route.fn,
+          });
           return policy.problem({ kind: 'internal' }, event);
         }
         if (resolution.kind !== 'route') throw new Error('unreachable');
         const v = verified && (await verified);
         if (v && 'failure' in v && auth?.mode === 'required') return unexpected(v.failure, event, deps, requestId, resolution.route.operationId);
         const principal = v && 'principal' in v ? v.principal : undefined;
-        return run({ event, deps, requestId, route: resolution.route, params: resolution.params, query: parseRawQuery(event.rawQueryString), ...(principal !== undefined && { principal }) });
+        return run({
+          event,
+          deps,
+          requestId,
+          route: resolution.route,
+          params: resolution.params,
+          query: parseRawQuery(event.rawQueryString),
+          ...(principal !== undefined && { principal }),
+        });
       };
 
       if (limit?.timing === 'concurrent') {
@@ -206,9 +219,7 @@ export function createPipeline<D, P>(policy: ApiPolicy<D, P>, observers: readonl
       return denied(decision) ?? (await proceed());
     }
   };
-
 }
-
 
 function describeError(err: unknown): unknown {
   return err instanceof Error ? { name: err.name, message: err.message, stack: err.stack } : String(err);

@@ -55,11 +55,7 @@ export interface QueryShape {
 }
 
 /** Validates a parsed query against a zod object schema; throws a `ValidationError` with per-field details. */
-export function validateQuery<S extends z.ZodType>(
-  schema: S,
-  shape: QueryShape,
-  raw: Map<string, string[]>,
-): z.output<S> {
+export function validateQuery<S extends z.ZodType>(schema: S, shape: QueryShape, raw: Map<string, string[]>): z.output<S> {
   const input: Record<string, string | string[]> = {};
   const issues: FieldIssue[] = [];
   const known = knownKeys(schema);
