@@ -5,6 +5,7 @@
 import { envNumber, envString, type Env } from '../shared/env';
 import { loadLeasingOptions } from '../shared/rate-limit/leasing-config';
 import type { LeasingOptions } from '../shared/rate-limit/rate-limiter';
+import { loadClientOptions, type ClientOptions } from '../shared/aws/clients';
 
 /** A whole number written as digits only (0 allowed; `1e3`, `1.5` and `-1` are refused). */
 function count(env: Env, name: string, fallback: number): number {
@@ -21,14 +22,10 @@ export interface RateTier {
   burst: number;
 }
 
-export interface CatalogConfig {
+export interface CatalogConfig extends ClientOptions {
   catalogTable: string;
   rateLimitTable: string;
   iconsBucket: string;
-  /** Local endpoints (DynamoDB Local, the S3 server); undefined in AWS. */
-  dynamoEndpoint?: string;
-  s3Endpoint?: string;
-  region: string;
   searchBackend: 'embedded' | 'opensearch';
   opensearchUrl?: string;
   opensearchIndex: string;
@@ -60,9 +57,7 @@ export function loadCatalogConfig(): CatalogConfig {
     catalogTable: envString(env, 'CATALOG_TABLE') ?? 'catalog',
     rateLimitTable: envString(env, 'RATE_LIMIT_TABLE') ?? 'rate-limits',
     iconsBucket: envString(env, 'ICONS_BUCKET') ?? 'icons',
-    dynamoEndpoint: envString(env, 'DYNAMODB_ENDPOINT'),
-    s3Endpoint: envString(env, 'S3_ENDPOINT'),
-    region: envString(env, 'AWS_REGION') ?? 'us-east-1',
+    ...loadClientOptions(env),
     searchBackend: backend,
     opensearchUrl: envString(env, 'OPENSEARCH_URL'),
     opensearchIndex: envString(env, 'OPENSEARCH_INDEX') ?? 'catalog',

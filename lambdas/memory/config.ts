@@ -1,4 +1,5 @@
 import { envInt, envString, type Env } from '../shared/env';
+import { loadClientOptions, type ClientOptions } from '../shared/aws/clients';
 
 /**
  * Limits and configuration of the memory core. Every limit is configuration with the documented
@@ -56,15 +57,11 @@ export const DEFAULT_LIMITS: MemoryLimits = {
   maxImportNotes: 5000,
 };
 
-export interface MemoryConfig {
-  region: string;
+export interface MemoryConfig extends ClientOptions {
   /** The rev-lock table (one item per memory). */
   memoryTable: string;
   /** The bucket of git objects and per-commit indexes. */
   memoryBucket: string;
-  /** Local endpoints (DynamoDB Local, the S3 server); undefined in AWS. */
-  dynamoEndpoint?: string;
-  s3Endpoint?: string;
   /** In-Lambda cache of immutable objects and indexes, in MB. */
   cacheMegabytes: number;
   limits: MemoryLimits;
@@ -107,11 +104,9 @@ export function loadMemoryLimits(env: Env = process.env): MemoryLimits {
 
 export function loadMemoryConfig(env: Env = process.env): MemoryConfig {
   return {
-    region: envString(env, 'AWS_REGION') ?? 'us-east-1',
+    ...loadClientOptions(env),
     memoryTable: envString(env, 'MEMORY_TABLE') ?? 'memories',
     memoryBucket: envString(env, 'MEMORY_BUCKET') ?? 'memories',
-    dynamoEndpoint: envString(env, 'DYNAMODB_ENDPOINT'),
-    s3Endpoint: envString(env, 'S3_ENDPOINT'),
     cacheMegabytes: envInt(env, 'MEMORY_CACHE_MB', 128, { min: 1 }),
     limits: loadMemoryLimits(env),
   };

@@ -1,5 +1,6 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { queryItems } from '../../shared/aws/dynamo-batch';
 
 export interface Favorite {
   slug: string;
@@ -36,20 +37,13 @@ export class DynamoFavoritesStore implements FavoritesStore {
 
   async list(sub: string): Promise<Favorite[]> {
     const out: Favorite[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.doc.send(
-        new QueryCommand({
-          TableName: this.table,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :pin)',
-          ExpressionAttributeValues: { ':pk': sub, ':pin': PIN },
-          ProjectionExpression: 'slug, pinnedAt',
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      for (const item of page.Items ?? []) out.push({ slug: String(item.slug), pinnedAt: String(item.pinnedAt) });
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
+    const pins = queryItems(this.doc, {
+      TableName: this.table,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :pin)',
+      ExpressionAttributeValues: { ':pk': sub, ':pin': PIN },
+      ProjectionExpression: 'slug, pinnedAt',
+    });
+    for await (const item of pins) out.push({ slug: String(item.slug), pinnedAt: String(item.pinnedAt) });
     return out.sort((a, b) => (a.pinnedAt === b.pinnedAt ? (a.slug < b.slug ? -1 : 1) : a.pinnedAt < b.pinnedAt ? 1 : -1));
   }
 

@@ -1,7 +1,7 @@
-import { GetCommand, PutCommand, QueryCommand, ScanCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { CachedResponse, CrawlPointer, CrawlStateStore, NameState, PlanStep, RunMeta, UnitItem, UnitRef } from '../domain/ports';
 import type { UnitResult } from '../domain/types';
-import { batchGetAll, batchWriteAll } from '../../shared/aws/dynamo-batch';
+import { batchGetAll, batchWriteAll, queryItems, scanItems } from '../../shared/aws/dynamo-batch';
 import { tableDefinition, type TableDefinition } from '../../shared/aws/table-schema';
 import { CRAWL_STATE_TABLE } from '../tables';
 
@@ -166,33 +166,26 @@ export class DynamoCrawlState implements CrawlStateStore {
 
   async listUnits(runId: string): Promise<UnitItem[]> {
     const out: UnitItem[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await this.doc.send(
-        new QueryCommand({
-          TableName: this.table,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :unit)',
-          ExpressionAttributeValues: { ':pk': `RUN#${runId}`, ':unit': 'UNIT#' },
-          // The rows (up to ~300 KB per unit) are not needed for listing.
-          ProjectionExpression: '#runId, #unitId, #kind, #status, #planRejects, #result',
-          ExpressionAttributeNames: {
-            '#runId': 'runId',
-            '#unitId': 'unitId',
-            '#kind': 'kind',
-            '#status': 'status',
-            '#planRejects': 'planRejects',
-            '#result': 'result',
-          },
-          ConsistentRead: true,
-          ExclusiveStartKey: start,
-        }),
-      );
-      for (const item of page.Items ?? []) {
-        const u = stripKeys<UnitItem>(item);
-        if (u) out.push(u);
-      }
-      start = page.LastEvaluatedKey;
-    } while (start);
+    const items = queryItems(this.doc, {
+      TableName: this.table,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :unit)',
+      ExpressionAttributeValues: { ':pk': `RUN#${runId}`, ':unit': 'UNIT#' },
+      // The rows (up to ~300 KB per unit) are not needed for listing.
+      ProjectionExpression: '#runId, #unitId, #kind, #status, #planRejects, #result',
+      ExpressionAttributeNames: {
+        '#runId': 'runId',
+        '#unitId': 'unitId',
+        '#kind': 'kind',
+        '#status': 'status',
+        '#planRejects': 'planRejects',
+        '#result': 'result',
+      },
+      ConsistentRead: true,
+    });
+    for await (const item of items) {
+      const u = stripKeys<UnitItem>(item);
+      if (u) out.push(u);
+    }
     return out;
   }
 
@@ -301,22 +294,11 @@ export class DynamoCrawlState implements CrawlStateStore {
   }
 
   async *scanNames(): AsyncIterable<NameState> {
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await this.doc.send(
-        new ScanCommand({
-          TableName: this.table,
-          FilterExpression: 'begins_with(pk, :p)',
-          ExpressionAttributeValues: { ':p': 'NAME#' },
-          ExclusiveStartKey: start,
-        }),
-      );
-      for (const item of page.Items ?? []) {
-        const s = stripKeys<NameState>(item);
-        if (s) yield s;
-      }
-      start = page.LastEvaluatedKey;
-    } while (start);
+    const items = scanItems(this.doc, { TableName: this.table, FilterExpression: 'begins_with(pk, :p)', ExpressionAttributeValues: { ':p': 'NAME#' } });
+    for await (const item of items) {
+      const s = stripKeys<NameState>(item);
+      if (s) yield s;
+    }
   }
 
   async getCached<T>(keys: string[]): Promise<Map<string, CachedResponse<T>>> {

@@ -1,7 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
-import { envInt, type Env } from '../env';
+import { envInt, envString, type Env } from '../env';
 
 /**
  * AWS SDK clients. Locally the endpoints point at DynamoDB Local and the S3-protocol server on
@@ -11,6 +11,15 @@ export interface ClientOptions {
   region: string;
   dynamoEndpoint?: string;
   s3Endpoint?: string;
+}
+
+/** Region and endpoints from `AWS_REGION`, `DYNAMODB_ENDPOINT` and `S3_ENDPOINT` (the last two local only). */
+export function loadClientOptions(env: Env = process.env): ClientOptions {
+  return {
+    region: envString(env, 'AWS_REGION') ?? 'us-east-1',
+    dynamoEndpoint: envString(env, 'DYNAMODB_ENDPOINT'),
+    s3Endpoint: envString(env, 'S3_ENDPOINT'),
+  };
 }
 
 const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };

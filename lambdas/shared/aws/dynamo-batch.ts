@@ -1,8 +1,16 @@
-import { BatchGetCommand, BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  BatchWriteCommand,
+  QueryCommand,
+  ScanCommand,
+  type DynamoDBDocumentClient,
+  type QueryCommandInput,
+  type ScanCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import { chunk, jitteredBackoffMs, mapLimit, sleep } from '../concurrency';
 
 /**
- * DynamoDB's batch calls may answer part of a request and hand the rest back as "unprocessed"
+ * DynamoDB's paged and batch calls, each looped once here. The batch calls may answer part of a request and hand the rest back as "unprocessed"
  * (throttling, the 16 MB response cap). These loops retry the rest with jittered backoff, a bounded
  * number of times, so every adapter gets the same policy instead of its own copy of it.
  */
@@ -55,4 +63,24 @@ export async function batchWriteAll(doc: DynamoDBDocumentClient, table: string, 
       pending = (res.UnprocessedItems?.[table] as WriteRequest[] | undefined) ?? [];
     }
   });
+}
+
+/** Every item a Query matches, page after page (`ExclusiveStartKey` is managed here). */
+export async function* queryItems(doc: DynamoDBDocumentClient, input: Omit<QueryCommandInput, 'ExclusiveStartKey'>): AsyncIterable<Item> {
+  let start: Item | undefined;
+  do {
+    const page = await doc.send(new QueryCommand({ ...input, ExclusiveStartKey: start }));
+    yield* page.Items ?? [];
+    start = page.LastEvaluatedKey;
+  } while (start);
+}
+
+/** Every item a Scan returns, page after page. */
+export async function* scanItems(doc: DynamoDBDocumentClient, input: Omit<ScanCommandInput, 'ExclusiveStartKey'>): AsyncIterable<Item> {
+  let start: Item | undefined;
+  do {
+    const page = await doc.send(new ScanCommand({ ...input, ExclusiveStartKey: start }));
+    yield* page.Items ?? [];
+    start = page.LastEvaluatedKey;
+  } while (start);
 }
