@@ -19,6 +19,7 @@ import { acknowledge, nagRef } from './nag';
 import { CRAWL_STATE_TABLE } from '../lambdas/crawler/tables';
 import { SHARP_LAYER_DIR, sharpLayer } from './crawler/sharp-layer';
 import { crawlStateMachine } from './crawler/state-machine';
+import { whenAny } from './alarms';
 import { grantTable, tableKeys } from './tables';
 
 export interface CatalogCrawlerProps {
@@ -316,31 +317,26 @@ export class CatalogCrawler extends Construct {
     });
 
     // --- Alarms ------------------------------------------------------------------------------
-    this.failedRunsAlarm = new cloudwatch.Alarm(this, 'FailedRunsAlarm', {
-      alarmDescription: 'A crawl execution failed (its input and error are in the crawler dead-letter queue; the next run resumes the crawl)',
-      metric: this.stateMachine.metricFailed({ period: Duration.minutes(5), statistic: cloudwatch.Stats.SUM }),
-      threshold: 1,
-      evaluationPeriods: 1,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-    });
-    this.deadLetterAlarm = new cloudwatch.Alarm(this, 'DeadLetterAlarm', {
-      alarmDescription: 'The crawler dead-letter queue holds failed executions or undelivered schedule events',
-      metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: cloudwatch.Stats.MAXIMUM }),
-      threshold: 1,
-      evaluationPeriods: 1,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-    });
+    const period = Duration.minutes(5);
+    this.failedRunsAlarm = whenAny(
+      this,
+      'FailedRunsAlarm',
+      'A crawl execution failed (its input and error are in the crawler dead-letter queue; the next run resumes the crawl)',
+      this.stateMachine.metricFailed({ period, statistic: cloudwatch.Stats.SUM }),
+    );
+    this.deadLetterAlarm = whenAny(
+      this,
+      'DeadLetterAlarm',
+      'The crawler dead-letter queue holds failed executions or undelivered schedule events',
+      this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period, statistic: cloudwatch.Stats.MAXIMUM }),
+    );
     if (props.executionTimeout) {
-      this.timedOutRunsAlarm = new cloudwatch.Alarm(this, 'TimedOutRunsAlarm', {
-        alarmDescription: 'A crawl execution timed out (the next run resumes the crawl)',
-        metric: this.stateMachine.metricTimedOut({ period: Duration.minutes(5), statistic: cloudwatch.Stats.SUM }),
-        threshold: 1,
-        evaluationPeriods: 1,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      });
+      this.timedOutRunsAlarm = whenAny(
+        this,
+        'TimedOutRunsAlarm',
+        'A crawl execution timed out (the next run resumes the crawl)',
+        this.stateMachine.metricTimedOut({ period, statistic: cloudwatch.Stats.SUM }),
+      );
     }
     for (const action of props.alarmActions ?? []) {
       for (const alarm of [this.failedRunsAlarm, this.deadLetterAlarm, this.timedOutRunsAlarm]) alarm?.addAlarmAction(action);
