@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { MemoryLimits } from './config';
 import { checkExpectedRev } from './content';
 import { MemoryError, staleRev } from './errors';
@@ -53,12 +54,13 @@ export interface CommitDeps {
 
 /**
  * Did this writer's conditional move land? The single place that decides it. A failed answer whose
- * current head is our commit means the move landed and only its answer was lost (an SDK retry).
- * Seam: comparing shas cannot tell two writers that built byte-identical commits apart; a writer
- * token stored beside the head by the same conditional update would be compared here instead.
+ * current head carries our writer token means the move landed and only its answer was lost (an SDK
+ * retry of a request that succeeded). The sha alone is not proof: another instance making the same
+ * change in the same second builds the very same commit, and taking its move for ours would
+ * acknowledge a write that was never applied.
  */
-export function landed(moved: MoveOutcome, commit: string): boolean {
-  return moved.ok || moved.current?.head === commit;
+export function landed(moved: MoveOutcome, commit: string, writer: string): boolean {
+  return moved.ok || (moved.current?.head === commit && moved.current.writer === writer);
 }
 
 export class CommitLoop {
@@ -107,8 +109,9 @@ export class CommitLoop {
       git.persisted();
       this.deps.indexes.remember(rec, built);
 
-      const moved = await lock.moveHead(rec.account, rec.name, rec.head, { head: sha, updated: time, ...indexStats(built) });
-      if (landed(moved, sha)) return { path, rev: sha, updated: time, changed: true };
+      const writer = randomUUID();
+      const moved = await lock.moveHead(rec.account, rec.name, rec.head, { head: sha, updated: time, writer, ...indexStats(built) });
+      if (landed(moved, sha, writer)) return { path, rev: sha, updated: time, changed: true };
       const current = moved.ok ? undefined : moved.current;
       if (current?.state !== 'active') throw memoryNotFound(name);
       if (expected !== undefined) throw staleRev(name, current);

@@ -44,11 +44,19 @@ export interface MemoryRecord extends MemoryStats {
   /** ISO 8601 time of the head commit; null before the first write. */
   updated: string | null;
   retired?: string;
+  /**
+   * The token of the write that last moved the head, stored by the same conditional update. A writer
+   * whose answer was lost recognises its own move by it: two writers can build byte-identical
+   * commits (same parent, tree, author and second), so the head's sha cannot tell them apart.
+   */
+  writer?: string;
 }
 
 export interface HeadMove extends MemoryStats {
   head: string;
   updated: string;
+  /** Unique per attempt to move the head (see `MemoryRecord.writer`). */
+  writer: string;
 }
 
 export type CreateOutcome = { kind: 'created'; record: MemoryRecord } | { kind: 'exists'; record: MemoryRecord } | { kind: 'ceiling' };

@@ -36,6 +36,59 @@ describe('the write loop', () => {
     expect((await svc.getMemory(me, 'm')).rev).toBe(w.rev);
   });
 
+  /**
+   * Two instances (two services on one rev lock and one object store, as two Lambda instances on
+   * DynamoDB and S3) make the same change in the same second: both build the very same commit. The
+   * gate holds every head move until both instances have built, so the race is certain.
+   */
+  function twoInstances(): { a: MemoryService; b: MemoryService; arm: () => void } {
+    const blobs = new InMemoryBlobStore();
+    const lock = new InMemoryRevLock();
+    const clock = () => new Date('2026-11-24T10:00:00.500Z');
+    let armed = false;
+    let waiting: (() => void) | undefined;
+    const gated = Object.assign(Object.create(lock) as InMemoryRevLock, {
+      moveHead: async (a: string, n: string, e: string | null, next: HeadMove): Promise<MoveOutcome> => {
+        if (armed) {
+          if (waiting === undefined) await new Promise<void>((resolve) => (waiting = resolve));
+          else {
+            armed = false;
+            waiting();
+          }
+        }
+        return lock.moveHead(a, n, e, next);
+      },
+    });
+    const make = () => new MemoryService({ blobs, lock: gated, cursors, backoff: noWait, clock });
+    return { a: make(), b: make(), arm: () => (armed = true) };
+  }
+
+  test('two instances appending the same line in the same second: both acknowledged, both applied', async () => {
+    const { a, b, arm } = twoInstances();
+    await a.createMemory(me, 'm');
+    await a.writeNote(me, 'm', 'log.md', { body: 'start\n' });
+    arm();
+    const results = await Promise.all([a, b].map((svc) => svc.editNote(me, 'm', 'log.md', { mode: 'append', body: 'same line\n' })));
+    expect(results.map((r) => r.changed)).toEqual([true, true]);
+    expect(results[0].rev).not.toBe(results[1].rev);
+    const note = await a.readNote(me, 'm', 'log.md');
+    expect(note.body.split('same line').length - 1).toBe(2);
+  });
+
+  test('two instances with the same If-Match and the same change: exactly one wins, the other is told its rev is stale', async () => {
+    const { a, b, arm } = twoInstances();
+    await a.createMemory(me, 'm');
+    const base = await a.writeNote(me, 'm', 'log.md', { body: 'start\n' });
+    arm();
+    const settled = await Promise.allSettled(
+      [a, b].map((svc) => svc.editNote(me, 'm', 'log.md', { mode: 'append', body: 'same line\n' }, { expectedRev: base.rev })),
+    );
+    expect(settled.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    const lost = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    await expectMemoryError(Promise.reject(lost?.reason), 'CONFLICT', 'stale_rev');
+    expect((await a.readNote(me, 'm', 'log.md')).body.split('same line').length - 1).toBe(1);
+  });
+
   test('endless contention gives up with UPSTREAM_UNAVAILABLE after maxWriteAttempts', async () => {
     const lock = new InMemoryRevLock();
     let moves = 0;

@@ -33,6 +33,7 @@ function toItem(r: MemoryRecord): Item {
   if (r.head) item.head = s(r.head);
   if (r.updated) item.updated = s(r.updated);
   if (r.retired) item.retired = s(r.retired);
+  if (r.writer) item.writer = s(r.writer);
   return item;
 }
 
@@ -48,6 +49,7 @@ function fromItem(item: Item | undefined): MemoryRecord | undefined {
     created: item.created?.S ?? '',
     updated: item.updated?.S ?? null,
     ...(item.retired?.S ? { retired: item.retired.S } : {}),
+    ...(item.writer?.S ? { writer: item.writer.S } : {}),
     files: num('files'),
     folders: num('folders'),
     sizeBytes: num('sizeBytes'),
@@ -157,12 +159,13 @@ export class DynamoRevLock implements RevLock {
         new UpdateItemCommand({
           TableName: this.table,
           Key: this.key(account, name),
-          UpdateExpression: 'SET head = :h, updated = :u, files = :f, folders = :d, sizeBytes = :b',
+          UpdateExpression: 'SET head = :h, updated = :u, files = :f, folders = :d, sizeBytes = :b, writer = :w',
           ConditionExpression: expected === null ? '#st = :active AND attribute_not_exists(head)' : '#st = :active AND head = :exp',
           ExpressionAttributeNames: { '#st': 'state' },
           ExpressionAttributeValues: {
             ':h': s(next.head),
             ':u': s(next.updated),
+            ':w': s(next.writer),
             ':f': n(next.files),
             ':d': n(next.folders),
             ':b': n(next.sizeBytes),
