@@ -21,6 +21,7 @@ export type MemoryErrorReason =
   | 'memory_not_found'
   | 'note_not_found'
   | 'no_history'
+  | 'unexportable_history'
   | 'stale_rev'
   | 'ceiling'
   | 'retired_name'

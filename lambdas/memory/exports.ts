@@ -1,6 +1,6 @@
 import { zipSync, type Zippable } from 'fflate';
 import { mapLimit } from '../shared/concurrency';
-import { notFound } from './errors';
+import { MemoryError, notFound } from './errors';
 import { READ_CONCURRENCY, type GitOverlay } from './git-overlay';
 import type { IndexStore } from './index-store';
 import { comparePaths } from './listing';
@@ -27,7 +27,7 @@ export class Exports {
     const rec = await this.deps.memories.active(caller, name);
     if (!rec.head) throw notFound('no_history', `memory "${name}" has no history to export`);
     const git = this.deps.git(rec);
-    const pack = await git.pack(await reachableObjects(git, rec.head));
+    const pack = await git.pack(await reachableObjects(git, rec.head).catch((err: unknown) => unexportable(name, err)));
     const header = Buffer.from(`# v2 git bundle\n${rec.head} HEAD\n${rec.head} refs/heads/main\n\n`, 'utf8');
     const bytes = new Uint8Array(header.length + pack.length);
     bytes.set(header, 0);
@@ -53,4 +53,20 @@ export class Exports {
     const bytes = zipSync(files, { level: 6 });
     return { filename: 'memories.zip', contentType: 'application/zip' as const, bytes, memories: names };
   }
+}
+
+/**
+ * A history written before note paths followed git's rules may hold a name git refuses (`.git.`,
+ * `GIT~1`); isomorphic-git will not read such a tree, and git would not clone it. The bundle cannot
+ * be made, but nothing is lost: the notes are readable and in the zip export. Other errors pass.
+ */
+function unexportable(name: string, err: unknown): never {
+  const e = err as { code?: unknown; data?: { filepath?: unknown } };
+  if (e?.code !== 'UnsafeFilepathError') throw err;
+  const path = typeof e.data?.filepath === 'string' ? e.data.filepath : 'a path';
+  throw new MemoryError(
+    'CONFLICT',
+    'unexportable_history',
+    `the history of memory "${name}" holds the name "${path}", which git refuses (written before such paths were refused), so it cannot be exported as a git bundle; every note is still readable and in the zip export`,
+  );
 }

@@ -24,8 +24,38 @@ export function isValidMemoryName(raw: string): boolean {
 }
 
 // Control characters would survive git but break terminals, HTTP headers and zip tools.
-// eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/;
+
+/**
+ * Code points HFS+ ignores when it compares names (git's `is_hfs_dotgit`): `.g\u200cit` is `.git`
+ * on a Mac.
+ */
+const HFS_IGNORED = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g;
+
+/** Names git gives a meaning to inside a tree; as a folder (or worse, `.git` itself) they break a clone or `git fsck`. */
+const GIT_NAMES = new Set(['.git', '.gitmodules', '.gitattributes', '.gitignore', '.mailmap']);
+
+/**
+ * NTFS 8.3 short names of those (git's `is_ntfs_dotgit` and `is_ntfs_dot_generic`): the first six
+ * letters or a hashed prefix, `~` and a digit, e.g. `GIT~1` for `.git`, `gi7eba~1` for `.gitmodules`.
+ */
+const NTFS_SHORT = /^(git|gitmod|gi7eba|gitatt|gi7d29|gitign|gi250a|mailma|maba30)~\d+$/;
+
+/**
+ * Why git would refuse or misread `seg` as a path component, following git's own `verify_path`
+ * with its HFS+ and NTFS protections (both on by default in git): case-insensitive, code points
+ * HFS+ ignores removed, trailing dots and spaces dropped and an NTFS stream suffix (`::$DATA`,
+ * `:stream`) cut, as those file systems do.
+ */
+export function gitRefusal(seg: string): string | undefined {
+  let name = seg.replace(HFS_IGNORED, '').toLowerCase();
+  const colon = name.indexOf(':');
+  if (colon >= 0) name = name.slice(0, colon);
+  name = name.replace(/[. ]+$/, '');
+  if (GIT_NAMES.has(name)) return name === '.git' ? 'names the git directory' : `names git's own ${name} file`;
+  if (NTFS_SHORT.test(name)) return 'is the Windows short name of a git file';
+  return undefined;
+}
 
 type PathLimits = Pick<MemoryLimits, 'maxPathBytes' | 'maxSegmentBytes'>;
 
@@ -41,8 +71,9 @@ function checkSegments(path: string, field: string, limits: PathLimits, what: st
   for (const seg of segments) {
     if (seg === '') throw badRequest('invalid_path', `${what} may not contain empty segments`, field);
     if (seg === '.' || seg === '..') throw badRequest('invalid_path', `${what} may not contain "." or ".." segments`, field);
-    // A `.git` folder inside the tree would make the exported bundle unclonable.
-    if (seg.toLowerCase() === '.git') throw badRequest('invalid_path', `${what} may not contain a .git segment`, field);
+    // Git refuses these in a tree (or fsck flags them): one such write would break every export.
+    const refusal = gitRefusal(seg);
+    if (refusal) throw badRequest('invalid_path', `${what} segment "${seg}" ${refusal}; git refuses it in a repository`, field);
     if (Buffer.byteLength(seg, 'utf8') > limits.maxSegmentBytes) {
       throw badRequest('invalid_path', `${what} has a segment longer than ${limits.maxSegmentBytes} bytes`, field);
     }
