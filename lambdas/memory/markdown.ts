@@ -79,10 +79,55 @@ export function validateFrontMatter(value: unknown, limits: FmLimits): FrontMatt
   return checkJson(value, 0, limits, '') as FrontMatter;
 }
 
+/**
+ * An upper bound of how deeply `yaml` nests, read from its text before any parsing: the YAML parser
+ * recurses once per level, and about a thousand levels (2 KB of `[` or `- `) overflow its stack.
+ * Per line: the indentation levels in force, the compact collections the line opens (its leading
+ * `- ` and `? ` indicators, and one for a `key: `), and the flow brackets open at any point (carried
+ * over lines). Quoted text and comments are skipped. It may overestimate, never underestimate.
+ */
+export function yamlNestingBound(yaml: string): number {
+  let flow = 0;
+  let max = 0;
+  const indents: number[] = [];
+  for (const line of yaml.split('\n')) {
+    const indent = line.length - line.trimStart().length;
+    const content = line.slice(indent);
+    if (content === '' || content.startsWith('#')) continue;
+    while (indents.length > 0 && indents[indents.length - 1] >= indent) indents.pop();
+    indents.push(indent);
+    const leading = /^(?:[-?](?: +|$))*/.exec(content)?.[0] ?? '';
+    let compact = leading.replace(/ /g, '').length;
+    let quote: string | undefined;
+    let key = false;
+    for (let i = leading.length; i < content.length; i++) {
+      const c = content[i];
+      if (quote) {
+        if (c === quote) quote = undefined;
+        else if (c === '\\' && quote === '"') i++;
+        continue;
+      }
+      if (c === '"' || c === "'") quote = c;
+      else if (c === '[' || c === '{') flow++;
+      else if (c === ']' || c === '}') flow = Math.max(0, flow - 1);
+      else if (c === ':' && (content[i + 1] === ' ' || i + 1 === content.length)) key = true;
+      else if (c === '#' && content[i - 1] === ' ') break;
+      max = Math.max(max, indents.length + compact + flow + 1);
+    }
+    compact += key ? 1 : 0;
+    max = Math.max(max, indents.length + compact + flow);
+  }
+  return max;
+}
+
 /** Parses the YAML of a front-matter block. Strict: any error, warning or non-mapping is BAD_REQUEST. */
 export function parseFrontMatterYaml(yaml: string, limits: FmLimits): FrontMatter {
   if (Buffer.byteLength(yaml, 'utf8') > limits.maxFrontmatterBytes) {
     throw badRequest('invalid_frontmatter', `front matter is larger than ${limits.maxFrontmatterBytes} bytes`, 'frontmatter');
+  }
+  // Generous against the text (the bound overestimates); the exact depth is checked on the value.
+  if (yamlNestingBound(yaml) > 4 * limits.maxFrontmatterDepth + 8) {
+    throw badRequest('invalid_frontmatter', `front matter is nested deeper than ${limits.maxFrontmatterDepth} levels`, 'frontmatter');
   }
   const doc = parseDocument(yaml, { schema: 'core', uniqueKeys: true, prettyErrors: false, logLevel: 'silent', strict: true });
   if (doc.errors.length > 0) throw badRequest('invalid_frontmatter', `front matter is not valid YAML: ${firstLine(doc.errors[0].message)}`, 'frontmatter');

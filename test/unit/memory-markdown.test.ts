@@ -160,3 +160,24 @@ describe('hostile input', () => {
     expect(makeExcerpt('**a '.repeat(big / 4)).length).toBeLessThanOrEqual(201);
   });
 });
+
+describe('deeply nested YAML', () => {
+  // About 2 KB of each overflowed the YAML parser's stack (a 500) before the text was bounded.
+  test.each([
+    ['flow sequences', `${'['.repeat(1000)}${']'.repeat(1000)}`],
+    ['flow mappings', `a: ${'{b: '.repeat(1000)}1${'}'.repeat(1000)}`],
+    ['compact sequences', `${'- '.repeat(1000)}x`],
+    ['block mappings', Array.from({ length: 200 }, (_, i) => `${' '.repeat(i)}k:`).join('\n')],
+  ])('%s 1,000 levels deep are a 400 naming the limit', (_what, yaml) => {
+    expect(() => parseFrontMatterYaml(yaml, L)).toThrow(`front matter is nested deeper than ${L.maxFrontmatterDepth} levels`);
+    expect(() => parseNoteStrict(`---\n${yaml}\n---\nbody`, L)).toThrow(MemoryError);
+  });
+
+  test('the bound never refuses what the exact check accepts: the limit itself, prose with dashes and colons, brackets in strings', () => {
+    const atLimit = `${Array.from({ length: L.maxFrontmatterDepth }, (_, i) => `${'  '.repeat(i)}k:`).join('\n')} 1`;
+    expect(fmError(() => parseFrontMatterYaml(atLimit, L))).toBeUndefined();
+    expect(parseFrontMatterYaml(`summary: "${'this - that: other ? ['.repeat(100)}"\n`, L).summary).toContain('this - that');
+    expect(parseFrontMatterYaml(`note: ${'a - b '.repeat(200)}\n`, L).note).toContain('a - b');
+    expect(parseFrontMatterYaml(`list: [${Array.from({ length: 300 }, (_, i) => `"[${i}"`).join(', ')}]\n`, L).list).toHaveLength(300);
+  });
+});
