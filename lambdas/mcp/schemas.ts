@@ -1,6 +1,6 @@
 // Named imports, not the `z` namespace: using the namespace as a value keeps every zod locale in
 // the bundle (about 170 KB of the function's 1 MB budget).
-import { array, boolean, enum as zEnum, literal, number, object, record, strictObject, string, union, unknown, type infer as Infer, type ZodType } from 'zod';
+import { array, boolean, custom, enum as zEnum, literal, number, object, strictObject, string, union, type infer as Infer, type ZodType } from 'zod';
 import { TOOL_ERROR_CODES } from './errors';
 
 /**
@@ -26,7 +26,18 @@ const tagsArg = array(string())
   .max(50, 'at most 50 tags')
   .describe('Bare tag names without "#", case-sensitive; a note must carry all of them (AND). At most 50.');
 
-const frontmatterArg = record(string(), unknown()).describe('YAML front matter as a JSON object (e.g. {"tags": ["idea"], "status": "draft"}).');
+/**
+ * A JSON object taken as it is. zod's `record()` copies key by key, which drops a `__proto__` key
+ * and refuses an object with a `constructor` key; front matter is checked by the core, the same
+ * way for YAML, /v1 and MCP. In tools/list it is `{"type": "object"}` (no `additionalProperties: {}`,
+ * which strict MCP clients warn about).
+ */
+const jsonObject = () =>
+  custom<Record<string, unknown>>((v) => typeof v === 'object' && v !== null && !Array.isArray(v), { error: 'must be an object' }).meta({
+    type: 'object',
+  } as Record<string, unknown>);
+
+const frontmatterArg = jsonObject().describe('YAML front matter as a JSON object (e.g. {"tags": ["idea"], "status": "draft"}).');
 
 export const searchInput = strictObject({
   query: string()
@@ -111,7 +122,7 @@ export const searchOutput = object({
 export const readOutput = object({
   path: string(),
   title: string(),
-  frontmatter: record(string(), unknown()),
+  frontmatter: jsonObject(),
   body: string(),
   tags: array(string()),
   updated: timestamp,

@@ -166,7 +166,8 @@ function defineTool<I extends ZodType, O extends ZodType>(spec: ToolSpec<I, O>):
 type JsonObject = { [key: string]: unknown };
 
 function jsonSchema(schema: ZodType): JsonObject {
-  const js = toJSONSchema(schema, { target: 'draft-2020-12', io: 'input' }) as JsonObject;
+  // `unrepresentable: 'any'`: the JSON-object schema is a zod `custom` that declares its own `type` in meta.
+  const js = toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as JsonObject;
   // MCP's default dialect is 2020-12 already; a `$schema` URI only trips validators that lack it.
   delete js.$schema;
   // zod keeps a definition's `id` (its name under $defs) as a keyword, which draft-07 validators

@@ -82,8 +82,10 @@ export const SearchQuery = z.object({
 });
 
 /** Front matter as JSON: a plain object (no array, no null). */
+// Taken as it is (not `z.record`, which drops a `__proto__` key and refuses a `constructor` key): the
+// core checks front matter the same way for YAML, /v1 and MCP.
 const FrontMatterInput = z
-  .record(z.string(), z.unknown(), { error: 'must be an object' })
+  .custom<Record<string, unknown>>((v) => typeof v === 'object' && v !== null && !Array.isArray(v), { error: 'must be an object' })
   .openapi({ type: 'object', description: 'Front matter (YAML mapping) as JSON.' });
 
 export const CreateMemoryBody = z

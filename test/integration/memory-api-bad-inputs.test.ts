@@ -326,6 +326,24 @@ describe('bad input gets the spec code, never a 500', () => {
     expect(note.text).toBe('alpha alpha');
   });
 
+  it('treats front matter keys the same in JSON and YAML: __proto__ refused by name, constructor kept like any key', async () => {
+    const proto = await raw('PUT', '/v1/memories/m/notes/fm-proto.md', AJ(), '{"body":"x","frontmatter":{"__proto__":{"a":1},"b":2}}');
+    expect(proto.status).toBe(400);
+    expect(JSON.parse(proto.text)).toEqual({ error: { code: 'BAD_REQUEST', message: expect.stringContaining('__proto__') } });
+    const yaml = await raw('PUT', '/v1/memories/m/notes/fm-proto.md', { ...A(), 'content-type': 'text/markdown' }, '---\n__proto__: {a: 1}\n---\nx');
+    expect(yaml.status).toBe(400);
+    expect(JSON.parse(yaml.text).error.message).toContain('__proto__');
+    expect((await raw('GET', '/v1/memories/m/notes/fm-proto.md', A())).status).toBe(404);
+
+    const ctor = await raw('PUT', '/v1/memories/m/notes/fm-ctor.md', AJ(), j({ body: 'x', frontmatter: { constructor: 'c', toString: 't' } }));
+    expect(ctor.status).toBe(200);
+    const read = JSON.parse((await raw('GET', '/v1/memories/m/notes/fm-ctor.md', A())).text) as { frontmatter: Record<string, unknown> };
+    expect(read.frontmatter).toEqual({ constructor: 'c', toString: 't' });
+    const edit = await raw('PATCH', '/v1/memories/m/notes/fm-ctor.md', AJ(), j({ frontmatter: { constructor: 'd' } }));
+    expect(edit.status).toBe(200);
+    await raw('DELETE', '/v1/memories/m/notes/fm-ctor.md', A());
+  });
+
   it('says what a refused parameter accepts', async () => {
     const message = async (path: string) => ErrorSchema.parse(JSON.parse((await raw('GET', path, auth())).text)).error.message;
     expect(await message('/v1/memories/m/notes?depth=ALL')).toMatch(/depth.*must be an integer of at least 1, or all/);

@@ -60,6 +60,16 @@ const NAME_MAPS = new Set([
   'definitions',
 ]);
 
+/**
+ * Keywords whose value constrains nothing: JSON object keys are always strings, and an empty schema
+ * (or `true`) accepts every value. Dropping one changes no schema's meaning.
+ */
+function vacuous(key: string, value: unknown): boolean {
+  if (key === 'additionalProperties') return value === true || isDeepStrictEqual(value, {});
+  if (key === 'propertyNames') return value === true || isDeepStrictEqual(value, {}) || isDeepStrictEqual(value, { type: 'string' });
+  return false;
+}
+
 export function nonAdditiveChanges(prev: unknown, next: unknown): string[] {
   const flows = componentFlows(next);
   return compare(prev, next, '$', [], flows);
@@ -80,7 +90,7 @@ function compare(prev: unknown, next: unknown, path: string, segments: string[],
     const p = prev as Record<string, unknown>;
     const n = next as Record<string, unknown>;
     const out = Object.entries(p).flatMap(([k, v]) => {
-      if (!(k in n)) return PROSE.has(k) && k !== 'description' && k !== 'summary' ? [] : [`${path}.${k}: removed`];
+      if (!(k in n)) return (PROSE.has(k) && k !== 'description' && k !== 'summary') || (!NAME_MAPS.has(key) && vacuous(k, v)) ? [] : [`${path}.${k}: removed`];
       if (PROSE.has(k) && (typeof v === 'string' || k.startsWith('example'))) return [];
       return compare(v, n[k], `${path}.${k}`, [...segments, k], flows);
     });

@@ -20,6 +20,13 @@ describe('contract guard (additions only)', () => {
     expect(nonAdditiveChanges(base, next)).toEqual([]);
   });
 
+  it('lets vacuous keywords go (additionalProperties: {}, propertyNames: string), but not real ones', () => {
+    const prev = { type: 'object', propertyNames: { type: 'string' }, additionalProperties: {} };
+    expect(nonAdditiveChanges(prev, { type: 'object' })).toEqual([]);
+    expect(nonAdditiveChanges({ type: 'object', additionalProperties: { type: 'string' } }, { type: 'object' })).toEqual(['$.additionalProperties: removed']);
+    expect(nonAdditiveChanges({ properties: { additionalProperties: {} } }, { properties: {} })).toEqual(['$.properties.additionalProperties: removed']);
+  });
+
   it('reports removals, renames and changed values with their path', () => {
     const removed = clone() as unknown as { paths: Record<string, unknown> };
     delete removed.paths['/a'];

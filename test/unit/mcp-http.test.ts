@@ -249,6 +249,16 @@ describe('the 401 challenge (RFC 6750 §3.1)', () => {
   });
 });
 
+describe('front matter keys over MCP', () => {
+  it('keeps a constructor key like any other (zod record() refused it)', async () => {
+    const d = deps();
+    const res = await handleMcpRequest(event(call('memory__write', { path: 'c.md', body: 'x', frontmatter: { constructor: 'c' } })), d, 'r');
+    expect(JSON.parse(res.body as string)).toMatchObject({ result: { structuredContent: { path: 'c.md' } } });
+    const read = await handleMcpRequest(event(call('memory__read', { path: 'c.md' })), d, 'r');
+    expect(JSON.parse(read.body as string)).toMatchObject({ result: { structuredContent: { frontmatter: { constructor: 'c' } } } });
+  });
+});
+
 describe('a tool name smuggled through __proto__', () => {
   it('refuses a message with a __proto__ key (params or arguments) whole, so nothing runs that the log did not see', async () => {
     const d = deps();
