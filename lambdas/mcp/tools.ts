@@ -116,6 +116,8 @@ function describeIssues(tool: string, input: ZodType, issues: readonly core.$Zod
     // A message written in schemas.ts names its argument already (e.g. "limit must be an integer").
     if (issue.code === 'invalid_type' && issue.message.startsWith(`${field.split('.')[0]} `)) return issue.message;
     if (issue.code === 'invalid_type') return `${field} must be ${EXPECTED[issue.expected] ?? `of type ${issue.expected}`}`;
+    // A check of schemas.ts that says what the value must be (`custom`: the JSON-object arguments).
+    if (issue.code === 'custom' && field !== '' && issue.message.startsWith('must ')) return `${field} ${issue.message}`;
     if (field !== '' && issue.message.startsWith(field.split('.')[0])) return issue.message;
     return field === '' ? issue.message : `${field}: ${issue.message}`;
   });
