@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -125,7 +126,9 @@ function toEvent(
   }
   const now = new Date();
   const requestId = randomUUID();
-  const textual = /^(application\/(json|x-www-form-urlencoded)|text\/)/i.test(headers['content-type'] ?? '');
+  // Text that is not valid UTF-8 travels base64-encoded, as binary does, so the API sees the bytes
+  // and refuses them (decoding here would store U+FFFD in their place).
+  const textual = /^(application\/(json|x-www-form-urlencoded)|text\/)/i.test(headers['content-type'] ?? '') && isUtf8(body);
   return {
     version: '2.0',
     routeKey: key,
