@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { RouteMatcher, routeKey, type ApiTable } from '../../lambdas/shared/http/route-table';
 import type { HttpEvent, HttpResult, LambdaContext } from '../../lambdas/shared/http/types';
+import type { Problem } from '../../lambdas/shared/http/pipeline';
 
 /**
  * One HTTP server for the whole local stack. Each request becomes the API Gateway v2 event that
@@ -16,6 +17,8 @@ export type LambdaLike = (event: HttpEvent, context: LambdaContext) => Promise<H
 export interface MountedApi {
   table: ApiTable;
   functions: Record<string, LambdaLike>;
+  /** The API's wording of a problem answered before its function runs (a body over the cap). */
+  problem?: (problem: Problem, event: HttpEvent) => HttpResult;
 }
 
 export interface LocalServerOptions {
@@ -67,12 +70,19 @@ export function createLocalServer(opts: LocalServerOptions): Server {
       // A request without a body (GET, HEAD, DELETE) declares neither length nor chunking.
       const hasBody = req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
       const body = hasBody ? await readBody(req, maxBody) : EMPTY;
+      const method = (req.method ?? 'GET').toUpperCase();
       if (body === 'too-large') {
-        res.writeHead(413, { 'content-type': 'application/json; charset=utf-8', connection: 'close' });
-        res.end(JSON.stringify({ message: 'Request Entity Too Large' }));
+        // In the API's own envelope; API Gateway's bare `{"message":"Request Entity Too Large"}` otherwise.
+        const problem = { kind: 'too_large', maxBytes: maxBody } as const;
+        const result = api.problem?.(problem, toEvent(req, method, rawPath, rawQueryString, EMPTY, '$default', undefined)) ?? {
+          statusCode: 413,
+          headers: { 'content-type': 'application/json; charset=utf-8' },
+          body: JSON.stringify({ message: 'Request Entity Too Large' }),
+        };
+        res.setHeader('connection', 'close');
+        writeResult(res, result);
         return;
       }
-      const method = (req.method ?? 'GET').toUpperCase();
       const { match } = api.matcher.match(method, rawPath);
       const event = toEvent(req, method, rawPath, rawQueryString, body, match ? routeKey(match.route) : '$default', match?.pathParameters);
       const fn = api.functions[match ? match.route.fn : api.table.catchAllFn];

@@ -4,12 +4,12 @@ import { loadFavoritesConfig, type FavoritesDeps } from '../../lambdas/catalog/f
 import { createFavoritesDeps } from '../../lambdas/catalog/favorites/wiring';
 import { createJwksHandler, LocalIssuer, LOCAL_ISSUER_API } from '../../lambdas/identity/local-issuer';
 import { createIdentity } from '../../lambdas/identity/wiring';
-import { createOAuthHandler } from '../../lambdas/oauth/api';
+import { createOAuthHandler, oauthPolicy } from '../../lambdas/oauth/api';
 import { loadOAuthFrontConfig } from '../../lambdas/oauth/config';
 import type { OAuthDeps } from '../../lambdas/oauth/deps';
 import { OAUTH_API, wellKnownTable } from '../../lambdas/oauth/routes';
 import { createClientStore, createOAuthDeps, createOAuthLimiter } from '../../lambdas/oauth/wiring';
-import { createCatalogHandler } from '../../lambdas/catalog/api';
+import { CATALOG_POLICY, createCatalogHandler } from '../../lambdas/catalog/api';
 import { CATALOG_API } from '../../lambdas/catalog/routes';
 import { EmbeddedSearchIndex } from '../../lambdas/catalog/search/embedded';
 import { createCatalogDeps } from '../../lambdas/catalog/wiring';
@@ -17,12 +17,12 @@ import type { CatalogDeps } from '../../lambdas/catalog/deps';
 import type { HttpResult } from '../../lambdas/shared/http/types';
 import type { TokenVerifier } from '../../lambdas/identity/verifier';
 import { createMemoryRuntime, loadMemoryConfig, memoryTableDefinitions, type MemoryConfig, type MemoryRuntime } from '../../lambdas/memory';
-import { createMemoryApiHandler } from '../../lambdas/memory-api/api';
+import { createMemoryApiHandler, MEMORY_POLICY } from '../../lambdas/memory-api/api';
 import { loadMemoryApiConfig } from '../../lambdas/memory-api/config';
 import type { MemoryApiDeps } from '../../lambdas/memory-api/deps';
 import { MEMORY_API } from '../../lambdas/memory-api/routes';
 import { createMemoryApiDeps, v1RestoreHint } from '../../lambdas/memory-api/wiring';
-import { createMcpHandler, type McpDeps } from '../../lambdas/mcp/api';
+import { createMcpHandler, MCP_POLICY, type McpDeps } from '../../lambdas/mcp/api';
 import { MCP_API } from '../../lambdas/mcp/routes';
 import { mcpDepsFrom } from '../../lambdas/mcp/wiring';
 import { parseKeyRing } from '../../lambdas/shared/cursor';
@@ -130,12 +130,12 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     running = await listen(
       createLocalServer({
         apis: [
-          { table: CATALOG_API, functions: { catalog, favorites } },
-          { table: MEMORY_API, functions: { memory: memoryApi } },
-          { table: MCP_API, functions: { mcp } },
+          { table: CATALOG_API, functions: { catalog, favorites }, problem: CATALOG_POLICY.problem },
+          { table: MEMORY_API, functions: { memory: memoryApi }, problem: MEMORY_POLICY.problem },
+          { table: MCP_API, functions: { mcp }, problem: MCP_POLICY.problem },
           // One /.well-known mount: the issuer's JWKS (fn auth) beside the front's metadata (fn oauth).
-          { table: wellKnownTable(LOCAL_ISSUER_API.routes), functions: { auth, oauth } },
-          { table: OAUTH_API, functions: { oauth } },
+          { table: wellKnownTable(LOCAL_ISSUER_API.routes), functions: { auth, oauth }, problem: oauthPolicy().problem },
+          { table: OAUTH_API, functions: { oauth }, problem: oauthPolicy().problem },
         ],
         ready: () => ready,
       }),

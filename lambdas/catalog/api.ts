@@ -75,6 +75,8 @@ export function catalogProblem(problem: Problem): HttpResult {
       );
     case 'internal':
       return errorResult(internalError());
+    case 'too_large':
+      return { ...errorResult(new CatalogError('INVALID_QUERY', `The request body is larger than ${problem.maxBytes} bytes`)), statusCode: 413 };
     case 'starting':
       // Spec 1 leaves INTERNAL_ERROR's status open: a dependency that is not up yet is a 503 the client retries.
       return {

@@ -171,6 +171,8 @@ function mcpProblem(problem: Problem): HttpResult {
       return httpError(500, 'Internal error; retry later');
     case 'starting':
       return httpError(503, 'Service Unavailable: starting; retry shortly', { 'retry-after': '1' }, { code: 'unavailable' });
+    case 'too_large':
+      return httpError(413, `Payload Too Large: the request body is larger than ${problem.maxBytes} bytes`);
   }
 }
 

@@ -50,6 +50,9 @@ function memoryProblem(problem: Problem): HttpResult {
       return errorResult(internalError());
     case 'starting':
       return errorResult(new ApiError('UPSTREAM_UNAVAILABLE', 'The service is starting or a dependency is unavailable; retry shortly', { 'retry-after': '1' }));
+    case 'too_large':
+      // Spec 2 has no code of its own for it: the envelope's BAD_REQUEST, with HTTP's own status.
+      return { ...errorResult(new ApiError('BAD_REQUEST', `The request body is larger than ${problem.maxBytes} bytes`)), statusCode: 413 };
   }
 }
 

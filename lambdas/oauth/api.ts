@@ -62,6 +62,8 @@ function oauthProblem(problem: Problem, _event: HttpEvent, operationId?: string)
       return oauthError(429, 'rate_limited', `Too many requests; retry in ${problem.retryAfterSeconds} s`, {
         'retry-after': String(problem.retryAfterSeconds),
       });
+    case 'too_large':
+      return oauthError(413, 'invalid_request', `The request body is larger than ${problem.maxBytes} bytes`);
     case 'starting':
       // RFC 6749 §4.1.2.1's temporarily_unavailable, with the wait a client should take.
       return oauthError(503, 'temporarily_unavailable', 'The service is starting or a dependency is unavailable; retry shortly', { 'retry-after': '1' });

@@ -96,8 +96,24 @@ const ROWS: Row[] = [
   ['a restore body that is not an object', 'POST', '/v1/memories/m/restore', AJ, () => '"a.md"', 400, 'BAD_REQUEST'],
   ['a restore path that is not a string', 'POST', '/v1/memories/m/restore', AJ, () => j({ path: 1 }), 400, 'BAD_REQUEST'],
   // bytes that are not UTF-8 (were stored with U+FFFD in their place)
-  ['markdown that is not UTF-8', 'PUT', '/v1/memories/m/notes/bytes.md', () => ({ ...auth(), 'content-type': 'text/markdown' }), () => Buffer.from([0x61, 0xff, 0xfe, 0x62]), 400, 'BAD_REQUEST'],
-  ['JSON that is not UTF-8', 'PUT', '/v1/memories/m/notes/bytes.md', AJ, () => Buffer.concat([Buffer.from('{"body":"a'), Buffer.from([0xc3, 0x28]), Buffer.from('"}')]), 400, 'BAD_REQUEST'],
+  [
+    'markdown that is not UTF-8',
+    'PUT',
+    '/v1/memories/m/notes/bytes.md',
+    () => ({ ...auth(), 'content-type': 'text/markdown' }),
+    () => Buffer.from([0x61, 0xff, 0xfe, 0x62]),
+    400,
+    'BAD_REQUEST',
+  ],
+  [
+    'JSON that is not UTF-8',
+    'PUT',
+    '/v1/memories/m/notes/bytes.md',
+    AJ,
+    () => Buffer.concat([Buffer.from('{"body":"a'), Buffer.from([0xc3, 0x28]), Buffer.from('"}')]),
+    400,
+    'BAD_REQUEST',
+  ],
   // note paths
   ['a path with ..', 'GET', '/v1/memories/m/notes/d/../a.md', A, undefined, 400, 'BAD_REQUEST'],
   ['a path with %2e%2e', 'GET', '/v1/memories/m/notes/%2e%2e/a.md', A, undefined, 400, 'BAD_REQUEST'],

@@ -30,7 +30,9 @@ export type Problem =
   /** A bug: a misrouted request, or an error no mapping knows (already logged). */
   | { kind: 'internal' }
   /** The function's dependencies could not be built (a secret or table unreachable); retry shortly. */
-  | { kind: 'starting' };
+  | { kind: 'starting' }
+  /** The body is over the payload limit in front of the function (API Gateway's 10 MB; the local server's cap). */
+  | { kind: 'too_large'; maxBytes: number };
 
 /** What an operation sees of its request. */
 export interface RequestContext<D, P = unknown> {
