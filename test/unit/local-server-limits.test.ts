@@ -16,7 +16,7 @@ const fn =
   (name: string): LambdaLike =>
   async (): Promise<HttpResult> => {
     reached.push(name);
-    return { statusCode: 200, body: '{}' };
+    return { statusCode: 200, headers: {}, body: '{}' };
   };
 
 beforeAll(async () => {
