@@ -8,7 +8,10 @@ import type { MemoryApiDeps } from './deps';
 import { S3ExportStore } from './exports';
 
 /** How `/v1` brings back a retired memory: quoted in the 409 of a create (or first write) with its name. */
-export const v1RestoreHint = (name: string): string => `restore it with POST /v1/memories/${name}/restore`;
+export const v1RestoreHint = (name: string, path?: string): string =>
+  path === undefined
+    ? `restore it with POST /v1/memories/${name}/restore`
+    : `restore it with POST /v1/memories/${name}/restore and the body {"path": ${JSON.stringify(path)}}`;
 
 export interface MemoryApiWiringOptions {
   /** An existing memory core (the local stack shares one between /v1 and /mcp; give it `v1RestoreHint`). */

@@ -17,7 +17,7 @@ export interface MemoriesDeps {
   clock: () => Date;
   newId: () => string;
   /** How a caller restores a retired memory, in the words of the caller's transport. */
-  restoreHint: (name: string) => string;
+  restoreHint: (name: string, path?: string) => string;
 }
 
 export function callerAccount(caller: Caller): string {

@@ -22,6 +22,8 @@ export interface ReadsDeps {
   cursors: PageCursors;
   limits: MemoryLimits;
   git: (rec: MemoryRecord) => GitOverlay;
+  /** How the caller's transport restores a note (`path` given) or a memory. */
+  restoreHint: (name: string, path?: string) => string;
 }
 
 /**
@@ -48,7 +50,11 @@ export class NoteReads {
       entry = index.tombstones.get(path);
       deleted = entry !== undefined;
     }
-    if (!entry) throw notFound('note_not_found', `note "${path}" does not exist`);
+    if (!entry) {
+      const tomb = index.tombstones.get(path);
+      if (tomb) throw notFound('note_not_found', `note "${path}" was deleted at ${tomb.deleted}; ${this.deps.restoreHint(rec.name, path)}`);
+      throw notFound('note_not_found', `note "${path}" does not exist`);
+    }
     const markdown = await this.deps.texts.text(rec, this.deps.git(rec), entry.blob);
     const { frontmatter, body } = parseNoteLenient(markdown, this.deps.limits);
     return { path, title: entry.title, frontmatter, body, tags: entry.tags, sizeBytes: entry.size, updated: entry.updated, deleted, markdown, rev: commit };

@@ -46,10 +46,11 @@ export interface MemoryServiceDeps {
   /** Waits before a rebased retry of a write that lost the race to another writer. */
   backoff?: (attempt: number) => Promise<void>;
   /**
-   * How a caller restores a retired memory, in its transport's terms (e.g. the /v1 route); quoted in
-   * the CONFLICT of a create with a retired name. Default: "restore it", which names no transport.
+   * How a caller restores a retired memory (or, with `path`, a soft-deleted note) in its transport's
+   * terms (e.g. the /v1 route); quoted in the CONFLICT of a create with a retired name and the 404 of
+   * a read of a deleted note. Default: "restore it", which names no transport.
    */
-  restoreHint?: (name: string) => string;
+  restoreHint?: (name: string, path?: string) => string;
   /** Where per-commit indexes are loaded and stored (default: an index object per commit, cached). */
   indexes?: IndexStore;
   /** How a commit's notes are searched (default: every candidate note's body, cached). */
@@ -84,18 +85,20 @@ export class MemoryService {
     const git = (rec: MemoryRecord): GitOverlay => new GitOverlay(rec.id, deps.blobs, cache);
     const texts = new NoteTexts(cache, limits);
     const indexes = deps.indexes ?? new StoredIndexes(deps.blobs, cache, limits, git);
+    const restoreHint = deps.restoreHint ?? (() => 'restore it');
     const memories = new Memories({
       lock: deps.lock,
       limits,
       clock,
       newId: deps.newId ?? (() => randomBytes(12).toString('hex')),
-      restoreHint: deps.restoreHint ?? (() => 'restore it'),
+      restoreHint,
     });
     const commits = new CommitLoop({ lock: deps.lock, blobs: deps.blobs, indexes, memories, limits, clock, backoff: deps.backoff ?? defaultBackoff, git });
     this.limits = limits;
     this.memories = memories;
     this.reads = new NoteReads({
       memories,
+      restoreHint,
       indexes,
       texts,
       search: deps.search ?? new ScanSearch(texts, git),

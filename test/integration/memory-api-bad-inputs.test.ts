@@ -363,6 +363,17 @@ describe('bad input gets the spec code, never a 500', () => {
     await raw('DELETE', '/v1/memories/m/notes/fm-ctor.md', A());
   });
 
+  it('says a soft-deleted note was deleted and how to restore it', async () => {
+    await raw('PUT', '/v1/memories/m/notes/gone.md', AJ(), j({ body: 'x' }));
+    expect((await raw('DELETE', '/v1/memories/m/notes/gone.md', A())).status).toBe(200);
+    const res = await raw('GET', '/v1/memories/m/notes/gone.md', A());
+    expect(res.status).toBe(404);
+    expect(JSON.parse(res.text).error.message).toMatch(
+      /^note "gone\.md" was deleted at \S+; restore it with POST \/v1\/memories\/m\/restore and the body \{"path": "gone\.md"\}$/,
+    );
+    expect(JSON.parse((await raw('GET', '/v1/memories/m/notes/never.md', A())).text).error.message).toBe('note "never.md" does not exist');
+  });
+
   it('says what a refused parameter accepts', async () => {
     const message = async (path: string) => ErrorSchema.parse(JSON.parse((await raw('GET', path, auth())).text)).error.message;
     expect(await message('/v1/memories/m/notes?depth=ALL')).toMatch(/depth.*must be an integer of at least 1, or all/);
