@@ -15,11 +15,20 @@ async function main(): Promise<void> {
   try {
     console.error(`[seed] ${backends.attached ? 'using the running local stack' : 'started local backends'} in ${backends.dir.root}`);
     const index = new EmbeddedSearchIndex({ snapshotPath: backends.config.searchSnapshotPath });
+    // A terminal gets one line rewritten in place; a pipe or a log file gets a line per tenth.
+    const tty = process.stderr.isTTY === true;
+    let reported = 0;
     const result = await seedCatalog(backends.config, index, count, {
       seed,
-      onProgress: (done, total) => process.stderr.write(`\r[seed] ${done}/${total} servers`),
+      onProgress: (done, total) => {
+        if (tty) process.stderr.write(`\r[seed] ${done}/${total} servers`);
+        else if (done === total || done - reported >= total / 10) {
+          reported = done;
+          process.stderr.write(`[seed] ${done}/${total} servers\n`);
+        }
+      },
     });
-    process.stderr.write('\n');
+    if (tty) process.stderr.write('\n');
     console.log(`seeded ${result.servers} servers (${result.icons} icons, ${result.removed} removed) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   } finally {
     await backends.stop();

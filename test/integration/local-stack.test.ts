@@ -137,6 +137,9 @@ it('runs, seeds while running, and leaves no child behind after a crash', async 
   expect(seeded.status).toBe(0);
   expect(seeded.stdout).toMatch(/seeded 40 servers/);
   expect(seeded.stderr).toMatch(/using the running local stack/);
+  // Not a terminal: progress comes as whole lines, the last one the total.
+  expect(seeded.stderr).not.toContain('\r');
+  expect(seeded.stderr.trim().split('\n').pop()).toBe('[seed] 40/40 servers');
   const afterSeed = await total(base);
   if (afterSeed !== 40) console.error(`server log:\n${serverLog}`);
   expect(afterSeed).toBe(40);
