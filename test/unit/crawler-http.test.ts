@@ -135,6 +135,46 @@ describe('HttpClient', () => {
     expect(() => new HttpClient({ allowPrivateHosts: true }).checkUrl('http://127.0.0.1/x', true)).not.toThrow();
   });
 
+  it('resolves a registry host name once and refuses it when it points inside (127.0.0.1), before any connection', async () => {
+    const s = await scripted([{ status: 200, body: 'icon' }]);
+    try {
+      const port = new URL(s.url).port;
+      const asked: string[] = [];
+      // `icons.example.test` exists in no DNS: only the injected answer can take a request anywhere.
+      const resolveHost = async (host: string) => {
+        asked.push(host);
+        return ['127.0.0.1'];
+      };
+      const guarded = new HttpClient({ resolveHost, retries: 0 });
+      await expect(guarded.request(`http://icons.example.test:${port}/i.png`, { untrusted: true })).rejects.toMatchObject({ kind: 'blocked_host' });
+      expect(s.count()).toBe(0);
+      // The same name, private hosts allowed (local fakes): the connection goes to the checked address.
+      const { http } = client({ resolveHost });
+      const res = await http.request(`http://icons.example.test:${port}/i.png`, { untrusted: true });
+      expect(new TextDecoder().decode(res.body)).toBe('icon');
+      expect(asked).toEqual(['icons.example.test', 'icons.example.test']);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('follows a redirect from registry data only to an address it may reach', async () => {
+    const s = await scripted([{ status: 302, headers: { location: 'http://169.254.169.254/latest/meta-data/' } }]);
+    try {
+      // The first hop must reach the loopback fake, so its lookup allows private answers; the URL
+      // checks then run as in production (private hosts refused), which is where the redirect ends.
+      const http = new HttpClient({ resolveHost: async () => ['127.0.0.1'], allowPrivateHosts: true, retries: 0 });
+      Object.defineProperty(http.options, 'allowPrivateHosts', { value: false });
+      await expect(http.request(`${s.url.replace('127.0.0.1', 'icons.example.test')}/i.png`, { untrusted: true })).rejects.toMatchObject({
+        kind: 'blocked_host',
+        message: 'refusing private address 169.254.169.254',
+      });
+      expect(s.count()).toBe(1);
+    } finally {
+      await s.close();
+    }
+  });
+
   it('bounds concurrency per host', async () => {
     const s = await scripted(Array.from({ length: 12 }, () => ({ status: 200 })));
     try {

@@ -123,7 +123,7 @@ describe('pinnedFetch', () => {
     expect(received).toEqual([]);
   });
 
-  it('follows no redirect and sends no body', async () => {
+  it('follows no redirect, and sends a string or byte body only', async () => {
     const redirecting = createServer((_req, res) => {
       res.statusCode = 302;
       res.setHeader('location', 'http://169.254.169.254/latest/meta-data/');
@@ -135,7 +135,8 @@ describe('pinnedFetch', () => {
       const fetchDoc = pinnedFetch(guardedLookup(resolveHost, true));
       const res = await fetchDoc(`http://doc.test:${(redirecting.address() as AddressInfo).port}/`);
       expect([res.status, res.headers.get('location')]).toEqual([302, 'http://169.254.169.254/latest/meta-data/']);
-      await expect(fetchDoc(`http://doc.test:${port}/`, { method: 'POST', body: 'x' })).rejects.toThrow(/GET or HEAD/);
+      await expect(fetchDoc(`http://doc.test:${port}/`, { method: 'POST', body: new ReadableStream() })).rejects.toThrow(/string or byte body/);
+      expect((await fetchDoc(`http://doc.test:${port}/client.json`, { method: 'POST', body: '{}' })).status).toBe(200);
     } finally {
       await new Promise<void>((r) => redirecting.close(() => r()));
     }

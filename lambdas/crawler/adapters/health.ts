@@ -69,7 +69,7 @@ export class McpHealthChecker implements HealthChecker {
     let lastStatus: number | undefined;
     let answered = false;
     const recordingFetch: typeof fetch = async (input, init) => {
-      const res = await fetch(input, init);
+      const res = await this.o.http.untrustedFetch(input, init);
       answered = true;
       if (res.status >= 400) lastStatus = res.status;
       return res;

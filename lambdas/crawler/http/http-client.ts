@@ -5,14 +5,18 @@
  * network, DNS failure, a dead service) fails fast after a few attempts instead of costing a
  * timeout per server.
  *
- * For URLs taken from registry data (icons, avatars, remotes: `untrusted`), hosts that are IP
- * literals in private, loopback or link-local ranges are refused unless `allowPrivateHosts` is set
- * (local fakes): a published server.json must not point the crawler at internal endpoints. The
- * configured base URLs (registry, GitHub, npm, PyPI) are the operator's and are not restricted.
+ * For URLs taken from registry data (icons, avatars, remotes: `untrusted`), no request may reach a
+ * private, loopback or link-local address unless `allowPrivateHosts` is set (local fakes): a
+ * published server.json must not point the crawler at internal endpoints. IP literals are refused
+ * up front; a host name is resolved once and the connection pinned to the checked addresses
+ * (`pinnedFetch`), so a name that resolves to 127.0.0.1, or answers differently to a second lookup,
+ * gets nowhere; redirects are followed by hand, each hop checked the same way. The configured base
+ * URLs (registry, GitHub, npm, PyPI) are the operator's and are not restricted.
  */
 
-import { privateAddress } from '../../shared/private-address';
 import { readCappedBody } from '../../shared/http/capped-body';
+import { AddressRefusedError, guardedLookup, pinnedFetch, systemResolver, type HostResolver } from '../../shared/http/pinned-fetch';
+import { privateAddress } from '../../shared/private-address';
 
 export type HttpErrorKind = 'timeout' | 'network' | 'dns' | 'too_large' | 'circuit_open' | 'blocked_host' | 'bad_url';
 
@@ -44,6 +48,8 @@ export interface HttpClientOptions {
   userAgent: string;
   allowPrivateHosts: boolean;
   fetchImpl: typeof fetch;
+  /** How untrusted host names are resolved before the pinned connection (tests inject one). */
+  resolveHost: HostResolver;
   sleep: (ms: number) => Promise<void>;
   random: () => number;
   now: () => number;
@@ -97,6 +103,7 @@ export const DEFAULT_HTTP_OPTIONS: HttpClientOptions = {
   userAgent: 'mcp-catalog-crawler/0.1 (+https://github.com/modelcontextprotocol/registry)',
   allowPrivateHosts: false,
   fetchImpl: (input, init) => fetch(input, init),
+  resolveHost: systemResolver,
   sleep: defaultSleep,
   random: Math.random,
   now: Date.now,
@@ -177,11 +184,39 @@ export class HttpClient {
   private readonly failures = new Map<string, number>();
   private readonly openUntil = new Map<string, number>();
   private readonly counters: HttpStats = { requests: 0, retries: 0, byHost: {} };
+  private readonly pinned: (input: string, init?: RequestInit) => Promise<Response>;
 
   constructor(options: Partial<HttpClientOptions> = {}) {
     this.options = { ...DEFAULT_HTTP_OPTIONS, ...options };
     this.limiter = new KeyedLimiter(this.options.perHostConcurrency);
+    this.pinned = pinnedFetch(guardedLookup(this.options.resolveHost, this.options.allowPrivateHosts));
   }
+
+  /**
+   * A `fetch` for a URL from registry data (the MCP checks of remotes): every hop's address
+   * checked and pinned, redirects followed by hand (at most 5), each hop through `checkUrl`.
+   */
+  readonly untrustedFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    let url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    for (let hop = 0; ; hop++) {
+      this.checkUrl(url, true);
+      let res: Response;
+      try {
+        res = await this.pinned(url, { ...init, redirect: 'manual' });
+      } catch (err) {
+        if (err instanceof AddressRefusedError) {
+          throw new HttpError(err.why === 'private' ? 'blocked_host' : 'dns', `${new URL(url).hostname}: ${err.message}`, url);
+        }
+        throw err;
+      }
+      const location = res.headers.get('location');
+      if (res.status < 300 || res.status > 399 || location === null || hop === 5) return res;
+      await res.body?.cancel();
+      url = new URL(location, url).href;
+      // A 303 (and a 301/302 after POST, as browsers do) turns into a GET without the body.
+      if (res.status === 303 || ((res.status === 301 || res.status === 302) && init?.method === 'POST')) init = { ...init, method: 'GET', body: undefined };
+    }
+  };
 
   get stats(): HttpStats {
     return { requests: this.counters.requests, retries: this.counters.retries, byHost: { ...this.counters.byHost } };
@@ -273,7 +308,8 @@ export class HttpClient {
     const signal = AbortSignal.timeout(o.timeoutMs ?? this.options.timeoutMs);
     let res: Response;
     try {
-      res = await this.options.fetchImpl(url, {
+      const send = o.untrusted === true ? this.untrustedFetch : this.options.fetchImpl;
+      res = await send(url, {
         method: o.method ?? 'GET',
         headers: { 'user-agent': this.options.userAgent, ...o.headers },
         ...(o.body !== undefined && { body: o.body }),
@@ -281,6 +317,7 @@ export class HttpClient {
         redirect: 'follow',
       });
     } catch (err) {
+      if (err instanceof HttpError) throw err;
       const code = errorCode(err);
       if (isTimeout(err) || (code !== undefined && UNREACHABLE_CODES.has(code))) this.noteConnection(url, false);
       if (isTimeout(err)) throw new HttpError('timeout', `timed out: ${url}`, url);

@@ -7,12 +7,13 @@ import { Readable } from 'node:stream';
 import { privateAddress } from '../private-address';
 
 /**
- * A fetch for URLs a client chose (Client ID Metadata Documents): the host name is resolved once,
- * the answer is checked, and the connection goes to exactly the checked addresses. Checking with
- * one lookup and then letting `fetch` resolve again would let a host answer a public address to
- * the check and an internal one to the connect (DNS rebinding); the `lookup` hook of node:http
- * closes that gap without a second HTTP client library. GET without a body, no redirects followed
- * (the caller sees the 3xx), no connection reuse.
+ * A fetch for URLs someone else chose (Client ID Metadata Documents, the icons and remote
+ * endpoints in registry data): the host name is resolved once, the answer is checked, and the
+ * connection goes to exactly the checked addresses. Checking with one lookup and then letting
+ * `fetch` resolve again would let a host answer a public address to the check and an internal one
+ * to the connect (DNS rebinding); the `lookup` hook of node:http closes that gap without a second
+ * HTTP client library. A string or byte body at most, no redirects followed (the caller sees the
+ * 3xx and decides), no connection reuse.
  */
 
 /** The addresses a host name resolves to (the system resolver; tests inject one). */
@@ -59,16 +60,17 @@ export function guardedLookup(resolveHost: HostResolver, allowPrivate: boolean):
 /** Statuses whose response has no body (the Response constructor refuses one). */
 const NULL_BODY = new Set([101, 204, 205, 304]);
 
-/** A `fetch`-shaped GET over node:http(s) whose every connection resolves through `lookup`. */
+/** A `fetch`-shaped request over node:http(s) whose every connection resolves through `lookup`. */
 export function pinnedFetch(lookup: LookupHook): (input: string, init?: RequestInit) => Promise<Response> {
   return (input, init) =>
     new Promise<Response>((resolve, reject) => {
       const url = new URL(input);
       const transport = url.protocol === 'https:' ? https : url.protocol === 'http:' ? http : undefined;
       if (!transport) return reject(new TypeError(`unsupported protocol ${url.protocol}`));
-      const method = init?.method ?? 'GET';
-      if ((method !== 'GET' && method !== 'HEAD') || (init?.body !== undefined && init.body !== null)) {
-        return reject(new TypeError('pinnedFetch sends GET or HEAD without a body'));
+      const method = (init?.method ?? 'GET').toUpperCase();
+      const body = init?.body ?? undefined;
+      if (body !== undefined && typeof body !== 'string' && !(body instanceof Uint8Array)) {
+        return reject(new TypeError('pinnedFetch sends a string or byte body only'));
       }
       const req = transport.request(
         url,
@@ -90,6 +92,6 @@ export function pinnedFetch(lookup: LookupHook): (input: string, init?: RequestI
         },
       );
       req.on('error', reject);
-      req.end();
+      req.end(body);
     });
 }
