@@ -1,5 +1,5 @@
 import type { MemoryLimits } from './config';
-import { CREDENTIAL_LABELS, findCredential } from './credentials';
+import { CREDENTIAL_LABELS, findCredential, findCredentialInValues } from './credentials';
 import { badRequest, MemoryError } from './errors';
 import {
   composeNote,
@@ -49,12 +49,13 @@ export function checkStored(text: string, path: string, limits: MemoryLimits): N
     throw new MemoryError('BAD_REQUEST', 'too_large', `note is ${size} bytes; the maximum is ${limits.maxNoteBytes} bytes`, { field: 'body' });
   }
   const { frontmatter, split } = parseNoteStrict(text, limits);
-  const found = findCredential(text);
+  const found = findCredential(text) ?? findCredentialInValues(frontmatter);
   if (found) {
+    const where = found.key === undefined ? `line ${found.line}` : `the front matter value of "${found.key}" (as YAML decodes it)`;
     throw new MemoryError(
       'BAD_REQUEST',
       'refused_content',
-      `content refused: line ${found.line} looks like ${CREDENTIAL_LABELS[found.kind]} (${found.kind}); remove the credential`,
+      `content refused: ${where} looks like ${CREDENTIAL_LABELS[found.kind]} (${found.kind}); remove the credential`,
       {
         field: 'body',
         credentialKind: found.kind,

@@ -4,25 +4,38 @@
  * the ones that would also match ordinary text (AWS secret keys, password assignments) require a
  * naming context on the same line. A finding names the kind and the line, never the value.
  *
+ * The stored text is scanned as written, and the front matter also as YAML decodes it: an escape
+ * (`"\x41KIA…"`, `"\u0041…"`, an escaped line break inside a token) must not carry a credential
+ * past the scan and into the decoded JSON view (`content.ts`). The rule set follows the map of
+ * secret scanners (gitleaks): a shape per well-known token, context for the generic ones.
+ *
  * Rules (documented in README.md):
  *   aws-access-key-id     AKIA/ASIA/… + 16 upper-case letters or digits
  *   aws-secret-access-key 40 base64 characters after a key naming an AWS secret (aws_secret_access_key, SecretAccessKey, …)
- *   private-key           a PEM/OpenSSH/PGP `-----BEGIN … PRIVATE KEY…-----` line (public keys and certificates pass)
+ *   private-key           a PEM/OpenSSH/PGP `-----BEGIN … PRIVATE KEY…-----` line, any case (public keys and certificates pass)
+ *   google-api-key        AIza + 35 characters
+ *   npm-token             npm_ + 36 letters and digits
+ *   basic-auth            an `Authorization: Basic <base64>` header
+ *   connection-string     a URL with a password in it (`postgres://user:pw@host`; placeholders pass)
  *   github-token          ghp_/gho_/ghu_/ghs_/ghr_ + 36+ characters, or github_pat_…
  *   gitlab-token          glpat-/gldt-/glrt-… + 20+ characters
  *   slack-token           xoxb-/xoxp-/xoxa-/xoxr-/xoxs-/xapp-…, or a hooks.slack.com webhook URL
  *   stripe-secret-key     sk_live_/sk_test_/rk_live_/rk_test_ + 16+ characters (publishable pk_ keys pass)
  *   openai-api-key        sk-… / sk-proj-… / sk-svcacct-… / sk-ant-… with 32+ token characters mixing letters and digits
- *   jwt                   three base64url parts whose first two start with `eyJ` (a JSON object)
+ *   jwt                   three base64url parts whose first two start with `eyJ` (a JSON object), also split
+ *                         across lines at its dots
  *   password-assignment   password/passwd/pwd/passphrase/secret/api_key/access_token-like key, then `=` and a
  *                         literal value of 4+ characters; or, as a YAML/JSON key at the start of a line, `:` and a
- *                         one-token value with a digit or a symbol. Placeholders (PLACEHOLDER) and code
- *                         (`getPassword()`, `process.env.X`, `==`) pass.
+ *                         one-token value with a digit or a symbol; or inline JSON `"password": "…"` anywhere
+ *                         on a line. Placeholders (PLACEHOLDER) and code (`getPassword()`, `process.env.X`,
+ *                         `==`) pass.
  */
 export interface CredentialFinding {
   kind: CredentialKind;
   /** 1-based line of the first finding. */
   line: number;
+  /** For a finding in a decoded front-matter value: its key (top-level name, or the nearest one). */
+  key?: string;
 }
 
 export type CredentialKind =
@@ -35,6 +48,10 @@ export type CredentialKind =
   | 'stripe-secret-key'
   | 'openai-api-key'
   | 'jwt'
+  | 'google-api-key'
+  | 'npm-token'
+  | 'basic-auth'
+  | 'connection-string'
   | 'password-assignment';
 
 export const CREDENTIAL_LABELS: Record<CredentialKind, string> = {
@@ -47,6 +64,10 @@ export const CREDENTIAL_LABELS: Record<CredentialKind, string> = {
   'stripe-secret-key': 'a Stripe secret key',
   'openai-api-key': 'an OpenAI-style API key',
   jwt: 'a JSON Web Token',
+  'google-api-key': 'a Google API key',
+  'npm-token': 'an npm access token',
+  'basic-auth': 'an HTTP Basic authorization header',
+  'connection-string': 'a connection string with a password',
   'password-assignment': 'a password or secret assignment',
 };
 
@@ -70,7 +91,20 @@ interface Rule extends RuleSpec {
 }
 
 const SPECS: RuleSpec[] = [
-  { kind: 'private-key', pattern: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----/ },
+  { kind: 'private-key', pattern: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----/i },
+  { kind: 'google-api-key', pattern: /(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])/ },
+  { kind: 'npm-token', pattern: /(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])/ },
+  {
+    kind: 'basic-auth',
+    pattern: /authorization["']?\s*[:=]\s*["']?basic\s+([A-Za-z0-9+/]{8,}={0,2})/i,
+    accept: (m) => Buffer.from(m[1], 'base64').toString('utf8').includes(':'),
+  },
+  {
+    kind: 'connection-string',
+    // scheme://user:password@host; the password part is what must not be a placeholder.
+    pattern: /(?<![A-Za-z0-9+.-])[a-z][a-z0-9+.-]{1,20}:\/\/[^\s:@/'"`]{1,64}:([^\s@/'"`]{3,128})@[A-Za-z0-9.[\]-]+/i,
+    accept: (m) => !PLACEHOLDER.test(m[1]) && !/^(?:\$|%|<|\{|\*+$)/.test(m[1]),
+  },
   { kind: 'aws-access-key-id', pattern: /(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|APKA|AROA|ASCA)[A-Z0-9]{16}(?![A-Za-z0-9])/ },
   {
     kind: 'aws-secret-access-key',
@@ -105,7 +139,17 @@ const SPECS: RuleSpec[] = [
     pattern: new RegExp(`^\\s*(?:[-*]\\s+)?["']?[A-Za-z0-9_.-]*${SECRET_KEY}["']?\\s*:\\s*(["']?)([^\\s"'\`,]{4,})\\1\\s*(?:,\\s*)?$`, 'i'),
     accept: (m) => !PLACEHOLDER.test(m[2]) && (/\d/.test(m[2]) || /[^A-Za-z0-9_-]/.test(m[2])),
   },
+  {
+    kind: 'password-assignment',
+    // Inline JSON anywhere on a line: `{"user": "a", "password": "…"}`.
+    pattern: new RegExp(`"[A-Za-z0-9_.-]*${SECRET_KEY}"\\s*:\\s*"([^"\\n]{4,})"`, 'i'),
+    accept: (m) => !PLACEHOLDER.test(m[1]) && (/\d/.test(m[1]) || /[^A-Za-z0-9_ -]/.test(m[1])),
+  },
 ];
+
+/** A JWT broken over lines at its dots (wrapped output, a YAML folded scalar). */
+const SPLIT_JWT =
+  /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}[ \t]*\r?\n?[ \t]*\.[ \t]*\r?\n?[ \t]*eyJ[A-Za-z0-9_-]{8,}[ \t]*\r?\n?[ \t]*\.[ \t]*\r?\n?[ \t]*[A-Za-z0-9_-]{16,}/;
 
 const RULES: Rule[] = SPECS.map((r) => ({ ...r, global: new RegExp(r.pattern.source, `${r.pattern.flags}g`) }));
 
@@ -124,6 +168,34 @@ export function findCredential(text: string): CredentialFinding | undefined {
       for (const m of line.matchAll(rule.global)) {
         if (rule.accept(m as RegExpExecArray)) return { kind: rule.kind, line: i + 1 };
       }
+    }
+  }
+  const split = SPLIT_JWT.exec(text);
+  if (split) return { kind: 'jwt', line: text.slice(0, split.index).split('\n').length };
+  return undefined;
+}
+
+/**
+ * The first credential among decoded front-matter values: every string, alone and after its key
+ * (`password: …` needs the key as context), at any depth. The finding names the key.
+ */
+export function findCredentialInValues(frontmatter: unknown, key = ''): CredentialFinding | undefined {
+  if (typeof frontmatter === 'string') {
+    const f =
+      findCredential(frontmatter) ?? (key ? findCredential(`${key}: ${frontmatter.includes('\n') ? JSON.stringify(frontmatter) : frontmatter}`) : undefined);
+    return f && { ...f, key };
+  }
+  if (Array.isArray(frontmatter)) {
+    for (const v of frontmatter) {
+      const f = findCredentialInValues(v, key);
+      if (f) return f;
+    }
+    return undefined;
+  }
+  if (frontmatter !== null && typeof frontmatter === 'object') {
+    for (const [k, v] of Object.entries(frontmatter)) {
+      const f = findCredentialInValues(v, k);
+      if (f) return f;
     }
   }
   return undefined;

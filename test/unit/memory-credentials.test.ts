@@ -1,4 +1,9 @@
-import { findCredential } from '../../lambdas/memory/credentials';
+import { randomBytes } from 'node:crypto';
+import { InMemoryBlobStore, InMemoryRevLock } from '../../lambdas/memory/adapters/in-memory';
+import { findCredential, findCredentialInValues } from '../../lambdas/memory/credentials';
+import { MemoryService } from '../../lambdas/memory/service';
+import { CursorCodec } from '../../lambdas/shared/cursor';
+import { expectMemoryError } from '../support/memory-harness';
 
 // Token-shaped strings are assembled at run time so that this file itself never trips a secret
 // scanner (and never contains a real credential).
@@ -36,6 +41,14 @@ describe('credentials refused (true positives)', () => {
     // A near miss earlier on the line does not hide the real one.
     ['openai-api-key', `${'sk'}-${'x'.repeat(40)} then ${'sk'}-${mixed(48)}`],
     ['password-assignment', 'password=<placeholder> and later password=hunter22'],
+    // What a secret scanner also catches (the gitleaks map).
+    ['private-key', '-----begin rsa private key-----'],
+    ['password-assignment', `{"user": "ana", "password": "Tr0ub4dor&3"}`],
+    ['connection-string', 'DATABASE_URL=postgres://app:s3cr3tPw@db.internal:5432/app'],
+    ['connection-string', 'mongodb+srv://admin:hunter2@cluster0.example.net/test'],
+    ['google-api-key', `maps key ${'AIza'}${mixed(35)}`],
+    ['npm-token', `//registry/:_authToken=${'npm'}_${mixed(36)}`],
+    ['basic-auth', `Authorization: Basic ${Buffer.from('ana:hunter2').toString('base64')}`],
   ])('%s: %p', (kind, text) => {
     expect(findCredential(`a first line\n${text}\nafter`)).toEqual({ kind, line: 2 });
   });
@@ -71,7 +84,63 @@ describe('ordinary text passes (false positives avoided)', () => {
     'xoxb- in prose',
     'token budget: 4000',
     `password:${' '.repeat(100_000)}x`,
+    'postgres://localhost:5432/app has no password',
+    'postgres://app:${DB_PASSWORD}@db:5432/app',
+    'postgres://app:<password>@db/app',
+    'https://user@example.com/path and http://example.com:8080/x',
+    '{"password": "<your password>"}',
+    '{"passwordPolicy": "long"}',
+    'Authorization: Basic realm="api"',
+    'Authorization: Bearer the token goes here',
+    'AIza alone is a prefix',
+    'npm_config_cache is an environment variable',
   ])('%p', (text) => {
     expect(findCredential(text)).toBeUndefined();
+  });
+});
+
+describe('a JWT split at its dots', () => {
+  test('is found across lines, at the line it starts on', () => {
+    const jwt = [`${'eyJ'}hbGciOiJIUzI1NiJ9`, `.${'eyJ'}zdWIiOiIxMjM0NTY3ODkwIn0`, `.${mixed(43)}`].join('\n');
+    expect(findCredential(`intro\n\n${jwt}\nend`)).toEqual({ kind: 'jwt', line: 3 });
+  });
+  test('two sentences ending in dots are not one', () => {
+    expect(findCredential('eyJust kidding.\n eyJoking aside.\n nothing more here at all')).toBeUndefined();
+  });
+});
+
+describe('decoded front-matter values', () => {
+  test.each([
+    ['an \\x escape', { k: 'AKIA' + 'IOSFODNN7EXAMPL1' }],
+    ['a password under its key', { password: 'hunter22' }],
+    ['a nested value', { db: { url: 'postgres://a:s3cret@h/db' } }],
+    ['a list item', { keys: ['fine', '-----BEGIN PRIVATE KEY-----'] }],
+  ])('finds %s and names the key', (_what, fm) => {
+    expect(findCredentialInValues(fm)).toMatchObject({ key: expect.any(String) });
+  });
+  test('ordinary values pass', () => {
+    expect(findCredentialInValues({ title: 'Notes', tags: ['a', 'b'], password: 'see the vault', n: 3 })).toBeUndefined();
+  });
+});
+
+describe('through the core: YAML escapes carry no credential past the scan', () => {
+  const esc = (s: string) => [...s].map((c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`).join('');
+  const key = `${'AKIA'}IOSFODNN7EXAMPL1`;
+  test.each([
+    ['\\x escapes', `---\nnote: "${esc(key.slice(0, 4))}${key.slice(4)}"\n---\nbody`],
+    ['\\u escapes', `---\nnote: "\\u0041KIA${key.slice(4)}"\n---\nbody`],
+    ['an escaped space in a PEM header', '---\nk: "-----BEGIN\\x20PRIVATE KEY-----"\n---\nbody'],
+    ['an escaped line break inside a token', `---\nk: "${key.slice(0, 8)}\\\n  ${key.slice(8)}"\n---\nbody`],
+  ])('%s', async (_what, markdown) => {
+    const svc = new MemoryService({
+      blobs: new InMemoryBlobStore(),
+      lock: new InMemoryRevLock(),
+      cursors: new CursorCodec({ current: { id: 1, secret: randomBytes(32) } }),
+    });
+    const me = { account: 'acct' };
+    await svc.createMemory(me, 'm');
+    const err = await expectMemoryError(svc.writeNote(me, 'm', 'a.md', { markdown }), 'BAD_REQUEST', 'refused_content');
+    expect(err.message).toMatch(/front matter value of "(note|k|password)"/);
+    await expectMemoryError(svc.readNote(me, 'm', 'a.md'), 'NOT_FOUND');
   });
 });
