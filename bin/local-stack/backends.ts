@@ -15,8 +15,16 @@ export interface Backend {
   name: string;
   endpoint: string;
   pid: number;
+  /** Settles when the process ends, whoever ended it (a stop, a crash, a kill). */
+  exited: Promise<void>;
   stop(): Promise<void>;
 }
+
+const exitOf = (child: ChildProcess): Promise<void> =>
+  new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve();
+    else child.once('exit', () => resolve());
+  });
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -98,9 +106,9 @@ function dynamoJar(): { cwd: string; jar: string; lib: string } {
 }
 
 /** DynamoDB Local: on disk under `dbPath`, or in memory when `dbPath` is undefined (tests). */
-export async function startDynamoLocal(opts: { dbPath?: string; pidFile?: string }): Promise<Backend> {
+export async function startDynamoLocal(opts: { dbPath?: string; pidFile?: string; port?: number }): Promise<Backend> {
   if (opts.pidFile) killStale(opts.pidFile);
-  const port = await freePort();
+  const port = opts.port ?? (await freePort());
   const { cwd, jar, lib } = dynamoJar();
   const args = [`-Djava.library.path=${lib}`, '-Xms64m', '-Xmx1g', '-jar', jar, '-port', String(port), '-sharedDb'];
   if (opts.dbPath) {
@@ -127,17 +135,17 @@ export async function startDynamoLocal(opts: { dbPath?: string; pidFile?: string
   } finally {
     client.destroy();
   }
-  return { name: 'dynamodb', endpoint, pid: child.pid, stop: () => stopChild(child, opts.pidFile) };
+  return { name: 'dynamodb', endpoint, pid: child.pid, exited: exitOf(child), stop: () => stopChild(child, opts.pidFile) };
 }
 
 /**
  * The S3-protocol server (s3rver) in its own Node process: its paginated listing needs OpenSSL's
  * legacy provider on OpenSSL 3 (measured), a flag that must not leak into our own process.
  */
-export async function startS3Server(opts: { dir: string; pidFile?: string; buckets: string[] }): Promise<Backend> {
+export async function startS3Server(opts: { dir: string; pidFile?: string; buckets: string[]; port?: number }): Promise<Backend> {
   if (opts.pidFile) killStale(opts.pidFile);
   mkdirSync(opts.dir, { recursive: true });
-  const port = await freePort();
+  const port = opts.port ?? (await freePort());
   const cli = join(dirname(require.resolve('s3rver/package.json')), 'bin', 's3rver.js');
   const args = ['--openssl-legacy-provider', cli, '-d', opts.dir, '-a', '127.0.0.1', '-p', String(port), '--silent', '--no-vhost-buckets'];
   for (const b of opts.buckets) args.push('--configure-bucket', b);
@@ -159,5 +167,16 @@ export async function startS3Server(opts: { dir: string; pidFile?: string; bucke
   } finally {
     client.destroy();
   }
-  return { name: 's3', endpoint, pid: child.pid, stop: () => stopChild(child, opts.pidFile) };
+  return { name: 's3', endpoint, pid: child.pid, exited: exitOf(child), stop: () => stopChild(child, opts.pidFile) };
+}
+
+/** Whether the backend at `endpoint` answers HTTP at all within `timeoutMs` (a paused process does not). */
+export async function answers(endpoint: string, timeoutMs = 1000): Promise<boolean> {
+  try {
+    const res = await fetch(endpoint, { signal: AbortSignal.timeout(timeoutMs) });
+    await res.body?.cancel();
+    return true;
+  } catch {
+    return false;
+  }
 }

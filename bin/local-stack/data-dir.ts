@@ -42,6 +42,8 @@ export function ensureCursorKeys(d: DataDir): void {
 export interface StackInfo {
   pid: number;
   url: string;
+  /** PUBLIC_URL of the deployment (issuer and audience of its tokens); instances that attach share it. */
+  publicUrl?: string;
   dynamoEndpoint: string;
   s3Endpoint: string;
 }

@@ -25,6 +25,8 @@ export interface LocalServerOptions {
   apis: MountedApi[];
   /** Answers `/healthz`: 200 once true. */
   ready: () => boolean;
+  /** Once ready, the backends that do not answer (`/healthz` is 503 naming them while any is down). */
+  down?: () => Promise<string[]>;
   /** Largest request body accepted (API Gateway's payload limit is 10 MB). */
   maxBodyBytes?: number;
 }
@@ -56,9 +58,10 @@ export function createLocalServer(opts: LocalServerOptions): Server {
       const rawQueryString = q < 0 ? '' : rawUrl.slice(q + 1);
 
       if (rawPath === '/healthz') {
-        const ok = opts.ready();
-        res.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ ok }));
+        const down = opts.ready() ? ((await opts.down?.()) ?? []) : undefined;
+        const ok = down !== undefined && down.length === 0;
+        res.writeHead(ok ? 200 : 503, { 'content-type': 'application/json', ...(!ok && { 'retry-after': '1' }) });
+        res.end(JSON.stringify(down === undefined ? { ok, starting: true } : { ok, ...(!ok && { down }) }));
         return;
       }
       const api = mounted.find((m) => rawPath === m.table.prefix || rawPath.startsWith(`${m.table.prefix}/`));

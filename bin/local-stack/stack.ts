@@ -1,4 +1,4 @@
-import { loadAuthConfig, localIssuerIdentity, type AuthConfig } from '../../lambdas/identity/config';
+import { loadAuthConfig, localIssuerIdentity, publicUrl, type AuthConfig } from '../../lambdas/identity/config';
 import { createFavoritesHandler } from '../../lambdas/catalog/favorites/api';
 import { loadFavoritesConfig, type FavoritesDeps } from '../../lambdas/catalog/favorites/deps';
 import { createFavoritesDeps } from '../../lambdas/catalog/favorites/wiring';
@@ -30,9 +30,9 @@ import { cursorCodec } from '../../lambdas/shared/secrets';
 import { dynamoClient, s3Client } from '../../lambdas/shared/aws/clients';
 import { readFileSync } from 'node:fs';
 import { ensureBuckets, ensureTables } from './provision';
-import { startDynamoLocal, startS3Server, type Backend } from './backends';
+import { answers, startDynamoLocal, startS3Server, type Backend } from './backends';
 import { authTableNames, localCatalogConfig, provision } from './catalog-env';
-import { clearStackInfo, dataDir, ensureCursorKeys, writeStackInfo } from './data-dir';
+import { clearStackInfo, dataDir, ensureCursorKeys, runningStack, writeStackInfo } from './data-dir';
 import { seedCatalog } from './seed';
 import { createLocalServer, listen, type LambdaLike, type RunningServer } from './server';
 
@@ -43,6 +43,12 @@ export interface LocalStackOptions {
   host?: string;
   /** Servers seeded into an empty catalog (default 300; 0 disables). */
   demoCount?: number;
+  /**
+   * Attach to the backends of a stack already running on this data dir, as another instance (as a
+   * second Lambda instance would share DynamoDB and S3). Default true; false starts backends of its own
+   * (and fails if they are in use).
+   */
+  attach?: boolean;
   log?: (msg: string) => void;
 }
 
@@ -90,12 +96,17 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
   let ready = false;
   const backends: Backend[] = [];
   let running: RunningServer | undefined;
+  let closing = false;
+  // The instance that started the backends owns them (and the stack file); another one attaches.
+  const owner = opts.attach === false ? undefined : runningStack(dir);
   const close = async () => {
-    clearStackInfo(dir);
+    closing = true;
+    if (!owner) clearStackInfo(dir);
     await running?.close();
     await Promise.all(backends.map((b) => b.stop()));
   };
   try {
+    let endpoints: Record<string, string> | undefined;
     // The port is taken first so /healthz answers 503 while the backends start.
     let deps: CatalogDeps | undefined;
     let favoritesDeps: FavoritesDeps | undefined;
@@ -138,6 +149,11 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
           { table: OAUTH_API, functions: { oauth }, problem: oauthPolicy().problem },
         ],
         ready: () => ready,
+        down: async () => {
+          if (!endpoints) return [];
+          const checks = await Promise.all(Object.entries(endpoints).map(async ([name, url]) => ((await answers(url)) ? undefined : name)));
+          return checks.filter((n): n is string => n !== undefined);
+        },
       }),
       port,
       opts.host,
@@ -145,16 +161,29 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     log(`listening on ${running.url} (starting backends…)`);
 
     // The issuer and audience `npm run token` derives from the same env (PORT or PUBLIC_URL, AUTH_*):
-    // the port actually bound, so a stack started on an ephemeral port still agrees with itself.
-    const authEnv = { ...process.env, PORT: String(running.port) };
+    // the port actually bound, so a stack started on an ephemeral port still agrees with itself. An
+    // attached instance serves the same deployment as the first: its public URL, unless one is given.
+    const authEnv = { ...process.env, PORT: String(running.port), ...(owner?.publicUrl && !process.env.PUBLIC_URL && { PUBLIC_URL: owner.publicUrl }) };
     const issuer = LocalIssuer.loadOrCreate(dir.issuerKey, localIssuerIdentity(authEnv).issuer);
     jwks = createJwksHandler(issuer);
 
-    const [ddb, s3] = await Promise.all([
-      startDynamoLocal({ dbPath: dir.dynamo, pidFile: `${dir.runDir}/dynamodb.pid` }),
-      startS3Server({ dir: dir.s3, pidFile: `${dir.runDir}/s3.pid`, buckets: [] }),
-    ]);
-    backends.push(ddb, s3);
+    let ddb: { endpoint: string };
+    let s3: { endpoint: string };
+    if (owner) {
+      ddb = { endpoint: owner.dynamoEndpoint };
+      s3 = { endpoint: owner.s3Endpoint };
+      log(`attached to the backends of the stack at ${owner.url} (pid ${owner.pid}) as another instance`);
+    } else {
+      const startDynamo = (port?: number) => startDynamoLocal({ dbPath: dir.dynamo, pidFile: `${dir.runDir}/dynamodb.pid`, port });
+      const startS3 = (port?: number) => startS3Server({ dir: dir.s3, pidFile: `${dir.runDir}/s3.pid`, buckets: [], port });
+      const started = await Promise.all([startDynamo(), startS3()]);
+      [ddb, s3] = started;
+      backends.push(...started);
+      // A child that dies (a crash, a kill) comes back on the same port, so every client keeps working.
+      supervise(backends, 0, startDynamo, () => closing, log);
+      supervise(backends, 1, startS3, () => closing, log);
+    }
+    endpoints = { dynamodb: ddb.endpoint, s3: s3.endpoint };
     const config = localCatalogConfig(dir, ddb.endpoint, s3.endpoint);
     await provision(config, { auth: authTableNames(authEnv) });
 
@@ -199,10 +228,11 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     );
     // MCP_* limits from the env; the memory core, verifier and rate-limit table are the stack's own.
     mcpDeps = mcpDepsFrom({ env: { ...authEnv, RATE_LIMIT_TABLE: config.rateLimitTable }, memory, verifier, audience: authConfig.audience });
-    writeStackInfo(dir, { pid: process.pid, url: running.url, dynamoEndpoint: ddb.endpoint, s3Endpoint: s3.endpoint });
+    if (!owner)
+      writeStackInfo(dir, { pid: process.pid, url: running.url, publicUrl: publicUrl(authEnv), dynamoEndpoint: ddb.endpoint, s3Endpoint: s3.endpoint });
 
     const demo = opts.demoCount ?? 300;
-    if (demo > 0 && (await index.slugs()).length === 0) {
+    if (!owner && demo > 0 && (await index.slugs()).length === 0) {
       log(`empty catalog: seeding ${demo} demo servers`);
       await seedCatalog(config, index, demo);
     }
@@ -241,4 +271,32 @@ async function provisionMemory(config: MemoryConfig): Promise<void> {
     ddb.destroy();
     s3.destroy();
   }
+}
+
+/**
+ * Restarts `backends[i]` on its own port whenever its process ends while the stack is not closing
+ * (retrying every second until it is back), so a killed child is not the end of the local stack.
+ */
+function supervise(backends: Backend[], i: number, start: (port: number) => Promise<Backend>, closing: () => boolean, log: (m: string) => void): void {
+  const b = backends[i];
+  const port = Number(new URL(b.endpoint).port);
+  void b.exited.then(async () => {
+    while (!closing()) {
+      log(`${b.name} exited; restarting it on port ${port}`);
+      try {
+        const next = await start(port);
+        if (closing()) {
+          await next.stop();
+          return;
+        }
+        backends[i] = next;
+        log(`${b.name} is back (pid ${next.pid})`);
+        supervise(backends, i, start, closing, log);
+        return;
+      } catch (err) {
+        log(`${b.name} restart failed: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+    }
+  });
 }

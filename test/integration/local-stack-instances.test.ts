@@ -1,0 +1,165 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from '../../bin/local-stack/backends';
+
+/**
+ * Several instances on one DATA_DIR, as several Lambda instances share DynamoDB and S3: a second
+ * `npm start` attaches to the first one's backends. The probes of the storage review, repeated
+ * across instances: identical appends from both (every 200 applied exactly once), one If-Match
+ * from both (exactly one winner), then faults: DynamoDB Local killed (healthz 503 naming it, the
+ * owner restarts it on its port) and the S3 server paused with SIGSTOP during a write loop (only
+ * 200 or a prompt 503, never a 500); every acknowledged write is there after, and the export
+ * passes `git fsck --full --strict`.
+ */
+const ROOT = join(__dirname, '..', '..');
+const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
+const dataDir = mkdtempSync(join(tmpdir(), 'instances-'));
+const children: ChildProcess[] = [];
+let log = '';
+let a = '';
+let b = '';
+let token = '';
+
+function start(port: number): ChildProcess {
+  const child = spawn(TSX, ['bin/local.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'SILENT', MEMORY_RATE_LIMIT: '100000' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  child.stderr?.on('data', (d: Buffer) => {
+    log += d.toString();
+  });
+  children.push(child);
+  return child;
+}
+
+async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 90000): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    const v = await fn().catch(() => undefined);
+    if (v !== undefined) return v;
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}\n${log}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+const healthz = async (base: string) => {
+  const res = await fetch(`${base}/healthz`);
+  return { status: res.status, body: (await res.json()) as { ok: boolean; down?: string[] } };
+};
+
+function v1(base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+  return fetch(`${base}/v1${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body !== undefined && { 'content-type': 'application/json' }), ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(30000),
+  });
+}
+
+const pidOf = (name: 'dynamodb' | 's3') => Number(readFileSync(join(dataDir, 'run', `${name}.pid`), 'utf8'));
+
+beforeAll(async () => {
+  const [pa, pb] = [await freePort(), await freePort()];
+  a = `http://127.0.0.1:${pa}`;
+  b = `http://127.0.0.1:${pb}`;
+  start(pa);
+  await until('the first instance', async () => ((await healthz(a)).status === 200 ? true : undefined));
+  start(pb);
+  await until('the second instance', async () => ((await healthz(b)).status === 200 ? true : undefined));
+  const minted = spawnSync(TSX, ['bin/token.ts', '--sub', 'instances', '--scope', 'memory:read memory:write'], {
+    cwd: ROOT,
+    env: { ...process.env, DATA_DIR: dataDir, PORT: String(pa) },
+    encoding: 'utf8',
+  });
+  token = minted.stdout.trim().split('\n').pop() ?? '';
+  expect((await v1(a, 'POST', '/memories', { name: 'shared' })).status).toBe(201);
+}, 180000);
+
+afterAll(() => {
+  for (const c of children) c.kill('SIGKILL');
+  spawnSync('sleep', ['1']);
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+test('the second npm start attached to the first one’s backends, and a token of the first works on both', () => {
+  expect(log).toMatch(/attached to the backends of the stack at/);
+});
+
+test('identical appends from two instances in the same second: every 200 applied exactly once', async () => {
+  await v1(a, 'PUT', '/memories/shared/notes/log.md', { body: 'start\n' });
+  const codes = await Promise.all(
+    Array.from({ length: 24 }, (_, i) =>
+      v1(i % 2 ? a : b, 'PATCH', '/memories/shared/notes/log.md', { mode: 'append', body: 'same line\n' }).then((r) => r.status),
+    ),
+  );
+  const ok = codes.filter((c) => c === 200).length;
+  expect(codes.every((c) => c === 200 || c === 503)).toBe(true);
+  const note = (await (await v1(b, 'GET', '/memories/shared/notes/log.md')).json()) as { body: string };
+  expect(note.body.split('same line').length - 1).toBe(ok);
+  expect(ok).toBeGreaterThan(0);
+}, 120000);
+
+test('one If-Match from both instances: exactly one winner, every other a 409', async () => {
+  const base = (await (await v1(a, 'PUT', '/memories/shared/notes/cas.md', { body: 'v0\n' })).json()) as { rev: string };
+  const codes = await Promise.all(
+    Array.from({ length: 12 }, (_, i) =>
+      v1(i % 2 ? a : b, 'PATCH', '/memories/shared/notes/cas.md', { mode: 'append', body: 'same\n' }, { 'if-match': `"${base.rev}"` }).then((r) => r.status),
+    ),
+  );
+  expect(codes.filter((c) => c === 200)).toHaveLength(1);
+  expect(codes.filter((c) => c === 409)).toHaveLength(11);
+  const note = (await (await v1(b, 'GET', '/memories/shared/notes/cas.md')).json()) as { body: string };
+  expect(note.body).toBe('v0\nsame\n');
+}, 120000);
+
+test('DynamoDB Local killed: healthz names it on both instances, the owner brings it back, writes go on', async () => {
+  const before = pidOf('dynamodb');
+  process.kill(before, 'SIGKILL');
+  await until('healthz 503 naming dynamodb', async () => {
+    const h = await healthz(b);
+    return h.status === 503 && h.body.down?.includes('dynamodb') ? true : undefined;
+  });
+  await until('dynamodb restarted', async () => ((await healthz(a)).status === 200 && (await healthz(b)).status === 200 ? true : undefined));
+  expect(pidOf('dynamodb')).not.toBe(before);
+  expect((await v1(b, 'PUT', '/memories/shared/notes/after-kill.md', { body: 'back\n' })).status).toBe(200);
+}, 120000);
+
+test('the S3 server paused during a write loop on both instances: 200 or a prompt 503, never a 500; every acknowledged write is there after', async () => {
+  const s3 = pidOf('s3');
+  const acknowledged: string[] = [];
+  const statuses: number[] = [];
+  const loop = async (base: string, tag: string) => {
+    for (let i = 0; i < 12; i++) {
+      const path = `faults/${tag}-${i}.md`;
+      const started = Date.now();
+      const res = await v1(base, 'PUT', `/memories/shared/notes/${path}`, { body: `${tag} ${i}\n` }).catch(() => undefined);
+      statuses.push(res?.status ?? 0);
+      if (res?.status === 200) acknowledged.push(path);
+      if (res?.status === 503) expect(Date.now() - started).toBeLessThan(25000);
+    }
+  };
+  const writes = Promise.all([loop(a, 'a'), loop(b, 'b')]);
+  await new Promise((r) => setTimeout(r, 300));
+  process.kill(s3, 'SIGSTOP');
+  await new Promise((r) => setTimeout(r, 4000));
+  process.kill(s3, 'SIGCONT');
+  await writes;
+  expect(statuses.filter((s) => s !== 200 && s !== 503)).toEqual([]);
+  expect(statuses).toContain(200);
+  for (const path of acknowledged) expect((await v1(a, 'GET', `/memories/shared/notes/${path}`)).status).toBe(200);
+
+  // The whole history exports and passes git's strictest check.
+  const bundle = Buffer.from(await (await v1(b, 'GET', '/memories/shared/export')).arrayBuffer());
+  const dir = mkdtempSync(join(tmpdir(), 'instances-clone-'));
+  try {
+    writeFileSync(join(dir, 'shared.bundle'), bundle);
+    expect(spawnSync('git', ['clone', '-q', join(dir, 'shared.bundle'), join(dir, 'c')]).status).toBe(0);
+    const fsck = spawnSync('git', ['-C', join(dir, 'c'), 'fsck', '--full', '--strict'], { encoding: 'utf8' });
+    expect(fsck.status).toBe(0);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}, 180000);
