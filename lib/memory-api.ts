@@ -157,7 +157,8 @@ export class MemoryApi extends Construct {
       `AwsSolutions-IAM5[Resource::${nagRef(this.bucket, 'Arn')}/${EXPORT_PREFIX}*]`,
       'Large exports are written under exports/<random>/ of the memory bucket and read back through presigned URLs signed with this role; the grant covers that one prefix, which a lifecycle rule empties daily.',
     );
-    grantTable(data.rateLimitTable, this.role, ['dynamodb:UpdateItem']);
+    // Rate-limit buckets (UpdateItem) and, under keys `idem:…`, Idempotency-Key records (claim, replay, release).
+    grantTable(data.rateLimitTable, this.role, ['dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:GetItem']);
     auth.grantTokenVerification(this.role);
     data.cursorKeysSecret.grantRead(this.role);
     data.originVerifySecret.grantRead(this.role);

@@ -1,17 +1,28 @@
 import { hasScope, type Principal } from '../identity/principal';
 import type { Caller } from '../memory';
 import { clientIp } from '../shared/http/client-ip';
-import { createPipeline, lambdaEntry, operationsOf, withPrincipal, type ApiPolicy, type Problem, type RequestContext } from '../shared/http/pipeline';
+import {
+  createPipeline,
+  lambdaEntry,
+  operationsOf,
+  withPrincipal,
+  type ApiPolicy,
+  type Operation,
+  type Problem,
+  type RequestContext,
+} from '../shared/http/pipeline';
 import type { HttpResult } from '../shared/http/types';
 import type { RateDecision, RatePolicy } from '../shared/rate-limit/rate-limiter';
 import type { MemoryApiDeps } from './deps';
 import { ApiError, errorResult, forbidden, internalError, toApiError } from './errors';
 import { MEMORY_HANDLERS, type MemoryCtx } from './endpoints';
 import { ALIAS_HEADERS, baseOperation, isAliasPath, MEMORY_API, MEMORY_FN, scopeOf } from './routes';
+import { idempotent } from './idempotency';
 
 /** What a browser may send and read (bearer, not cookies: `*` is safe). */
-const CORS_EXPOSE = 'ETag, Location, Content-Disposition, RateLimit, RateLimit-Policy, Retry-After, WWW-Authenticate, Deprecation, Sunset, Link';
-const CORS_ALLOW_HEADERS = 'Authorization, Content-Type, If-Match, Accept';
+const CORS_EXPOSE =
+  'ETag, Location, Content-Disposition, RateLimit, RateLimit-Policy, Retry-After, WWW-Authenticate, Deprecation, Sunset, Link, Idempotent-Replayed';
+const CORS_ALLOW_HEADERS = 'Authorization, Content-Type, If-Match, Accept, Idempotency-Key';
 
 export function memoryRatePolicy(deps: Pick<MemoryApiDeps, 'config'>): RatePolicy {
   const { rateLimit, rateWindowSeconds } = deps.config;
@@ -56,6 +67,12 @@ function memoryProblem(problem: Problem): HttpResult {
   }
 }
 
+/** Every write route (not GET) takes an `Idempotency-Key`. */
+function idempotentWrites(ops: Record<string, Operation<MemoryApiDeps, Principal>>): Record<string, Operation<MemoryApiDeps, Principal>> {
+  const writes = new Set(MEMORY_API.routes.filter((r) => r.method !== 'GET').map((r) => r.operationId));
+  return Object.fromEntries(Object.entries(ops).map(([id, op]) => [id, writes.has(id) ? idempotent(op) : op]));
+}
+
 /**
  * The memory REST API (spec 2): its route table (`routes.ts`), its endpoints (`endpoints.ts`) and
  * this policy. Order: CORS preflight (204, not counted); the rate limit per client IP (every other
@@ -67,12 +84,14 @@ export const MEMORY_POLICY: ApiPolicy<MemoryApiDeps, Principal> = {
   name: 'memory',
   fn: MEMORY_FN,
   routes: MEMORY_API.routes,
-  operations: operationsOf<MemoryApiDeps, Principal, MemoryCtx>(
-    Object.fromEntries(MEMORY_API.routes.map((r) => [r.operationId, MEMORY_HANDLERS[baseOperation(r)]])),
-    (ctx) => {
-      const c = withPrincipal(ctx);
-      return { ...c, caller: callerOf(c.principal) };
-    },
+  operations: idempotentWrites(
+    operationsOf<MemoryApiDeps, Principal, MemoryCtx>(
+      Object.fromEntries(MEMORY_API.routes.map((r) => [r.operationId, MEMORY_HANDLERS[baseOperation(r)]])),
+      (ctx) => {
+        const c = withPrincipal(ctx);
+        return { ...c, caller: callerOf(c.principal) };
+      },
+    ),
   ),
   auth: { mode: 'required', verify: (deps, authorization) => deps.verifier.verify(authorization) },
   limit: {

@@ -1,5 +1,6 @@
 import type { TokenVerifier } from '../identity/verifier';
 import type { MemoryService } from '../memory';
+import type { IdempotencyStore } from '../shared/idempotency/store';
 import type { RateLimiter } from '../shared/rate-limit/rate-limiter';
 import type { MemoryApiConfig } from './config';
 import type { ExportStore } from './exports';
@@ -11,6 +12,8 @@ export interface MemoryApiDeps {
   verifier: TokenVerifier;
   /** The shared DynamoDB limiter (per client IP, `RateLimit` headers). */
   limiter: RateLimiter;
+  /** `Idempotency-Key` records (the shared rate-limit table, keys `idem:…`). */
+  idempotency: IdempotencyStore;
   /** Large exports: S3 object + presigned URL. */
   exports: ExportStore;
   /** The origin-verify value CloudFront sends; with it `x-viewer-address` is trusted as the client IP. */

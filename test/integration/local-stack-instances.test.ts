@@ -78,11 +78,17 @@ beforeAll(async () => {
   expect((await v1(a, 'POST', '/memories', { name: 'shared' })).status).toBe(201);
 }, 180000);
 
-afterAll(() => {
-  for (const c of children) c.kill('SIGKILL');
-  spawnSync('sleep', ['1']);
+afterAll(async () => {
+  // The attached instance first, then the owner (which stops the backends); each given 15 s.
+  for (const c of [...children].reverse()) {
+    if (c.exitCode !== null || c.signalCode !== null) continue;
+    const exited = new Promise((r) => c.once('exit', r));
+    c.kill('SIGTERM');
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 15000))]);
+    c.kill('SIGKILL');
+  }
   rmSync(dataDir, { recursive: true, force: true });
-});
+}, 40000);
 
 test('the second npm start attached to the first one’s backends, and a token of the first works on both', () => {
   expect(log).toMatch(/attached to the backends of the stack at/);
@@ -113,6 +119,34 @@ test('one If-Match from both instances: exactly one winner, every other a 409', 
   expect(codes.filter((c) => c === 409)).toHaveLength(11);
   const note = (await (await v1(b, 'GET', '/memories/shared/notes/cas.md')).json()) as { body: string };
   expect(note.body).toBe('v0\nsame\n');
+}, 120000);
+
+test('Idempotency-Key across instances: a retried append is applied once, whichever instance gets the retry', async () => {
+  await v1(a, 'PUT', '/memories/shared/notes/idem.md', { body: 'start\n' });
+  const append = (base: string, key: string, body = 'once\n') =>
+    v1(base, 'PATCH', '/memories/shared/notes/idem.md', { mode: 'append', body }, { 'idempotency-key': key });
+  // The same request sent to both instances at once, as a client retrying a lost answer might.
+  const first = await Promise.all([append(a, 'k-1'), append(b, 'k-1'), append(a, 'k-1'), append(b, 'k-1')]);
+  const codes = first.map((r) => r.status);
+  expect(codes.every((c) => c === 200 || c === 409)).toBe(true);
+  const winners = await Promise.all(first.filter((r) => r.status === 200).map(async (r) => ((await r.json()) as { rev: string }).rev));
+  expect(new Set(winners).size).toBe(1);
+  // A later retry on either instance replays the first answer and writes nothing.
+  for (const base of [a, b]) {
+    const again = await append(base, 'k-1');
+    expect(again.status).toBe(200);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(((await again.json()) as { rev: string }).rev).toBe(winners[0]);
+  }
+  const note = (await (await v1(b, 'GET', '/memories/shared/notes/idem.md')).json()) as { body: string };
+  expect(note.body).toBe('start\nonce\n');
+  // The same key with another request is refused; a new key applies.
+  const other = await append(a, 'k-1', 'other\n');
+  expect(other.status).toBe(400);
+  expect(((await other.json()) as { error: { message: string } }).error.message).toMatch(/different request/);
+  expect((await append(b, 'k-2')).status).toBe(200);
+  expect(((await (await v1(a, 'GET', '/memories/shared/notes/idem.md')).json()) as { body: string }).body).toBe('start\nonce\nonce\n');
+  expect((await append(a, ' bad key')).status).toBe(400);
 }, 120000);
 
 test('DynamoDB Local killed: healthz names it on both instances, the owner brings it back, writes go on', async () => {

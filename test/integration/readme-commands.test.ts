@@ -45,12 +45,16 @@ beforeAll(async () => {
   }
 }, 150000);
 
-afterAll(() => {
-  server?.kill('SIGTERM');
+afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
-  spawnSync('sleep', ['2']);
+  if (server && server.exitCode === null) {
+    const exited = new Promise((r) => server?.once('exit', r));
+    server.kill('SIGTERM');
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 15000))]);
+    server.kill('SIGKILL');
+  }
   rmSync(dataDir, { recursive: true, force: true });
-});
+}, 30000);
 
 test("the README's Try block works as pasted, every command", () => {
   const block = tryBlock().replaceAll('localhost:3000', `127.0.0.1:${port}`);
