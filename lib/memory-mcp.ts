@@ -144,7 +144,8 @@ export class MemoryMcp extends Construct {
     // objects and indexes under m/ of the bucket, one conditional update per lease on the limiter,
     // the cursor keys, and reads of the opaque-token table.
     grantMemoryData(props.table, props.bucket, this.role);
-    grantTable(props.rateLimitTable, this.role, ['dynamodb:UpdateItem']);
+    // Rate-limit buckets (UpdateItem) and, under keys `idem:…`, the write tools' idempotencyKey records.
+    grantTable(props.rateLimitTable, this.role, ['dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:GetItem']);
     props.cursorKeysSecret.grantRead(this.role);
     props.auth.grantTokenVerification(this.role);
     this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [settingsArn] }));

@@ -11,6 +11,7 @@ import type { RateLimiter, RatePolicy } from '../shared/rate-limit/rate-limiter'
 import { normaliseOrigin, type McpConfig } from './config';
 import { MCP_API } from './routes';
 import { createMcpServer } from './server';
+import type { IdempotencyStore } from '../shared/idempotency/store';
 
 /** What the MCP function needs; built by `wiring.ts` in AWS and by the local stack locally. */
 export interface McpDeps {
@@ -20,6 +21,8 @@ export interface McpDeps {
   verifier: TokenVerifier;
   memory: MemoryService;
   limiter: RateLimiter;
+  /** `idempotencyKey` of the write tools (the shared rate-limit table, keys `idem:…`). */
+  idempotency?: IdempotencyStore;
 }
 
 const LOG_REQUESTS = logger.getLevelName() !== 'SILENT';
@@ -130,6 +133,7 @@ async function serve(ctx: RequestContext<McpDeps, Principal> & { principal: Prin
     caller: { account: principal.sub, ...(principal.memories !== undefined && { grants: principal.memories }) },
     config: deps.config,
     requestId,
+    idempotency: deps.idempotency,
   });
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   try {

@@ -76,10 +76,18 @@ export const listInput = strictObject({
   tags: tagsArg.optional(),
 });
 
+const idempotencyKeyArg = string()
+  .regex(/^[\x21-\x7e]{1,255}$/, 'idempotencyKey must be 1-255 printable ASCII characters')
+  .optional()
+  .describe(
+    'Optional. A unique value (e.g. a UUID) for this change: a retry with the same key and arguments returns the first result and changes nothing again. Remembered for a day.',
+  );
+
 export const writeInput = strictObject({
   path: notePath,
   body: string().describe('The complete markdown body, without a front-matter (---) block; replaces the whole note.'),
   frontmatter: frontmatterArg.optional().describe('Front matter as a JSON object; replaces the whole map (omit for none).'),
+  idempotencyKey: idempotencyKeyArg,
 });
 
 export const EDIT_MODES = ['replace', 'append', 'str_replace'] as const;
@@ -96,10 +104,12 @@ export const editInput = strictObject({
     .optional()
     .describe('str_replace only: exact text of the body, whitespace included, that occurs exactly once.'),
   new_str: string().optional().describe('str_replace only: the replacement; omit to delete old_str.'),
+  idempotencyKey: idempotencyKeyArg,
 });
 
 export const deleteInput = strictObject({
   path: notePath.describe('Path of the note to delete (soft delete: it stays in the history and memory__read still shows it with deleted: true).'),
+  idempotencyKey: idempotencyKeyArg,
 });
 
 // Results ---------------------------------------------------------------------------------------

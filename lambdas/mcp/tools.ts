@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { CallToolResult, Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { toJSONSchema, type core, type input, type output, type ZodType } from 'zod';
 import { hasScope, type MemoryScope, type Principal } from '../identity/principal';
@@ -24,6 +25,7 @@ import {
   type ListFolderEntry,
 } from './schemas';
 import { DEFAULT_MEMORY, defaultTarget, display, parseFolder, parseNotePath, vaultTarget, type Target } from './vault';
+import type { IdempotencyStore } from '../shared/idempotency/store';
 
 /** What a tool call runs with: the verified principal as the core's caller, and the core. */
 export interface ToolContext {
@@ -32,6 +34,8 @@ export interface ToolContext {
   caller: Caller;
   config: McpConfig;
   requestId: string;
+  /** Remembers the results of write calls that carry an `idempotencyKey`. */
+  idempotency?: IdempotencyStore;
 }
 
 interface ToolSpec<I extends ZodType, O extends ZodType> {
@@ -124,6 +128,34 @@ function describeIssues(tool: string, input: ZodType, issues: readonly core.$Zod
   return parts.join('; ');
 }
 
+/**
+ * A write tool's `idempotencyKey` (the MCP twin of /v1's Idempotency-Key, same store and rules): the
+ * first call with a key runs and its result is remembered for a day, per user; a retry with the
+ * same key and arguments gets that result again and changes nothing; other arguments under the same
+ * key are `invalid_argument`, a retry while the first still runs `conflict`. A failed call
+ * remembers nothing. Calls without a key run as they are.
+ */
+async function onceByKey(tool: string, args: unknown, ctx: ToolContext, run: () => Promise<Record<string, unknown>>): Promise<Record<string, unknown>> {
+  const { idempotencyKey, ...rest } = (args ?? {}) as { idempotencyKey?: unknown };
+  if (typeof idempotencyKey !== 'string' || !ctx.idempotency) return run();
+  const hash = (s: string) => createHash('sha256').update(s).digest('hex');
+  const key = `mcp:${hash(ctx.principal.sub)}:${idempotencyKey}`;
+  const fingerprint = hash(`${tool}\n${JSON.stringify(rest)}`);
+  const claim = await ctx.idempotency.claim(key, fingerprint);
+  if (claim.kind === 'replay') return JSON.parse(claim.answer.body) as Record<string, unknown>;
+  if (claim.kind === 'mismatch')
+    throw new ToolError('invalid_argument', 'idempotencyKey was already used with other arguments; use a new key for a new change');
+  if (claim.kind === 'in_progress') throw new ToolError('conflict', 'a call with this idempotencyKey is still running; retry in a second');
+  try {
+    const result = await run();
+    await ctx.idempotency.complete(key, fingerprint, { status: 200, body: JSON.stringify(result), headers: {} });
+    return result;
+  } catch (err) {
+    await ctx.idempotency.release(key).catch(() => undefined);
+    throw err;
+  }
+}
+
 function defineTool<I extends ZodType, O extends ZodType>(spec: ToolSpec<I, O>): McpTool {
   let definition: Tool | undefined;
   return {
@@ -150,7 +182,7 @@ function defineTool<I extends ZodType, O extends ZodType>(spec: ToolSpec<I, O>):
         // A missing `arguments` is no arguments; anything else that is not an object fails validation.
         const parsed = spec.input.safeParse(rawArgs === undefined ? {} : rawArgs);
         if (!parsed.success) throw new ToolError('invalid_argument', describeIssues(spec.name, spec.input, parsed.error.issues, rawArgs));
-        return ok((await spec.run(parsed.data, ctx)) as Record<string, unknown>);
+        return ok(await onceByKey(spec.name, parsed.data, ctx, async () => (await spec.run(parsed.data, ctx)) as Record<string, unknown>));
       } catch (err) {
         if (isUnexpected(err)) {
           logger.error('tool failed unexpectedly', {

@@ -8,6 +8,7 @@ import { logger } from '../shared/logger';
 import { CachedSecret, cursorCodec, secretsClient } from '../shared/secrets';
 import { loadMcpConfig } from './config';
 import type { McpDeps } from './api';
+import { DynamoIdempotencyStore } from '../shared/idempotency/store';
 
 type Env = Record<string, string | undefined>;
 
@@ -30,6 +31,7 @@ export function mcpDepsFrom(parts: { env: Env; memory: MemoryRuntime; verifier: 
     verifier: parts.verifier,
     memory: parts.memory.service,
     limiter: sharedLimiter(parts.memory.dynamodb, config.rateLimitTable, config.rateLimiter),
+    idempotency: new DynamoIdempotencyStore(parts.memory.dynamodb, config.rateLimitTable),
   };
 }
 

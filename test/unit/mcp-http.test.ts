@@ -7,6 +7,7 @@ import { loadMcpConfig } from '../../lambdas/mcp/config';
 import { mergeSettings } from '../../lambdas/mcp/wiring';
 import { createMcpHandler, handleMcpRequest, mcpRatePolicy, type McpDeps } from '../../lambdas/mcp/api';
 import { CursorCodec } from '../../lambdas/shared/cursor';
+import { InMemoryIdempotencyStore } from '../../lambdas/shared/idempotency/store';
 import type { HttpEvent, LambdaContext } from '../../lambdas/shared/http/types';
 import type { RateDecision, RateLimiter } from '../../lambdas/shared/rate-limit/rate-limiter';
 
@@ -256,6 +257,26 @@ describe('front matter keys over MCP', () => {
     expect(JSON.parse(res.body as string)).toMatchObject({ result: { structuredContent: { path: 'c.md' } } });
     const read = await handleMcpRequest(event(call('memory__read', { path: 'c.md' })), d, 'r');
     expect(JSON.parse(read.body as string)).toMatchObject({ result: { structuredContent: { frontmatter: { constructor: 'c' } } } });
+  });
+});
+
+describe('idempotencyKey on the write tools', () => {
+  it('runs a keyed call once: a retry returns the first result, other arguments under the key are refused', async () => {
+    const d = deps({ idempotency: new InMemoryIdempotencyStore() });
+    const send = async (args: unknown) => JSON.parse((await handleMcpRequest(event(call('memory__edit', args)), d, 'r')).body as string);
+    await handleMcpRequest(event(call('memory__write', { path: 'log.md', body: 'start' })), d, 'r');
+    const first = await send({ path: 'log.md', mode: 'append', body: 'once', idempotencyKey: 'k-1' });
+    const again = await send({ path: 'log.md', mode: 'append', body: 'once', idempotencyKey: 'k-1' });
+    expect(again.result.structuredContent).toEqual(first.result.structuredContent);
+    const read = await handleMcpRequest(event(call('memory__read', { path: 'log.md' })), d, 'r');
+    expect(JSON.parse(read.body as string).result.structuredContent.body).toBe('start\nonce');
+    const other = await send({ path: 'log.md', mode: 'append', body: 'twice', idempotencyKey: 'k-1' });
+    expect(other.result).toMatchObject({
+      isError: true,
+      structuredContent: { error: { code: 'invalid_argument', message: expect.stringContaining('idempotencyKey') } },
+    });
+    const unkeyed = await send({ path: 'log.md', mode: 'append', body: 'once' });
+    expect(unkeyed.result.isError).toBeUndefined();
   });
 });
 

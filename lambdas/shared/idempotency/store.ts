@@ -142,3 +142,26 @@ export class DynamoIdempotencyStore implements IdempotencyStore {
 
 /** Keys a client may send: 1-255 printable ASCII characters (the IETF draft's sf-string, without quotes). */
 export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+/** The same protocol in process memory: for tests and for transports' tests that need no backends. */
+export class InMemoryIdempotencyStore implements IdempotencyStore {
+  private readonly records = new Map<string, { state: 'in_progress' | 'done'; fingerprint: string; answer?: StoredAnswer }>();
+
+  async claim(key: string, fingerprint: string): Promise<Claim> {
+    const r = this.records.get(key);
+    if (!r) {
+      this.records.set(key, { state: 'in_progress', fingerprint });
+      return { kind: 'claimed' };
+    }
+    if (r.fingerprint !== fingerprint) return { kind: 'mismatch' };
+    return r.state === 'done' && r.answer ? { kind: 'replay', answer: r.answer } : { kind: 'in_progress' };
+  }
+
+  async complete(key: string, fingerprint: string, answer: StoredAnswer): Promise<void> {
+    this.records.set(key, { state: 'done', fingerprint, answer });
+  }
+
+  async release(key: string): Promise<void> {
+    if (this.records.get(key)?.state === 'in_progress') this.records.delete(key);
+  }
+}
