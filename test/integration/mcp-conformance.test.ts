@@ -85,7 +85,7 @@ maybe('MCP conformance (server scenarios that apply)', () => {
         child.on('close', () => resolve(text));
       });
       const m = /Passed: (\d+)\/(\d+), (\d+) failed/.exec(out);
-      if (!m || m[3] !== '0' || m[1] !== m[2] || m[1] === '0') throw new Error(`${scenario} did not pass:\n${out.slice(-2000)}`);
+      if (m?.[3] !== '0' || m[1] !== m[2] || m[1] === '0') throw new Error(`${scenario} did not pass:\n${out.slice(-2000)}`);
     },
     90000,
   );
