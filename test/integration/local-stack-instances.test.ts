@@ -161,6 +161,33 @@ test('DynamoDB Local killed: healthz names it on both instances, the owner bring
   expect((await v1(b, 'PUT', '/memories/shared/notes/after-kill.md', { body: 'back\n' })).status).toBe(200);
 }, 120000);
 
+test('the S3 server killed and DynamoDB Local paused during writes: 200 or a prompt 503, never a 500, and the owner restarts S3', async () => {
+  const statuses: number[] = [];
+  const acknowledged: string[] = [];
+  const loop = async (base: string, tag: string) => {
+    for (let i = 0; i < 10; i++) {
+      const path = `faults2/${tag}-${i}.md`;
+      const res = await v1(base, 'PUT', `/memories/shared/notes/${path}`, { body: `${tag} ${i}\n` }).catch(() => undefined);
+      statuses.push(res?.status ?? 0);
+      if (res?.status === 200) acknowledged.push(path);
+    }
+  };
+  const s3Before = pidOf('s3');
+  const writes = Promise.all([loop(a, 'a'), loop(b, 'b')]);
+  await new Promise((r) => setTimeout(r, 200));
+  process.kill(s3Before, 'SIGKILL');
+  const ddb = pidOf('dynamodb');
+  process.kill(ddb, 'SIGSTOP');
+  await new Promise((r) => setTimeout(r, 3000));
+  process.kill(ddb, 'SIGCONT');
+  await writes;
+  expect(statuses.filter((st) => st !== 200 && st !== 503)).toEqual([]);
+  await until('both backends answer again', async () => ((await healthz(a)).status === 200 && (await healthz(b)).status === 200 ? true : undefined));
+  expect(pidOf('s3')).not.toBe(s3Before);
+  for (const path of acknowledged) expect((await v1(b, 'GET', `/memories/shared/notes/${path}`)).status).toBe(200);
+  expect((await v1(a, 'PUT', '/memories/shared/notes/faults2/after.md', { body: 'ok\n' })).status).toBe(200);
+}, 180000);
+
 test('the S3 server paused during a write loop on both instances: 200 or a prompt 503, never a 500; every acknowledged write is there after', async () => {
   const s3 = pidOf('s3');
   const acknowledged: string[] = [];
