@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { CallToolResult, Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { toJSONSchema, type core, type input, type output, type ZodType } from 'zod';
 import { hasScope, type MemoryScope, type Principal } from '../identity/principal';
@@ -25,7 +24,7 @@ import {
   type ListFolderEntry,
 } from './schemas';
 import { DEFAULT_MEMORY, defaultTarget, display, parseFolder, parseNotePath, vaultTarget, type Target } from './vault';
-import type { IdempotencyStore } from '../shared/idempotency/store';
+import { fingerprintOf, runOnce, scopedKey, type IdempotencyStore } from '../shared/idempotency/store';
 
 /** What a tool call runs with: the verified principal as the core's caller, and the core. */
 export interface ToolContext {
@@ -138,21 +137,26 @@ function describeIssues(tool: string, input: ZodType, issues: readonly core.$Zod
 async function onceByKey(tool: string, args: unknown, ctx: ToolContext, run: () => Promise<Record<string, unknown>>): Promise<Record<string, unknown>> {
   const { idempotencyKey, ...rest } = (args ?? {}) as { idempotencyKey?: unknown };
   if (typeof idempotencyKey !== 'string' || !ctx.idempotency) return run();
-  const hash = (s: string) => createHash('sha256').update(s).digest('hex');
-  const key = `mcp:${hash(ctx.principal.sub)}:${idempotencyKey}`;
-  const fingerprint = hash(`${tool}\n${JSON.stringify(rest)}`);
-  const claim = await ctx.idempotency.claim(key, fingerprint);
-  if (claim.kind === 'replay') return JSON.parse(claim.answer.body) as Record<string, unknown>;
-  if (claim.kind === 'mismatch')
-    throw new ToolError('invalid_argument', 'idempotencyKey was already used with other arguments; use a new key for a new change');
-  if (claim.kind === 'in_progress') throw new ToolError('conflict', 'a call with this idempotencyKey is still running; retry in a second');
-  try {
-    const result = await run();
-    await ctx.idempotency.complete(key, fingerprint, { status: 200, body: JSON.stringify(result), headers: {} });
-    return result;
-  } catch (err) {
-    await ctx.idempotency.release(key).catch(() => undefined);
-    throw err;
+  const once = await runOnce(
+    ctx.idempotency,
+    scopedKey('mcp', ctx.principal.sub, idempotencyKey),
+    fingerprintOf([tool, JSON.stringify(rest)]),
+    run,
+    (result) => ({
+      status: 200,
+      body: JSON.stringify(result),
+      headers: {},
+    }),
+  );
+  switch (once.kind) {
+    case 'ran':
+      return once.value;
+    case 'replay':
+      return JSON.parse(once.answer.body) as Record<string, unknown>;
+    case 'mismatch':
+      throw new ToolError('invalid_argument', 'idempotencyKey was already used with other arguments; use a new key for a new change');
+    case 'in_progress':
+      throw new ToolError('conflict', 'a call with this idempotencyKey is still running; retry in a second');
   }
 }
 

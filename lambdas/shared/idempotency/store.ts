@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   ConditionalCheckFailedException,
   GetItemCommand,
@@ -142,6 +143,43 @@ export class DynamoIdempotencyStore implements IdempotencyStore {
 
 /** Keys a client may send: 1-255 printable ASCII characters (the IETF draft's sf-string, without quotes). */
 export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+const sha256 = (s: string | Buffer): string => createHash('sha256').update(s).digest('hex');
+
+/** The stored key of a client's key: per transport and user, so that keys of different users never meet. */
+export const scopedKey = (transport: string, sub: string, key: string): string => `${transport}:${sha256(sub)}:${key}`;
+
+/** A request's fingerprint from its parts (what must be equal for a retry to be the same request). */
+export const fingerprintOf = (parts: ReadonlyArray<string | Buffer>): string => sha256(parts.map((p) => sha256(p)).join('\n'));
+
+export type Once<T> = { kind: 'ran'; value: T } | Exclude<Claim, { kind: 'claimed' }>;
+
+/**
+ * The protocol both transports follow: claim the key; if it is new, run, then remember what
+ * `remember` keeps of the result (nothing: the key is given up, so a retry runs again), and give the
+ * key up when the run throws. Otherwise the claim says what the caller answers instead of running.
+ */
+export async function runOnce<T>(
+  store: IdempotencyStore,
+  key: string,
+  fingerprint: string,
+  run: () => Promise<T>,
+  remember: (value: T) => StoredAnswer | undefined,
+): Promise<Once<T>> {
+  const claim = await store.claim(key, fingerprint);
+  if (claim.kind !== 'claimed') return claim;
+  let value: T;
+  try {
+    value = await run();
+  } catch (err) {
+    await store.release(key).catch(() => undefined);
+    throw err;
+  }
+  const answer = remember(value);
+  if (answer) await store.complete(key, fingerprint, answer);
+  else await store.release(key).catch(() => undefined);
+  return { kind: 'ran', value };
+}
 
 /** The same protocol in process memory: for tests and for transports' tests that need no backends. */
 export class InMemoryIdempotencyStore implements IdempotencyStore {
