@@ -1,8 +1,9 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../bin/local-stack/backends';
+import { ROOT, spawnStack, stopStack, TSX, until as waitFor } from '../support/stack-process';
 
 /**
  * Several instances on one DATA_DIR, as several Lambda instances share DynamoDB and S3: a second
@@ -13,8 +14,6 @@ import { freePort } from '../../bin/local-stack/backends';
  * 200 or a prompt 503, never a 500); every acknowledged write is there after, and the export
  * passes `git fsck --full --strict`.
  */
-const ROOT = join(__dirname, '..', '..');
-const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
 const dataDir = mkdtempSync(join(tmpdir(), 'instances-'));
 const children: ChildProcess[] = [];
 let log = '';
@@ -23,27 +22,19 @@ let b = '';
 let token = '';
 
 function start(port: number): ChildProcess {
-  const child = spawn(TSX, ['bin/local.ts'], {
-    cwd: ROOT,
-    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'SILENT', MEMORY_RATE_LIMIT: '100000' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  child.stderr?.on('data', (d: Buffer) => {
-    log += d.toString();
-  });
+  const child = spawnStack(
+    dataDir,
+    port,
+    (text) => {
+      log += text;
+    },
+    { MEMORY_RATE_LIMIT: '100000' },
+  );
   children.push(child);
   return child;
 }
 
-async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 90000): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const v = await fn().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}\n${log}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+const until = <T>(what: string, fn: () => Promise<T | undefined>) => waitFor(what, fn, 90000, () => log);
 
 const healthz = async (base: string) => {
   const res = await fetch(`${base}/healthz`);
@@ -79,14 +70,8 @@ beforeAll(async () => {
 }, 180000);
 
 afterAll(async () => {
-  // The attached instance first, then the owner (which stops the backends); each given 15 s.
-  for (const c of [...children].reverse()) {
-    if (c.exitCode !== null || c.signalCode !== null) continue;
-    const exited = new Promise((r) => c.once('exit', r));
-    c.kill('SIGTERM');
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 15000))]);
-    c.kill('SIGKILL');
-  }
+  // The attached instance first, then the owner (which stops the backends).
+  for (const c of [...children].reverse()) await stopStack(c);
   rmSync(dataDir, { recursive: true, force: true });
 }, 40000);
 

@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../bin/local-stack/backends';
+import { ROOT, spawnStack, TSX, until } from '../support/stack-process';
 
 /**
  * `npm start`, `npm run seed`, `npm run token` and crash clean-up, as processes: the stack on a
@@ -10,8 +11,6 @@ import { freePort } from '../../bin/local-stack/backends';
  * favorite, a seed run while it serves is visible at once, and killing the server with SIGKILL
  * takes its Java and S3 children down with it.
  */
-const ROOT = join(__dirname, '..', '..');
-const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
 const dataDir = mkdtempSync(join(tmpdir(), 'local-stack-'));
 let server: ChildProcess | undefined;
 /** The server's stderr, shown when an expectation fails (warnings such as an unreadable snapshot). */
@@ -26,26 +25,10 @@ function alive(pid: number): boolean {
   }
 }
 
-async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 90000): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const v = await fn().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
-
 function start(port: number): ChildProcess {
-  const child = spawn(TSX, ['bin/local.ts'], {
-    cwd: ROOT,
-    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'SILENT' },
-    stdio: ['ignore', 'ignore', 'pipe'],
+  return spawnStack(dataDir, port, (text) => {
+    serverLog += text;
   });
-  child.stderr?.on('data', (d: Buffer) => {
-    serverLog += d.toString();
-  });
-  return child;
 }
 
 /**

@@ -1,16 +1,15 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../bin/local-stack/backends';
+import { ROOT, spawnStack, stopStack, until } from '../support/stack-process';
 
 /**
  * The README's "Try:" block, run as pasted against a scratch stack: `localhost:3000` becomes the
  * scratch port, `npm` runs in the repository with the stack's DATA_DIR and PORT, and `curl` fails on
  * any status outside 2xx (`-f`) so that an error body can never pass for an answer.
  */
-const ROOT = join(__dirname, '..', '..');
-const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
 const dataDir = mkdtempSync(join(tmpdir(), 'readme-'));
 const work = mkdtempSync(join(tmpdir(), 'readme-cwd-'));
 let server: ChildProcess | undefined;
@@ -27,32 +26,20 @@ function tryBlock(): string {
 
 beforeAll(async () => {
   port = await freePort();
-  server = spawn(TSX, ['bin/local.ts'], {
-    cwd: ROOT,
-    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'SILENT' },
-    stdio: ['ignore', 'ignore', 'pipe'],
+  server = spawnStack(dataDir, port, (text) => {
+    log += text;
   });
-  server.stderr?.on('data', (d: Buffer) => (log += d.toString()));
-  const started = Date.now();
-  for (;;) {
-    const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then(
-      (r) => r.status === 200,
-      () => false,
-    );
-    if (ok) break;
-    if (Date.now() - started > 120000) throw new Error(`stack did not start\n${log}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  await until(
+    'the stack',
+    async () => ((await fetch(`http://127.0.0.1:${port}/healthz`)).status === 200 ? true : undefined),
+    120000,
+    () => log,
+  );
 }, 150000);
 
 afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
-  if (server && server.exitCode === null) {
-    const exited = new Promise((r) => server?.once('exit', r));
-    server.kill('SIGTERM');
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 15000))]);
-    server.kill('SIGKILL');
-  }
+  await stopStack(server);
   rmSync(dataDir, { recursive: true, force: true });
 }, 30000);
 

@@ -3,6 +3,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { ensureBuckets, ensureTables } from '../../bin/local-stack/provision';
 import { DynamoRevLock } from '../../lambdas/memory/adapters/dynamo-rev-lock';
+import { InMemoryBlobStore, InMemoryRevLock } from '../../lambdas/memory/adapters/in-memory';
 import { S3BlobStore } from '../../lambdas/memory/adapters/s3-blob-store';
 import { ImmutableCache } from '../../lambdas/memory/cache';
 import { countStorageCalls, type CallCounter } from '../../lambdas/memory/call-counter';
@@ -69,6 +70,16 @@ export async function startMemoryHarness(): Promise<MemoryHarness> {
 let accounts = 0;
 
 /** A caller of a fresh account (accounts never collide across tests). */
+/** A memory core on the in-process adapters (no backends), with a cursor key of its own. */
+export function inMemoryService(over: Partial<MemoryServiceDeps> = {}): MemoryService {
+  return new MemoryService({
+    blobs: new InMemoryBlobStore(),
+    lock: new InMemoryRevLock(),
+    cursors: new CursorCodec({ current: { id: 1, secret: randomBytes(32) } }),
+    ...over,
+  });
+}
+
 export function newCaller(grants?: readonly string[]): Caller {
   const account = `acct-${process.pid}-${++accounts}-${randomBytes(3).toString('hex')}`;
   return { account, grants, author: { name: `Tester ${accounts}`, email: `tester${accounts}@example.com` } };

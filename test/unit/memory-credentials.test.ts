@@ -1,9 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import { InMemoryBlobStore, InMemoryRevLock } from '../../lambdas/memory/adapters/in-memory';
 import { findCredential, findCredentialInValues } from '../../lambdas/memory/credentials';
-import { MemoryService } from '../../lambdas/memory/service';
-import { CursorCodec } from '../../lambdas/shared/cursor';
-import { expectMemoryError } from '../support/memory-harness';
+import { expectMemoryError, inMemoryService } from '../support/memory-harness';
 
 // Token-shaped strings are assembled at run time so that this file itself never trips a secret
 // scanner (and never contains a real credential).
@@ -132,11 +128,7 @@ describe('through the core: YAML escapes carry no credential past the scan', () 
     ['an escaped space in a PEM header', '---\nk: "-----BEGIN\\x20PRIVATE KEY-----"\n---\nbody'],
     ['an escaped line break inside a token', `---\nk: "${key.slice(0, 8)}\\\n  ${key.slice(8)}"\n---\nbody`],
   ])('%s', async (_what, markdown) => {
-    const svc = new MemoryService({
-      blobs: new InMemoryBlobStore(),
-      lock: new InMemoryRevLock(),
-      cursors: new CursorCodec({ current: { id: 1, secret: randomBytes(32) } }),
-    });
+    const svc = inMemoryService();
     const me = { account: 'acct' };
     await svc.createMemory(me, 'm');
     const err = await expectMemoryError(svc.writeNote(me, 'm', 'a.md', { markdown }), 'BAD_REQUEST', 'refused_content');

@@ -2,14 +2,10 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { unzipSync } from 'fflate';
-import { InMemoryBlobStore, InMemoryRevLock } from '../../lambdas/memory/adapters/in-memory';
 import type { CommitLoop } from '../../lambdas/memory/commit';
 import { DEFAULT_LIMITS } from '../../lambdas/memory/config';
-import { MemoryService } from '../../lambdas/memory/service';
-import { CursorCodec } from '../../lambdas/shared/cursor';
-import { expectMemoryError } from '../support/memory-harness';
+import { expectMemoryError, inMemoryService } from '../support/memory-harness';
 import { cloneBundle } from '../support/memory-git';
 import { gitRefusal, validateNotePath } from '../../lambdas/memory/paths';
 
@@ -120,11 +116,7 @@ describe('note paths follow real git', () => {
 describe('a history written before the rule', () => {
   /** Commits `<folder>/a.md` past the path rule, as a server without it would have. */
   async function brokenMemory(folder: string) {
-    const svc = new MemoryService({
-      blobs: new InMemoryBlobStore(),
-      lock: new InMemoryRevLock(),
-      cursors: new CursorCodec({ current: { id: 1, secret: randomBytes(32) } }),
-    });
+    const svc = inMemoryService();
     const me = { account: 'acct' };
     await svc.createMemory(me, 'm');
     await svc.writeNote(me, 'm', 'ok.md', { body: 'fine' });

@@ -1,0 +1,37 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+
+/** `npm start` as a process, for the tests that run the local stack the way a user does. */
+export const ROOT = join(__dirname, '..', '..');
+export const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
+
+/** Polls `fn` until it answers something (errors count as no answer), or fails after `timeoutMs`. */
+export async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 90000, context: () => string = () => ''): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    const v = await fn().catch(() => undefined);
+    if (v !== undefined) return v;
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}\n${context()}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/** `tsx bin/local.ts` on `dataDir` and `port`; its stderr goes to `onLog`. */
+export function spawnStack(dataDir: string, port: number, onLog: (text: string) => void, env: Record<string, string> = {}): ChildProcess {
+  const child = spawn(TSX, ['bin/local.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'SILENT', ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  child.stderr?.on('data', (d: Buffer) => onLog(d.toString()));
+  return child;
+}
+
+/** A graceful stop (SIGTERM: the stack stops its backends), then SIGKILL after `timeoutMs`. */
+export async function stopStack(child: ChildProcess | undefined, timeoutMs = 15000): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await Promise.race([exited, new Promise((r) => setTimeout(r, timeoutMs))]);
+  child.kill('SIGKILL');
+}
