@@ -8,7 +8,7 @@ import { CrawlAbortedError, runCrawl } from '../lambdas/crawler/crawler';
 import type { PlanMode } from '../lambdas/crawler/settings';
 import { formatSummary } from '../lambdas/crawler/domain/report';
 import { createCrawler } from '../lambdas/crawler/wiring';
-import { documentClient, dynamoClient, s3Config } from '../lambdas/shared/aws/clients';
+import { documentClient, dynamoClient, loadBatchSdkBudget, s3Config } from '../lambdas/shared/aws/clients';
 import { flags } from './cli-args';
 import { openBackends } from './local-stack/catalog-env';
 import { ensureTables } from './local-stack/provision';
@@ -52,8 +52,8 @@ async function main(): Promise<void> {
 
   const started = Date.now();
   const backends = await openBackends();
-  const ddb = dynamoClient(backends.config);
-  const icons = new S3IconStore((mod) => new mod.S3Client(s3Config(backends.config)), backends.config.iconsBucket);
+  const ddb = dynamoClient(backends.config, loadBatchSdkBudget());
+  const icons = new S3IconStore((mod) => new mod.S3Client(s3Config(backends.config, loadBatchSdkBudget())), backends.config.iconsBucket);
   const controller = new AbortController();
   const onSigint = () => {
     process.stderr.write('\n[crawl] stopping after the units in flight; run again to resume\n');

@@ -3,7 +3,7 @@ import type { SearchIndex } from '../lambdas/catalog/domain/ports';
 import { rebuildIndex } from '../lambdas/catalog/reindex';
 import { EmbeddedSearchIndex } from '../lambdas/catalog/search/embedded';
 import { createOpenSearchClient, OpenSearchIndex } from '../lambdas/catalog/search/opensearch';
-import { documentClient, dynamoClient } from '../lambdas/shared/aws/clients';
+import { documentClient, dynamoClient, loadBatchSdkBudget } from '../lambdas/shared/aws/clients';
 import { loadCatalogConfig } from '../lambdas/catalog/config';
 import { openBackends } from './local-stack/catalog-env';
 
@@ -20,13 +20,13 @@ async function main(): Promise<void> {
     const config = loadCatalogConfig();
     if (!config.opensearchUrl) throw new Error('OPENSEARCH_URL is required');
     const index: SearchIndex = new OpenSearchIndex({ client: createOpenSearchClient(config.opensearchUrl, config.region), index: config.opensearchIndex });
-    const store = new DynamoCatalogStore(documentClient(dynamoClient(config)), config.catalogTable);
+    const store = new DynamoCatalogStore(documentClient(dynamoClient(config, loadBatchSdkBudget())), config.catalogTable);
     console.log(`reindexed ${await rebuildIndex(store, index)} servers in ${Date.now() - started} ms`);
     return;
   }
   const backends = await openBackends();
   try {
-    const ddb = dynamoClient(backends.config);
+    const ddb = dynamoClient(backends.config, loadBatchSdkBudget());
     const store = new DynamoCatalogStore(documentClient(ddb), backends.config.catalogTable);
     const n = await rebuildIndex(store, new EmbeddedSearchIndex({ snapshotPath: backends.config.searchSnapshotPath }));
     ddb.destroy();

@@ -1,7 +1,7 @@
 import { loadAuthConfig } from '../../lambdas/identity/config';
 import { loadFavoritesConfig } from '../../lambdas/catalog/favorites/deps';
 import type { AuthTableNames } from '../../lambdas/identity/tables';
-import { dynamoClient, s3Client } from '../../lambdas/shared/aws/clients';
+import { dynamoClient, loadBatchSdkBudget, s3Client } from '../../lambdas/shared/aws/clients';
 import { loadCatalogConfig, type CatalogConfig } from '../../lambdas/catalog/config';
 import { startDynamoLocal, startS3Server, type Backend } from './backends';
 import { dataDir, ensureCursorKeys, runningStack, type DataDir } from './data-dir';
@@ -73,8 +73,8 @@ export function authTableNames(env: Record<string, string | undefined> = process
  */
 export async function provision(config: CatalogConfig, opts: { auth?: AuthTableNames | false } = {}): Promise<void> {
   const clientOpts = { region: config.region, dynamoEndpoint: config.dynamoEndpoint, s3Endpoint: config.s3Endpoint };
-  const ddb = dynamoClient(clientOpts);
-  const s3 = s3Client(clientOpts);
+  const ddb = dynamoClient(clientOpts, loadBatchSdkBudget());
+  const s3 = s3Client(clientOpts, loadBatchSdkBudget());
   const auth = opts.auth ?? authTableNames();
   try {
     await ensureTables(ddb, [...tableDefinitions({ catalog: config.catalogTable, rateLimits: config.rateLimitTable }, auth)]);

@@ -1,4 +1,4 @@
-import { documentClient, dynamoClient, s3Config } from '../../lambdas/shared/aws/clients';
+import { documentClient, dynamoClient, loadBatchSdkBudget, s3Config } from '../../lambdas/shared/aws/clients';
 import type { CatalogConfig } from '../../lambdas/catalog/config';
 import { DynamoCatalogStore } from '../../lambdas/catalog/adapters/dynamo-catalog-store';
 import { S3IconStore } from '../../lambdas/catalog/adapters/s3-icon-store';
@@ -26,8 +26,8 @@ export async function seedCatalog(
 ): Promise<SeedResult> {
   const servers = generateCatalog(count, { seed: opts.seed });
   const clientOpts = { region: config.region, dynamoEndpoint: config.dynamoEndpoint, s3Endpoint: config.s3Endpoint };
-  const ddb = dynamoClient(clientOpts);
-  const icons = new S3IconStore((mod) => new mod.S3Client(s3Config(clientOpts)), config.iconsBucket);
+  const ddb = dynamoClient(clientOpts, loadBatchSdkBudget());
+  const icons = new S3IconStore((mod) => new mod.S3Client(s3Config(clientOpts, loadBatchSdkBudget())), config.iconsBucket);
   try {
     const store = new DynamoCatalogStore(documentClient(ddb), config.catalogTable);
 

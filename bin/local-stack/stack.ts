@@ -27,7 +27,7 @@ import { MCP_API } from '../../lambdas/mcp/routes';
 import { mcpDepsFrom } from '../../lambdas/mcp/wiring';
 import { parseKeyRing } from '../../lambdas/shared/cursor';
 import { cursorCodec } from '../../lambdas/shared/secrets';
-import { dynamoClient, s3Client } from '../../lambdas/shared/aws/clients';
+import { dynamoClient, loadBatchSdkBudget, s3Client } from '../../lambdas/shared/aws/clients';
 import { readFileSync } from 'node:fs';
 import { ensureBuckets, ensureTables } from './provision';
 import { answers, startDynamoLocal, startS3Server, type Backend } from './backends';
@@ -262,8 +262,8 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
 /** The memory core's rev-lock table and object bucket (MEMORY_TABLE, MEMORY_BUCKET), created when missing. */
 async function provisionMemory(config: MemoryConfig): Promise<void> {
   const clientOpts = { region: config.region, dynamoEndpoint: config.dynamoEndpoint, s3Endpoint: config.s3Endpoint };
-  const ddb = dynamoClient(clientOpts);
-  const s3 = s3Client(clientOpts);
+  const ddb = dynamoClient(clientOpts, loadBatchSdkBudget());
+  const s3 = s3Client(clientOpts, loadBatchSdkBudget());
   try {
     await ensureTables(ddb, memoryTableDefinitions({ memories: config.memoryTable }));
     await ensureBuckets(s3, [config.memoryBucket]);

@@ -25,7 +25,7 @@
 import { DynamoCatalogStore } from '../catalog/adapters/dynamo-catalog-store';
 import { S3IconStore } from '../catalog/adapters/s3-icon-store';
 import { createOpenSearchClient, OpenSearchIndex } from '../catalog/search/opensearch';
-import { documentClient, dynamoClient, s3Config } from '../shared/aws/clients';
+import { documentClient, dynamoClient, loadBatchSdkBudget, s3Config } from '../shared/aws/clients';
 import { loadCatalogConfig } from '../catalog/config';
 import { logger } from '../shared/logger';
 import { DynamoCrawlState } from './adapters/dynamo-crawl-state';
@@ -42,11 +42,12 @@ function crawler(): Crawler {
   const catalog = loadCatalogConfig();
   const config = loadCrawlerConfig();
   if (!catalog.opensearchUrl) throw new Error('OPENSEARCH_URL is required in AWS');
-  const doc = documentClient(dynamoClient(catalog));
+  // Tasks of up to 15 minutes with no caller waiting: a slow batch is waited for, not failed.
+  const doc = documentClient(dynamoClient(catalog, loadBatchSdkBudget()));
   instance = createCrawler(config, {
     store: new DynamoCatalogStore(doc, catalog.catalogTable),
     index: new OpenSearchIndex({ client: createOpenSearchClient(catalog.opensearchUrl, catalog.region), index: catalog.opensearchIndex }),
-    icons: new S3IconStore((mod) => new mod.S3Client(s3Config(catalog)), catalog.iconsBucket),
+    icons: new S3IconStore((mod) => new mod.S3Client(s3Config(catalog, loadBatchSdkBudget())), catalog.iconsBucket),
     state: new DynamoCrawlState(doc, config.stateTable),
     region: catalog.region,
   }).crawler;

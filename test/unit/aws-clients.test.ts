@@ -1,8 +1,9 @@
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { dynamoClient, loadSdkBudget, s3Config } from '../../lambdas/shared/aws/clients';
+import { dynamoClient, loadBatchSdkBudget, loadSdkBudget, s3Config } from '../../lambdas/shared/aws/clients';
 
 /** A backend that accepts connections and never answers: what a frozen DynamoDB Local or S3 server looks like. */
 function hungServer(): Promise<{ url: string; close(): Promise<void> }> {
@@ -68,6 +69,60 @@ describe('SDK clients give up on a hung backend within their budget', () => {
       client.destroy();
     } finally {
       await hung.close();
+    }
+  });
+});
+
+/** A DynamoDB that answers every call, but only after `delayMs`: a loaded DynamoDB Local. */
+function slowDynamo(delayMs: number): Promise<{ url: string; calls: () => number; close(): Promise<void> }> {
+  let calls = 0;
+  const server = createHttpServer((req, res) => {
+    calls++;
+    req.resume();
+    setTimeout(() => {
+      res.writeHead(200, { 'content-type': 'application/x-amz-json-1.0' });
+      res.end('{}');
+    }, delayMs);
+  });
+  return new Promise((resolve) => {
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      resolve({ url: `http://127.0.0.1:${port}`, calls: () => calls, close: () => new Promise<void>((r) => server.close(() => r())) });
+    });
+  });
+}
+
+describe('bulk work (crawler, seed, provisioning, reindex) waits for a slow backend instead of failing', () => {
+  it('has its own, longer budget, read from the environment', () => {
+    expect(loadBatchSdkBudget({})).toEqual({
+      connectTimeoutMs: 3000,
+      dynamoRequestTimeoutMs: 30000,
+      dynamoMaxAttempts: 5,
+      s3RequestTimeoutMs: 30000,
+      s3MaxAttempts: 5,
+    });
+    expect(loadBatchSdkBudget({ AWS_BATCH_TIMEOUT_MS: '4000', AWS_BATCH_MAX_ATTEMPTS: '2' })).toMatchObject({
+      dynamoRequestTimeoutMs: 4000,
+      s3RequestTimeoutMs: 4000,
+      dynamoMaxAttempts: 2,
+      s3MaxAttempts: 2,
+    });
+  });
+
+  it('a call the request budget gives up on (slower than its timeout) completes with the batch budget', async () => {
+    const slow = await slowDynamo(600);
+    try {
+      const get = new GetItemCommand({ TableName: 't', Key: { pk: { S: 'x' } } });
+      const request = dynamoClient({ region: 'us-east-1', dynamoEndpoint: slow.url }, { ...loadSdkBudget({}), dynamoRequestTimeoutMs: 300 });
+      await expect(request.send(get)).rejects.toThrow(/exceeded the configured 300 ms requestTimeout/);
+      request.destroy();
+      const batch = dynamoClient({ region: 'us-east-1', dynamoEndpoint: slow.url }, loadBatchSdkBudget({}));
+      const before = slow.calls();
+      await expect(batch.send(get)).resolves.toMatchObject({ $metadata: { httpStatusCode: 200 } });
+      expect(slow.calls() - before).toBe(1);
+      batch.destroy();
+    } finally {
+      await slow.close();
     }
   });
 });

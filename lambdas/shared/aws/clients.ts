@@ -50,6 +50,25 @@ export function loadSdkBudget(env: Env = process.env): SdkBudget {
   };
 }
 
+/**
+ * The budget of bulk work with no caller waiting on it: the crawler's tasks (15 minutes each),
+ * provisioning, seeding, reindexing. A slow batch write there should be waited for, not turned
+ * into a failed run: a loaded DynamoDB Local answered a 100-item batch in more than 1.5 s twice
+ * in a row on a busy CI machine, and the whole local stack failed to start. `AWS_BATCH_TIMEOUT_MS`
+ * and `AWS_BATCH_MAX_ATTEMPTS` set it (for DynamoDB and S3 alike).
+ */
+export function loadBatchSdkBudget(env: Env = process.env): SdkBudget {
+  const timeout = envInt(env, 'AWS_BATCH_TIMEOUT_MS', 30000, { min: 1 });
+  const attempts = envInt(env, 'AWS_BATCH_MAX_ATTEMPTS', 5, { min: 1 });
+  return {
+    connectTimeoutMs: envInt(env, 'AWS_CONNECT_TIMEOUT_MS', 3000, { min: 1 }),
+    dynamoRequestTimeoutMs: timeout,
+    dynamoMaxAttempts: attempts,
+    s3RequestTimeoutMs: timeout,
+    s3MaxAttempts: attempts,
+  };
+}
+
 export function dynamoClient(o: ClientOptions, budget: SdkBudget = loadSdkBudget()): DynamoDBClient {
   return new DynamoDBClient({
     region: o.region,
@@ -83,8 +102,8 @@ export function s3Config(o: ClientOptions, budget: SdkBudget = loadSdkBudget()):
   };
 }
 
-export function s3Client(o: ClientOptions): S3Client {
+export function s3Client(o: ClientOptions, budget: SdkBudget = loadSdkBudget()): S3Client {
   // Loaded here, not at the top: only CLIs and the local stack call this eagerly.
   const { S3Client: Client } = require('@aws-sdk/client-s3') as typeof import('@aws-sdk/client-s3');
-  return new Client(s3Config(o));
+  return new Client(s3Config(o, budget));
 }
