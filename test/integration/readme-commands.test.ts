@@ -6,9 +6,11 @@ import { freePort } from '../../bin/local-stack/backends';
 import { ROOT, spawnStack, stopStack, until } from '../support/stack-process';
 
 /**
- * The README's "Try:" block, run as pasted against a scratch stack: `localhost:3000` becomes the
- * scratch port, `npm` runs in the repository with the stack's DATA_DIR and PORT, and `curl` fails on
- * any status outside 2xx (`-f`) so that an error body can never pass for an answer.
+ * Every shell block of the README that talks to the local stack (the "Try:" block, the /v1, MCP and
+ * favorites examples), run as pasted and in the README's order against a scratch stack:
+ * `localhost:3000` becomes the scratch port, `npm` runs in the repository with the stack's DATA_DIR
+ * and PORT, and `curl` fails on any status outside 2xx (`-f`) so that an error body can never pass
+ * for an answer. The quick start's own two commands are what CI runs; the deployment block needs AWS.
  */
 const dataDir = mkdtempSync(join(tmpdir(), 'readme-'));
 const work = mkdtempSync(join(tmpdir(), 'readme-cwd-'));
@@ -16,12 +18,10 @@ let server: ChildProcess | undefined;
 let port = 0;
 let log = '';
 
-function tryBlock(): string {
+/** The README's `sh`/`bash` blocks that reach the local stack, in document order. */
+function localBlocks(): string[] {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const at = readme.indexOf('Try:\n\n```sh\n');
-  if (at < 0) throw new Error('README has no "Try:" block');
-  const start = readme.indexOf('\n', readme.indexOf('```sh', at)) + 1;
-  return readme.slice(start, readme.indexOf('\n```', start));
+  return [...readme.matchAll(/```(?:sh|bash)\n([\s\S]*?)\n```/g)].map((m) => m[1]).filter((b) => b.includes('localhost:3000') && !b.includes('npm ci'));
 }
 
 beforeAll(async () => {
@@ -43,17 +43,24 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 }, 30000);
 
-test("the README's Try block works as pasted, every command", () => {
-  const block = tryBlock().replaceAll('localhost:3000', `127.0.0.1:${port}`);
-  expect(block).toMatch(/npm run -s token/);
+test("the README's shell blocks work as pasted, every command, in order", () => {
+  const blocks = localBlocks();
+  // The Try block, the /v1 and MCP examples and the favorites example at least.
+  expect(blocks.length).toBeGreaterThanOrEqual(4);
+  expect(blocks[0]).toMatch(/npm run -s token/);
+  const script = blocks.join('\n').replaceAll('localhost:3000', `127.0.0.1:${port}`);
   const prelude = [
     'set -euo pipefail',
     `export DATA_DIR='${dataDir}' PORT='${port}'`,
     `npm() { (cd '${ROOT}' && command npm "$@"); }`,
     'curl() { command curl -sS -f --max-time 30 "$@"; echo; }',
   ].join('\n');
-  const run = spawnSync('bash', ['-c', `${prelude}\n${block}`], { cwd: work, encoding: 'utf8', timeout: 120000 });
+  const run = spawnSync('bash', ['-c', `${prelude}\n${script}`], { cwd: work, encoding: 'utf8', timeout: 120000 });
   if (run.status !== 0) throw new Error(`README block failed (${run.status})\n${run.stdout}\n${run.stderr}`);
   expect(run.stdout).toMatch(/"success":true/);
   expect(run.stdout).toMatch(/today\.md/);
+  // The MCP write answered a tool result, not an error, and the favorites example pinned and listed its server.
+  expect(run.stdout).toMatch(/"structuredContent":\{"path":"ideas\/today\.md"/);
+  expect(run.stdout).toMatch(/"data":\{"slug":"ai-abstergo-mcp-time"\}/);
+  expect(run.stdout).toMatch(/"slug":"ai-abstergo-mcp-time"[^]*"slug":"ai-abstergo-mcp-time"/);
 }, 150000);
