@@ -167,7 +167,8 @@ describe('ordinary READMEs', () => {
     const { html } = renderReadme(source, GITHUB, 40_000);
     expect(html).toContain('<code class="language-json">');
     expect(html).toContain('<details><summary>More</summary>');
-    expect(html).toContain('<table>');
+    expect(html).toContain('<table tabindex="0">');
+    expect(html).toContain('<pre tabindex="0">');
   });
 
   test('a README over the cap is cut at a line break and says so', () => {

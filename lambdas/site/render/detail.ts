@@ -72,7 +72,7 @@ ${o.snippets.map((s, si) => {
   const id = `snippet-${oi}-${si}`;
   return html`<details class="snippet"${si === 0 ? html` open` : ''}>
 <summary>${s.label} <span class="muted">· ${s.where}</span></summary>
-<div class="code-block"><pre><code id="${id}" class="language-${s.language}">${s.text}</code></pre>
+<div class="code-block"><pre tabindex="0"><code id="${id}" class="language-${s.language}">${s.text}</code></pre>
 <button type="button" class="copy" data-copy="${id}" hidden>Copy<span class="sr-only"> the ${s.label} snippet</span></button></div>
 </details>`;
 })}
@@ -114,10 +114,10 @@ function toolSection(tools: CatalogTool[], max: number, slug: string): SafeHtml 
 ${t.description ? html`<p>${t.description}</p>` : ''}
 ${
   rows.length > 0
-    ? html`<div class="table-wrap"><table><caption class="sr-only">Parameters of ${t.name}</caption><thead><tr><th scope="col">Parameter</th><th scope="col">Type</th><th scope="col">Required</th><th scope="col">Description</th></tr></thead><tbody>${rows}</tbody></table></div>`
+    ? html`<div class="table-wrap" role="region" aria-label="Parameters of ${t.name}" tabindex="0"><table><caption class="sr-only">Parameters of ${t.name}</caption><thead><tr><th scope="col">Parameter</th><th scope="col">Type</th><th scope="col">Required</th><th scope="col">Description</th></tr></thead><tbody>${rows}</tbody></table></div>`
     : html`<p class="muted">No parameters.</p>`
 }
-${t.inputSchema ? html`<details class="schema"><summary>Input schema (JSON)</summary><pre><code>${JSON.stringify(t.inputSchema, null, 2)}</code></pre></details>` : ''}
+${t.inputSchema ? html`<details class="schema"><summary>Input schema (JSON)</summary><pre tabindex="0"><code>${JSON.stringify(t.inputSchema, null, 2)}</code></pre></details>` : ''}
 </section>`;
   })}${tools.length > shown.length ? html`<p class="note">${plural(tools.length - shown.length, 'more tool')} not shown; the <a href="/api/mcps/${encodeURIComponent(slug)}">catalog API</a> lists them all.</p>` : ''}`;
 }
@@ -209,7 +209,7 @@ ${healthSection(r, now)}
 </section>
 <section aria-labelledby="trust-title">
 <h2 id="trust-title">Trust grades</h2>
-<div class="table-wrap"><table class="grades"><caption class="sr-only">Trust grades and what they mean</caption>
+<div class="table-wrap" role="region" aria-label="Trust grades table" tabindex="0"><table class="grades"><caption class="sr-only">Trust grades and what they mean</caption>
 <thead><tr><th scope="col">Grade</th><th scope="col">Value</th><th scope="col">What it means</th></tr></thead>
 <tbody>
 ${gradeRow('License', r.grades.license, LICENSE_GRADE_TEXT, 'No repository to read a license from.')}
@@ -229,7 +229,7 @@ ${toolSection(tools, config.maxTools, r.slug)}
 <h2 id="ships-title">Packages and endpoints</h2>
 ${
   r.packages.length > 0
-    ? html`<div class="table-wrap"><table><caption class="sr-only">Packages</caption><thead><tr><th scope="col">Registry</th><th scope="col">Package</th><th scope="col">Version</th><th scope="col">Transport</th></tr></thead><tbody>${r.packages.map(
+    ? html`<div class="table-wrap" role="region" aria-label="Packages table" tabindex="0"><table><caption class="sr-only">Packages</caption><thead><tr><th scope="col">Registry</th><th scope="col">Package</th><th scope="col">Version</th><th scope="col">Transport</th></tr></thead><tbody>${r.packages.map(
         (p) =>
           html`<tr><td>${p.registryType}</td><td>${outLink(packagePage(p), p.identifier)}</td><td>${p.version ?? '–'}</td><td>${p.transport.type}${p.transport.url ? html` <code>${p.transport.url}</code>` : ''}</td></tr>`,
       )}</tbody></table></div>`
@@ -237,7 +237,7 @@ ${
 }
 ${
   r.remotes.length > 0
-    ? html`<div class="table-wrap"><table><caption class="sr-only">Hosted endpoints</caption><thead><tr><th scope="col">Transport</th><th scope="col">URL</th></tr></thead><tbody>${r.remotes.map(
+    ? html`<div class="table-wrap" role="region" aria-label="Hosted endpoints table" tabindex="0"><table><caption class="sr-only">Hosted endpoints</caption><thead><tr><th scope="col">Transport</th><th scope="col">URL</th></tr></thead><tbody>${r.remotes.map(
         (m) => html`<tr><td>${m.type}</td><td><code>${m.url}</code></td></tr>`,
       )}</tbody></table></div>`
     : ''

@@ -170,6 +170,9 @@ function optionsFor(bases: Bases): sanitizeHtml.IOptions {
       ol: ['start'],
       abbr: ['title'],
       code: ['class'],
+      // Set by the transforms below only: wide code and tables scroll, so the keyboard must reach them.
+      pre: ['tabindex'],
+      table: ['tabindex'],
     },
     // Only code's language class: a README may not borrow the page's own classes to imitate its controls.
     allowedClasses: { code: [/^language-[A-Za-z0-9_+-]{1,40}$/] },
@@ -205,6 +208,8 @@ function optionsFor(bases: Bases): sanitizeHtml.IOptions {
       h4: headingTransform('h4'),
       h5: headingTransform('h5'),
       h6: headingTransform('h6'),
+      pre: () => ({ tagName: 'pre', attribs: { tabindex: '0' } }),
+      table: () => ({ tagName: 'table', attribs: { tabindex: '0' } }),
       a: (_name, attribs) => {
         const raw = attribs.href ?? '';
         const out: sanitizeHtml.Attributes = {};
