@@ -9,7 +9,7 @@ import type { ApiTable, RouteDef } from '../shared/http/route-table';
 export const SITE_ROUTES: readonly RouteDef[] = [
   { method: 'GET', path: '/', fn: 'site', operationId: 'homePage' },
   // CloudFront's default root object turns `/` into `/index.html`, so the home page has a path a behaviour can match.
-  { method: 'GET', path: '/index.html', fn: 'site', operationId: 'homePage' },
+  { method: 'GET', path: '/index.html', fn: 'site', operationId: 'homeIndexPage' },
   { method: 'GET', path: '/servers', fn: 'site', operationId: 'serversPage' },
   { method: 'GET', path: '/servers/{slug}', fn: 'site', operationId: 'serverPage' },
   { method: 'GET', path: '/search', fn: 'site', operationId: 'searchPage' },

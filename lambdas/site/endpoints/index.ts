@@ -8,6 +8,7 @@ import { favorites, home, search, servers } from './pages';
 /** operationId (see `routes.ts`) → page. */
 export const SITE_ENDPOINTS: Readonly<Record<string, Operation<SiteDeps>>> = {
   homePage: home,
+  homeIndexPage: home,
   serversPage: servers,
   serverPage: server,
   searchPage: search,
