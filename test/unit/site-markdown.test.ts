@@ -41,7 +41,7 @@ function problemsOf(out: string): string[] {
 describe('the hostile README corpus', () => {
   const files = readdirSync(CORPUS).filter((f) => f.endsWith('.md') && f !== 'README.md');
 
-  test('covers scripts, javascript: and data: links, SVG, event handlers, frames, CSS and forms', () => {
+  test('covers scripts, javascript: and data: links, SVG, event handlers, frames, CSS and forms', async () => {
     expect(files.sort()).toEqual(
       expect.arrayContaining([
         'css-expressions.md',
@@ -57,10 +57,10 @@ describe('the hostile README corpus', () => {
     );
   });
 
-  test.each(files)('%s renders inert', (file) => {
+  test.each(files)('%s renders inert', async (file) => {
     const source = readFileSync(join(CORPUS, file), 'utf8');
     for (const ctx of [GITHUB, {}]) {
-      const { html } = renderReadme(source, ctx, 40_000);
+      const { html } = await renderReadme(source, ctx, 40_000);
       expect(problemsOf(html)).toEqual([]);
       // Only the README's own classes and ids: nothing that imitates or clobbers the page.
       for (const m of html.matchAll(/\sclass="([^"]*)"/g)) expect(m[1]).toMatch(/^language-/);
@@ -69,8 +69,8 @@ describe('the hostile README corpus', () => {
     }
   });
 
-  test('ordinary text around the payloads survives', () => {
-    const { html } = renderReadme(readFileSync(join(CORPUS, 'script-tags.md'), 'utf8'), GITHUB, 40_000);
+  test('ordinary text around the payloads survives', async () => {
+    const { html } = await renderReadme(readFileSync(join(CORPUS, 'script-tags.md'), 'utf8'), GITHUB, 40_000);
     expect(html).toContain('Text after the scripts.');
     expect(html).not.toContain('__pwned');
   });
@@ -107,10 +107,10 @@ describe('hostile input in general', () => {
     '<details ontoggle=x open>',
   ];
 
-  test('no combination of hostile fragments produces active markup', () => {
-    fc.assert(
-      fc.property(fc.array(fc.oneof(fc.constantFrom(...pieces), fc.string({ maxLength: 8 })), { maxLength: 40 }), (parts) => {
-        const { html } = renderReadme(parts.join(''), GITHUB, 40_000);
+  test('no combination of hostile fragments produces active markup', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.oneof(fc.constantFrom(...pieces), fc.string({ maxLength: 8 })), { maxLength: 40 }), async (parts) => {
+        const { html } = await renderReadme(parts.join(''), GITHUB, 40_000);
         expect(problemsOf(html)).toEqual([]);
       }),
       { numRuns: Number(process.env.FUZZ_RUNS ?? 300), seed: 42 },
@@ -141,43 +141,48 @@ describe('ordinary READMEs', () => {
     '</details>',
   ].join('\n');
 
-  test('headings move one level down and get readme- ids that in-page links use', () => {
-    const { html } = renderReadme(source, GITHUB, 40_000);
+  test('headings move one level down and get readme- ids that in-page links use', async () => {
+    const { html } = await renderReadme(source, GITHUB, 40_000);
     expect(html).toContain('<h2 id="readme-weather-mcp">Weather MCP</h2>');
     expect(html).toContain('<h3 id="readme-usage">Usage</h3>');
     expect(html).toContain('<a href="#readme-usage">usage</a>');
     expect(html).not.toMatch(/<h1/);
   });
 
-  test('relative links and images resolve against the repository; other sites get rel="noopener nofollow ugc"', () => {
-    const { html } = renderReadme(source, { ...GITHUB, path: 'packages/weather/README.md' }, 40_000);
+  test('relative links and images resolve against the repository; other sites get rel="noopener nofollow ugc"', async () => {
+    const { html } = await renderReadme(source, { ...GITHUB, path: 'packages/weather/README.md' }, 40_000);
     expect(html).toContain('href="https://github.com/acme/weather/blob/HEAD/packages/weather/docs/setup.md" rel="noopener nofollow ugc"');
     expect(html).toContain('src="https://raw.githubusercontent.com/acme/weather/HEAD/packages/weather/img/shot.png"');
     expect(html).toContain('href="https://api.example.com/docs" rel="noopener nofollow ugc"');
     expect(html).toMatch(/<img[^>]+loading="lazy"[^>]+referrerpolicy="no-referrer"[^>]+src="https:\/\/img\.shields\.io\/badge\/x-y-green"[^>]*width="80"/);
   });
 
-  test('without a GitHub repository, relative links keep their text and lose their target', () => {
-    const { html } = renderReadme('[setup](docs/setup.md) ![shot](shot.png)', {}, 40_000);
+  test('without a GitHub repository, relative links keep their text and lose their target', async () => {
+    const { html } = await renderReadme('[setup](docs/setup.md) ![shot](shot.png)', {}, 40_000);
     expect(html).toContain('<a>setup</a>');
     expect(html).not.toContain('shot.png');
   });
 
-  test('code keeps its language class; details, tables and summaries stay', () => {
-    const { html } = renderReadme(source, GITHUB, 40_000);
+  test('code keeps its language class; details, tables and summaries stay', async () => {
+    const { html } = await renderReadme(source, GITHUB, 40_000);
     expect(html).toContain('<code class="language-json">');
     expect(html).toContain('<details><summary>More</summary>');
     expect(html).toContain('<table tabindex="0">');
     expect(html).toContain('<pre tabindex="0">');
   });
 
-  test('a README over the cap is cut at a line break and says so', () => {
+  test('a README over the cap is cut at a line break and says so', async () => {
     const long = Array.from({ length: 2000 }, (_, i) => `Line ${i} of a long README.`).join('\n');
-    const out = renderReadme(long, GITHUB, 5_000);
+    const out = await renderReadme(long, GITHUB, 5_000);
     expect(out.truncated).toBe(true);
     expect(out.html).toContain('Line 0 of');
     expect(out.html).not.toContain('Line 1999 of');
-    expect(renderReadme('short', GITHUB, 5_000).truncated).toBe(false);
-    expect(renderReadme('short', GITHUB, 5_000, true).truncated).toBe(true);
+    expect((await renderReadme('short', GITHUB, 5_000)).truncated).toBe(false);
+    // Markup that grows when rendered (links, badges) is cut further, so the page keeps its weight.
+    const links = Array.from({ length: 3000 }, (_, i) => `[l${i}](https://example.com/${'p'.repeat(40)}/${i})`).join(' ');
+    const bounded = await renderReadme(links, GITHUB, 40_000, false, 20_000);
+    expect(bounded.html.length).toBeLessThanOrEqual(20_000);
+    expect(bounded.truncated).toBe(true);
+    expect((await renderReadme('short', GITHUB, 5_000, true)).truncated).toBe(true);
   });
 });

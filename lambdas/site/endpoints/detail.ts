@@ -17,14 +17,14 @@ class ReadmeCache {
 
   constructor(private readonly max: number) {}
 
-  get(key: string, make: () => RenderedReadme): RenderedReadme {
+  async get(key: string, make: () => Promise<RenderedReadme>): Promise<RenderedReadme> {
     const hit = this.entries.get(key);
     if (hit) {
       this.entries.delete(key);
       this.entries.set(key, hit);
       return hit;
     }
-    const value = make();
+    const value = await make();
     if (this.max > 0) {
       if (this.entries.size >= this.max) this.entries.delete(this.entries.keys().next().value as string);
       this.entries.set(key, value);
@@ -35,7 +35,7 @@ class ReadmeCache {
 
 const caches = new WeakMap<SiteDeps, ReadmeCache>();
 
-function readmeOf(deps: SiteDeps, d: CatalogDetail): RenderedReadme | undefined {
+async function readmeOf(deps: SiteDeps, d: CatalogDetail): Promise<RenderedReadme | undefined> {
   const readme = d.readme;
   if (!readme || readme.content.trim() === '') return undefined;
   let cache = caches.get(deps);
@@ -56,5 +56,5 @@ export async function server(ctx: SiteCtx): Promise<HandlerResponse> {
   const detail = await deps.store.get(slug);
   if (!detail)
     throw pageNotFound(`There is no server “${slug.length > 80 ? `${slug.slice(0, 80)}…` : slug}” in the catalog. It may have been removed from the registry.`);
-  return htmlPage(deps.config, detailPage(deps.config, { detail, readme: readmeOf(deps, detail), now: deps.now() }));
+  return htmlPage(deps.config, detailPage(deps.config, { detail, readme: await readmeOf(deps, detail), now: deps.now() }));
 }

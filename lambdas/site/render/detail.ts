@@ -96,30 +96,48 @@ function schemaType(s: unknown): string {
   return '';
 }
 
+/** Past this much markup, further tools are listed by name and description only (their schemas are in the API). */
+const TOOL_MARKUP_BUDGET = 40_000;
+
+function toolParameters(t: CatalogTool, i: number): SafeHtml {
+  const schema = t.inputSchema ?? {};
+  const props = (typeof schema.properties === 'object' && schema.properties !== null ? schema.properties : {}) as Record<string, unknown>;
+  const required = new Set(Array.isArray(schema.required) ? schema.required.filter((r): r is string => typeof r === 'string') : []);
+  const rows = Object.entries(props).map(([name, p]) => {
+    const o = (typeof p === 'object' && p !== null ? p : {}) as Record<string, unknown>;
+    const desc = typeof o.description === 'string' ? o.description : '';
+    const choices = Array.isArray(o.enum) ? o.enum.map((v) => JSON.stringify(v)).join(', ') : '';
+    const def = o.default !== undefined ? JSON.stringify(o.default) : '';
+    return html`<tr><th scope="row"><code>${name}</code></th><td>${schemaType(o)}</td><td>${required.has(name) ? 'yes' : 'no'}</td><td>${desc}${choices ? html` <span class="muted">One of ${choices}.</span>` : ''}${def ? html` <span class="muted">Default ${def}.</span>` : ''}</td></tr>`;
+  });
+  return html`${
+    rows.length > 0
+      ? html`<div class="table-wrap" role="region" aria-label="Parameters of ${t.name}" tabindex="0"><table><caption class="sr-only">Parameters of ${t.name}</caption><thead><tr><th scope="col">Parameter</th><th scope="col">Type</th><th scope="col">Required</th><th scope="col">Description</th></tr></thead><tbody>${rows}</tbody></table></div>`
+      : html`<p class="muted">No parameters.</p>`
+  }
+${t.inputSchema ? html`<details class="schema" id="tool-${i}-schema"><summary>Input schema (JSON)</summary><pre tabindex="0"><code>${JSON.stringify(t.inputSchema, null, 2)}</code></pre></details>` : ''}`;
+}
+
 function toolSection(tools: CatalogTool[], max: number, slug: string): SafeHtml {
   const shown = tools.slice(0, max);
-  return html`${shown.map((t, i) => {
-    const schema = t.inputSchema ?? {};
-    const props = (typeof schema.properties === 'object' && schema.properties !== null ? schema.properties : {}) as Record<string, unknown>;
-    const required = new Set(Array.isArray(schema.required) ? schema.required.filter((r): r is string => typeof r === 'string') : []);
-    const rows = Object.entries(props).map(([name, p]) => {
-      const o = (typeof p === 'object' && p !== null ? p : {}) as Record<string, unknown>;
-      const desc = typeof o.description === 'string' ? o.description : '';
-      const choices = Array.isArray(o.enum) ? o.enum.map((v) => JSON.stringify(v)).join(', ') : '';
-      const def = o.default !== undefined ? JSON.stringify(o.default) : '';
-      return html`<tr><th scope="row"><code>${name}</code></th><td>${schemaType(o)}</td><td>${required.has(name) ? 'yes' : 'no'}</td><td>${desc}${choices ? html` <span class="muted">One of ${choices}.</span>` : ''}${def ? html` <span class="muted">Default ${def}.</span>` : ''}</td></tr>`;
-    });
+  let spent = 0;
+  let compact = 0;
+  const parts = shown.map((t, i) => {
+    const params = spent < TOOL_MARKUP_BUDGET ? toolParameters(t, i) : undefined;
+    if (params) spent += params.value.length;
+    else compact++;
     return html`<section class="tool" aria-labelledby="tool-${i}">
 <h3 id="tool-${i}"><code>${t.name}</code></h3>
 ${t.description ? html`<p>${t.description}</p>` : ''}
-${
-  rows.length > 0
-    ? html`<div class="table-wrap" role="region" aria-label="Parameters of ${t.name}" tabindex="0"><table><caption class="sr-only">Parameters of ${t.name}</caption><thead><tr><th scope="col">Parameter</th><th scope="col">Type</th><th scope="col">Required</th><th scope="col">Description</th></tr></thead><tbody>${rows}</tbody></table></div>`
-    : html`<p class="muted">No parameters.</p>`
-}
-${t.inputSchema ? html`<details class="schema"><summary>Input schema (JSON)</summary><pre tabindex="0"><code>${JSON.stringify(t.inputSchema, null, 2)}</code></pre></details>` : ''}
+${params ?? ''}
 </section>`;
-  })}${tools.length > shown.length ? html`<p class="note">${plural(tools.length - shown.length, 'more tool')} not shown; the <a href="/api/mcps/${encodeURIComponent(slug)}">catalog API</a> lists them all.</p>` : ''}`;
+  });
+  const api = `/api/mcps/${encodeURIComponent(slug)}`;
+  return html`${parts}${compact > 0 ? html`<p class="note">The parameters of the last ${plural(compact, 'tool')} are in the <a href="${api}">catalog API</a>.</p>` : ''}${
+    tools.length > shown.length
+      ? html`<p class="note">${plural(tools.length - shown.length, 'more tool')} not shown; the <a href="${api}">catalog API</a> lists them all.</p>`
+      : ''
+  }`;
 }
 
 function healthSection(r: CatalogRecord, now: number): SafeHtml {

@@ -1,5 +1,5 @@
-import MarkdownIt from 'markdown-it';
-import sanitizeHtml from 'sanitize-html';
+import type { MarkdownIt } from 'markdown-it';
+import type sanitizeHtml from 'sanitize-html';
 import type { RegistryRepository } from '../../catalog/domain/types';
 
 /**
@@ -15,24 +15,39 @@ import type { RegistryRepository } from '../../catalog/domain/types';
  * raw URLs), links to other sites get `rel="noopener nofollow ugc"`, images load lazily without a
  * referrer. README headings move one level down (the page's own `<h1>` is the server's title) and
  * get `readme-` ids so in-page links work and cannot collide with the page's own ids.
+ *
+ * Both libraries load on the first README an instance renders: sanitize-html (with htmlparser2 and
+ * postcss) alone takes about 140 ms to load, which the home, list and search pages never need.
  */
 
-const md = new MarkdownIt({ html: true, linkify: true, typographer: false });
+interface Engines {
+  md: MarkdownIt;
+  sanitize: typeof sanitizeHtml;
+}
 
-// Heading ids from their text, unique per document (`env.ids` counts repeats, as GitHub does).
-md.renderer.rules.heading_open = (tokens, idx, options, rawEnv, self) => {
-  const env = rawEnv as { ids?: Map<string, number> } | undefined;
-  const inline = tokens[idx + 1];
-  const text = inline?.children?.map((t) => (t.type === 'text' || t.type === 'code_inline' ? t.content : '')).join('') ?? '';
-  const base = slugify(text);
-  if (base && env) {
-    env.ids ??= new Map();
-    const n = env.ids.get(base) ?? 0;
-    env.ids.set(base, n + 1);
-    tokens[idx].attrSet('id', `${ID_PREFIX}${n === 0 ? base : `${base}-${n}`}`);
-  }
-  return self.renderToken(tokens, idx, options);
-};
+let engines: Promise<Engines> | undefined;
+
+function loadEngines(): Promise<Engines> {
+  engines ??= Promise.all([import('markdown-it'), import('sanitize-html')]).then(([mdModule, sanitizeModule]) => {
+    const md = new mdModule.default({ html: true, linkify: true, typographer: false });
+    // Heading ids from their text, unique per document (`env.ids` counts repeats, as GitHub does).
+    md.renderer.rules.heading_open = (tokens, idx, options, rawEnv, self) => {
+      const env = rawEnv as { ids?: Map<string, number> } | undefined;
+      const inline = tokens[idx + 1];
+      const text = inline?.children?.map((t) => (t.type === 'text' || t.type === 'code_inline' ? t.content : '')).join('') ?? '';
+      const base = slugify(text);
+      if (base && env) {
+        env.ids ??= new Map();
+        const n = env.ids.get(base) ?? 0;
+        env.ids.set(base, n + 1);
+        tokens[idx].attrSet('id', `${ID_PREFIX}${n === 0 ? base : `${base}-${n}`}`);
+      }
+      return self.renderToken(tokens, idx, options);
+    };
+    return { md, sanitize: sanitizeModule.default };
+  });
+  return engines;
+}
 
 const ID_PREFIX = 'readme-';
 
@@ -256,27 +271,25 @@ function cap(source: string, max: number): { text: string; cut: boolean } {
   return { text: source.slice(0, at > max / 2 ? at : max), cut: true };
 }
 
-/** Renders and sanitises a README (at most `maxChars` of its source). */
-export function renderReadme(source: string, ctx: ReadmeContext, maxChars: number, alreadyTruncated = false): RenderedReadme {
-  const { text, cut } = cap(source, maxChars);
-  const raw = md.render(text, {});
-  return { html: sanitizeHtml(raw, optionsFor(basesOf(ctx))), truncated: cut || alreadyTruncated };
-}
-
-/** Plain text of a markdown fragment (feeds and meta descriptions), tags and markup removed. */
-export function plainText(markdown: string, maxChars: number): string {
-  const rendered = md.render(markdown.slice(0, maxChars * 4), {});
-  const text = sanitizeHtml(rendered, {
-    allowedTags: [],
-    allowedAttributes: {},
-    nonTextTags: ['script', 'style', 'textarea', 'option', 'noscript', 'template', 'svg', 'math', 'title'],
-  })
-    .replace(/&amp;/g, '&')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .replace(/\s+/g, ' ')
-    .trim();
-  return text.length > maxChars ? `${text.slice(0, maxChars - 1).trimEnd()}…` : text;
+/**
+ * Renders and sanitises a README: at most `maxChars` of its source, and less when the markup would
+ * pass `maxHtmlChars` (a README of links and badges grows several times over when rendered), so a
+ * server's page stays within its weight budget whatever the README holds.
+ */
+export async function renderReadme(
+  source: string,
+  ctx: ReadmeContext,
+  maxChars: number,
+  alreadyTruncated = false,
+  maxHtmlChars = 64_000,
+): Promise<RenderedReadme> {
+  const { md, sanitize } = await loadEngines();
+  const options = optionsFor(basesOf(ctx));
+  let limit = maxChars;
+  for (;;) {
+    const { text, cut } = cap(source, limit);
+    const html = sanitize(md.render(text, {}), options);
+    if (html.length <= maxHtmlChars || limit <= 1000) return { html, truncated: cut || alreadyTruncated };
+    limit = Math.max(1000, Math.floor((limit * maxHtmlChars * 0.9) / html.length));
+  }
 }
