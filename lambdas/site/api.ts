@@ -171,12 +171,28 @@ export function sitePolicy(config: SiteConfig): ApiPolicy<SiteDeps> {
   };
 }
 
+/**
+ * HEAD is GET without the body (RFC 9110 §9.3.2), so link checkers and crawlers probing a page get
+ * its status and headers. The route table names GET only; a HEAD request is answered as its GET.
+ */
+function withHead(pipeline: Pipeline<SiteDeps>): Pipeline<SiteDeps> {
+  return async (event, deps, requestId) => {
+    if (event.requestContext.http.method.toUpperCase() !== 'HEAD') return pipeline(event, deps, requestId);
+    const asGet = {
+      ...event,
+      routeKey: '$default',
+      requestContext: { ...event.requestContext, routeKey: '$default', http: { ...event.requestContext.http, method: 'GET' } },
+    };
+    const res = await pipeline(asGet, deps, requestId);
+    return { ...res, body: '', isBase64Encoded: false };
+  };
+}
+
 export function createSiteDispatcher(config: SiteConfig): Pipeline<SiteDeps> {
-  return createPipeline(sitePolicy(config));
+  return withHead(createPipeline(sitePolicy(config)));
 }
 
 /** The Lambda entry (and the local server's function `site`). */
 export function createSiteHandler(config: SiteConfig, getDeps: () => Promise<SiteDeps>) {
-  const policy = sitePolicy(config);
-  return lambdaEntry(policy, getDeps, createPipeline(policy));
+  return lambdaEntry(sitePolicy(config), getDeps, createSiteDispatcher(config));
 }

@@ -81,6 +81,16 @@ describe('every page', () => {
     expect((await page('/assets/..%2f..%2fpackage.json')).status).toBe(404);
   });
 
+  test('HEAD answers a page as its GET would, without the body', async () => {
+    const head = await t.get('/servers?sort=stars', { method: 'HEAD' });
+    const get = await t.get('/servers?sort=stars');
+    expect(head.status).toBe(200);
+    expect(head.headers.get('etag')).toBe(get.headers.get('etag'));
+    expect(head.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(await head.text()).toBe('');
+    expect((await t.get('/servers/no-such-server', { method: 'HEAD' })).status).toBe(404);
+  });
+
   test('an unchanged page is a 304 to a browser that holds it', async () => {
     const first = await t.get('/servers?sort=name');
     const etag = first.headers.get('etag');
