@@ -387,6 +387,18 @@ describe('favorites', () => {
     await list.getByRole('button', { name: /Known Weather/ }).tap();
     await list.getByRole('listitem').first().waitFor({ state: 'detached' });
     expect(await overflowsSideways(w.page)).toBe(false);
+    // Filter and sort: on a phone the facets start closed, so the results come first.
+    await w.page.goto('/servers');
+    const category = w.page.locator('details.facet', { hasText: 'Category' });
+    expect(await category.getAttribute('open')).toBeNull();
+    await category.locator('summary').tap();
+    await w.page.getByLabel(/^Security \(\d+\)$/).tap();
+    await w.page.getByLabel('Sort by').selectOption('name');
+    await w.page.getByRole('button', { name: 'Apply' }).tap();
+    await w.page.waitForURL(/category=Security/);
+    expect(queryOf(w.page)).toEqual({ sort: ['name'], category: ['Security'] });
+    expect(await cardSlugs(w.page)).toEqual(await apiSlugs('/api/mcps?category=Security&sort=name&limit=24'));
+    expect(await overflowsSideways(w.page)).toBe(false);
     expectClean(w);
     await w.context.close();
   }, 180_000);
