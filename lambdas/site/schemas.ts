@@ -15,7 +15,6 @@ export const ServersQuerySchema = z.object({
   ...filterParams,
   sort: z.enum(SORTS, { error: `must be one of ${SORTS.join(', ')}` }).default('popularity'),
 });
-export type ServersQuery = z.output<typeof ServersQuerySchema>;
 
 /** `q` may be absent or blank on the page (the search form); over 100 characters it is refused as on the API. */
 export const SearchPageQuerySchema = z.object({
@@ -23,7 +22,6 @@ export const SearchPageQuerySchema = z.object({
   page,
   ...filterParams,
 });
-export type SearchPageQuery = z.output<typeof SearchPageQuerySchema>;
 
 export const FeedQuerySchema = z.object({
   category: z.enum(CATEGORIES, { error: `must be one of the ${CATEGORIES.length} category labels: ${CATEGORIES.join(', ')}` }).optional(),

@@ -82,11 +82,6 @@ ${hidden}
 </form>`;
 }
 
-export interface PageLink {
-  page: number;
-  href: string;
-}
-
 /** Previous, numbered (a window around the current page, plus first and last) and next links. */
 export function pagination(current: number, totalPages: number, hrefOf: (page: number) => string): SafeHtml {
   if (totalPages <= 1) return html``;
