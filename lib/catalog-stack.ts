@@ -16,6 +16,7 @@ import { Edge } from './edge';
 import { OAuthFront } from './oauth-front';
 import { MemoryApi, type MemoryApiProps } from './memory-api';
 import { MemoryMcp, type MemoryMcpProps } from './memory-mcp';
+import { Site, type SiteProps } from './site';
 
 export interface CatalogStackProps extends StackProps {
   /**
@@ -38,8 +39,10 @@ export interface CatalogStackProps extends StackProps {
   readonly search?: CatalogSearchDomainOptions;
   /** Registry feed brand (`io.<brand>.catalog/v0`). @default 'example' */
   readonly brand?: string;
-  /** `CatalogMeta.url` template, e.g. `https://mcp.example.com/servers/{slug}`. @default - none (url omitted) */
+  /** `CatalogMeta.url` template, e.g. `https://mcp.example.com/servers/{slug}`. @default - the site's detail page, `<publicUrl>/servers/{slug}` */
   readonly siteUrlTemplate?: string;
+  /** The site's settings: name, page size, edge and browser cache, rate, sizing. @default - see `SiteProps` */
+  readonly site?: Omit<SiteProps, 'data' | 'httpApi' | 'apiOriginDomainName' | 'edge' | 'publicUrl'>;
   /** Anonymous rate-limit tier per IP. @default { rate: 30, burst: 60 } */
   readonly anonymousRate?: RateTier;
   /** Authenticated rate-limit tier per user. @default { rate: 100, burst: 200 } */
@@ -120,6 +123,8 @@ export class CatalogStack extends Stack {
   readonly memory: MemoryApi;
   /** The MCP endpoint (`/mcp`): function, function URL. */
   readonly mcp: MemoryMcp;
+  /** The site (`/`, `/servers`, …): render function, routes, CloudFront behaviours. */
+  readonly site: Site;
 
   constructor(scope: Construct, id: string, props: CatalogStackProps = {}) {
     super(scope, id, {
@@ -169,7 +174,8 @@ export class CatalogStack extends Stack {
       auth: this.auth,
       entry: props.catalogEntry,
       brand: props.brand,
-      siteUrlTemplate: props.siteUrlTemplate,
+      // The site serves the detail pages, so the registry feed's CatalogMeta.url points at them by default.
+      siteUrlTemplate: props.siteUrlTemplate ?? `${publicUrl}/servers/{slug}`,
       anonymousRate: props.anonymousRate,
       authenticatedRate: props.authenticatedRate,
       throttle: props.apiThrottle,
@@ -230,6 +236,17 @@ export class CatalogStack extends Stack {
       logLevel: props.mcp?.logLevel ?? props.logLevel,
     });
     this.edge.addFunctionUrlBehavior('/mcp', this.mcp.functionUrl);
+
+    // The site: pages rendered on the same HTTP API, cached briefly at the edge.
+    this.site = new Site(this, 'Site', {
+      logLevel: props.logLevel,
+      ...props.site,
+      data: this.data,
+      httpApi: this.api.httpApi,
+      apiOriginDomainName: this.api.originDomainName,
+      edge: this.edge,
+      publicUrl,
+    });
 
     this.addOutputs(publicUrl);
   }

@@ -200,10 +200,11 @@ export class Edge extends Construct {
   /**
    * Routes a path pattern (e.g. `/v1/*`) to another API origin with the same settings as the catalog
    * API: HTTPS only, the origin-verify header, all viewer headers but Host, the API cache policy, and
-   * the viewer-request function that sets `x-viewer-address`.
+   * the viewer-request function that sets `x-viewer-address`. A cache policy of its own replaces the
+   * API's (the site's pages are cached at the edge).
    */
-  addApiBehavior(pathPattern: string, originDomainName: string): void {
-    this.distribution.addBehavior(pathPattern, this.apiOrigin(originDomainName), this.apiBehaviorOptions());
+  addApiBehavior(pathPattern: string, originDomainName: string, cachePolicy?: cloudfront.ICachePolicy): void {
+    this.distribution.addBehavior(pathPattern, this.apiOrigin(originDomainName), { ...this.apiBehaviorOptions(), ...(cachePolicy && { cachePolicy }) });
   }
 
   /**

@@ -23,11 +23,12 @@ const FUNCTIONS: ReadonlyArray<readonly [string, string, readonly string[]]> = [
   ['memory REST (/v1)', 'lambdas/memory-api/handler.ts', MEMORY_API_EXTERNALS],
   ['MCP (/mcp)', 'lambdas/mcp/handler.ts', SDK_EXTERNALS],
   ['crawler', 'lambdas/crawler/handler.ts', SDK_EXTERNALS],
+  ['site', 'lambdas/site/handler.ts', SDK_EXTERNALS],
   ['icon-not-found (Lambda@Edge)', 'lambdas/edge/icon-not-found.ts', SDK_EXTERNALS],
 ];
 
 /** The bundle, as NodejsFunction builds it: minified CommonJS, `external` left to the runtime. */
-async function bundle(entry: string, outfile: string, external: readonly string[]): Promise<number> {
+export async function bundle(entry: string, outfile: string, external: readonly string[]): Promise<number> {
   await build({
     entryPoints: [join(ROOT, entry)],
     outfile,
@@ -43,7 +44,7 @@ async function bundle(entry: string, outfile: string, external: readonly string[
 }
 
 /** Median milliseconds of `code` in fresh Node processes (what a cold start pays to load it). */
-function freshProcessMs(code: string): number {
+export function freshProcessMs(code: string): number {
   const samples: number[] = [];
   for (let i = 0; i < RUNS; i++) {
     const out = spawnSync(

@@ -64,7 +64,11 @@ export function createLocalServer(opts: LocalServerOptions): Server {
         res.end(JSON.stringify(down === undefined ? { ok, starting: true } : { ok, ...(!ok && { down }) }));
         return;
       }
-      const api = mounted.find((m) => rawPath === m.table.prefix || rawPath.startsWith(`${m.table.prefix}/`));
+      const method = (req.method ?? 'GET').toUpperCase();
+      // A table without a prefix (the site, at the root) owns exactly the paths of its routes, any verb.
+      const api = mounted.find((m) =>
+        m.table.prefix === '' ? m.matcher.match(method, rawPath).allowed.length > 0 : rawPath === m.table.prefix || rawPath.startsWith(`${m.table.prefix}/`),
+      );
       if (!api) {
         res.writeHead(404, { 'content-type': 'application/json; charset=utf-8' });
         res.end(NOT_FOUND_BODY);
@@ -73,7 +77,6 @@ export function createLocalServer(opts: LocalServerOptions): Server {
       // A request without a body (GET, HEAD, DELETE) declares neither length nor chunking.
       const hasBody = req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
       const body = hasBody ? await readBody(req, maxBody) : EMPTY;
-      const method = (req.method ?? 'GET').toUpperCase();
       if (body === 'too-large') {
         // In the API's own envelope; API Gateway's bare `{"message":"Request Entity Too Large"}` otherwise.
         const problem = { kind: 'too_large', maxBytes: maxBody } as const;

@@ -35,6 +35,11 @@ import { authTableNames, localCatalogConfig, provision } from './catalog-env';
 import { clearStackInfo, dataDir, ensureCursorKeys, runningStack, writeStackInfo } from './data-dir';
 import { seedCatalog } from './seed';
 import { createLocalServer, listen, type LambdaLike, type RunningServer } from './server';
+import { createSiteHandler, sitePolicy } from '../../lambdas/site/api';
+import { loadSiteConfig, type SiteConfig } from '../../lambdas/site/config';
+import type { SiteDeps } from '../../lambdas/site/deps';
+import { SITE_API } from '../../lambdas/site/routes';
+import { createSiteDeps } from '../../lambdas/site/wiring';
 
 export interface LocalStackOptions {
   /** Data directory (default `DATA_DIR` or `.data/`). */
@@ -71,6 +76,8 @@ export interface LocalStack {
   memoryApi: MemoryApiDeps;
   /** The MCP endpoint (`/mcp`): its config (rate limit, list limit, origins) and dependencies. */
   mcp: McpDeps;
+  /** The site (`/`, `/servers`, …): its configuration and dependencies (the catalog's store and index). */
+  site: SiteDeps;
   backends: Backend[];
   close(): Promise<void>;
 }
@@ -138,6 +145,14 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       return mcpDeps;
     });
     const port = opts.port ?? Number(process.env.PORT ?? 3000);
+    // The site's pages name the deployment's public URL (canonical links, the OAuth client id), known
+    // once the port is bound; until its handler is built, pages answer the site's own 503 page.
+    let siteConfig: SiteConfig = loadSiteConfig();
+    const siteStarting = createSiteHandler(siteConfig, async () => {
+      throw new Error('site not ready');
+    });
+    let siteHandler: LambdaLike | undefined;
+    const site: LambdaLike = async (event, context) => (siteHandler ?? siteStarting)(event, context);
     running = await listen(
       createLocalServer({
         apis: [
@@ -147,6 +162,8 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
           // One /.well-known mount: the issuer's JWKS (fn auth) beside the front's metadata (fn oauth).
           { table: wellKnownTable(LOCAL_ISSUER_API.routes), functions: { auth, oauth }, problem: oauthPolicy().problem },
           { table: OAUTH_API, functions: { oauth }, problem: oauthPolicy().problem },
+          // Last: it owns only the exact paths of its routes at the root; other paths stay the catalog's 404.
+          { table: SITE_API, functions: { site }, problem: (p, e) => sitePolicy(siteConfig).problem(p, e) },
         ],
         ready: () => ready,
         down: async () => {
@@ -184,7 +201,10 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       supervise(backends, 1, startS3, () => closing, log);
     }
     endpoints = { dynamodb: ddb.endpoint, s3: s3.endpoint };
-    const config = localCatalogConfig(dir, ddb.endpoint, s3.endpoint);
+    // CatalogMeta.url of the registry feed points at the site's detail pages, which this stack serves.
+    const config = { ...localCatalogConfig(dir, ddb.endpoint, s3.endpoint) };
+    config.siteUrlTemplate ??= `${publicUrl(authEnv)}/servers/{slug}`;
+    siteConfig = loadSiteConfig(authEnv);
     await provision(config, { auth: authTableNames(authEnv) });
 
     const loaded = loadAuthConfig(authEnv);
@@ -208,6 +228,8 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     const index = new EmbeddedSearchIndex({ snapshotPath: dir.searchSnapshot });
     deps = await createCatalogDeps(config, index, verifier);
     favoritesDeps = await createFavoritesDeps(config, loadFavoritesConfig(authEnv), verifier);
+    const siteDeps = await createSiteDeps(siteConfig, { store: deps.store, index, limiter: deps.limiter, originSecret: () => config.originVerifySecret });
+    siteHandler = createSiteHandler(siteConfig, async () => siteDeps);
     const memoryConfig: MemoryConfig = { ...loadMemoryConfig(authEnv), region: config.region, dynamoEndpoint: ddb.endpoint, s3Endpoint: s3.endpoint };
     await provisionMemory(memoryConfig);
     // One core for /v1 and /mcp: both point a retired memory's user at the /v1 restore route.
@@ -250,6 +272,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       memoryConfig,
       memoryApi: memoryApiDeps,
       mcp: mcpDeps,
+      site: siteDeps,
       backends,
       close,
     };

@@ -8,6 +8,12 @@
 export const MEMORY_SCOPES = ['memory:read', 'memory:write'] as const;
 export type MemoryScope = (typeof MEMORY_SCOPES)[number];
 
+/**
+ * The OAuth front's scope for a sign-in that reaches no memory (the catalog site's favorites): its
+ * tokens carry no memory scope and an empty memory grant, which favorites accept (any valid token).
+ */
+export const FAVORITES_SCOPE = 'favorites';
+
 /** Memory names as spec 2 defines them (1-64 chars of a-z 0-9 _ -). */
 export const MEMORY_NAME = /^[a-z0-9_-]{1,64}$/;
 

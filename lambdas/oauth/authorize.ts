@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import type { HttpEvent, HttpResult } from '../shared/http/types';
 import { logger } from '../shared/logger';
-import { MEMORY_NAME, MEMORY_SCOPES, type MemoryScope } from '../identity/principal';
+import { FAVORITES_SCOPE, MEMORY_NAME, MEMORY_SCOPES, type MemoryScope } from '../identity/principal';
 import type { OAuthClient } from './client-store';
 import { isRegisteredRedirect, isUrlClientId } from './clients';
 import { UpstreamError } from './cognito';
@@ -32,7 +32,10 @@ const Tx = z.object({
   r: z.string(),
   /** code_challenge (S256). */
   cc: z.string(),
-  s: z.array(z.enum(MEMORY_SCOPES)).min(1),
+  /** Memory scopes asked for; empty only for a favorites-only request (`f`). */
+  s: z.array(z.enum(MEMORY_SCOPES)),
+  /** `scope=favorites` alone: a sign-in that grants no memory at all (the catalog site's pins). */
+  f: z.literal(true).optional(),
   /** resource (the audience). */
   res: z.string(),
   st: z.string().optional(),
@@ -74,14 +77,20 @@ function boundToThisBrowser(event: HttpEvent, signedBinding: string): boolean {
   return cookie !== undefined && bindingOf(cookie) === signedBinding;
 }
 
-/** Requested scopes: a subset of the memory scopes, both when absent; `offline_access` is tolerated (refresh tokens come anyway). */
-function parseScopes(raw: string | undefined): MemoryScope[] | { unknown: string } {
-  if (raw === undefined) return [...MEMORY_SCOPES];
+/**
+ * Requested scopes: a subset of the memory scopes, both when absent; `offline_access` is tolerated
+ * (refresh tokens come anyway). `favorites` alone asks for a token that reaches no memory: favorites
+ * accept any valid token (spec 1), so the catalog site's sign-in need not hold a memory grant. Beside
+ * a memory scope it adds nothing (every token may pin).
+ */
+function parseScopes(raw: string | undefined): { scopes: MemoryScope[]; favoritesOnly: boolean } | { unknown: string } {
+  if (raw === undefined) return { scopes: [...MEMORY_SCOPES], favoritesOnly: false };
   const asked = raw.split(' ').filter((s) => s !== '');
-  const unknown = asked.find((s) => s !== 'offline_access' && !(MEMORY_SCOPES as readonly string[]).includes(s));
+  const unknown = asked.find((s) => s !== 'offline_access' && s !== FAVORITES_SCOPE && !(MEMORY_SCOPES as readonly string[]).includes(s));
   if (unknown !== undefined) return { unknown };
   const scopes = MEMORY_SCOPES.filter((s) => asked.includes(s));
-  return scopes.length > 0 ? scopes : [...MEMORY_SCOPES];
+  if (scopes.length === 0 && asked.includes(FAVORITES_SCOPE)) return { scopes: [], favoritesOnly: true };
+  return { scopes: scopes.length > 0 ? scopes : [...MEMORY_SCOPES], favoritesOnly: false };
 }
 
 /** GET /oauth/authorize */
@@ -115,8 +124,9 @@ export async function authorize(event: HttpEvent, deps: OAuthDeps): Promise<Http
   if (p.code_challenge_method !== 'S256') return back('invalid_request', 'code_challenge_method must be S256 (plain is not accepted)');
   if (!CHALLENGE.test(p.code_challenge)) return back('invalid_request', 'code_challenge is not an S256 challenge (43 base64url characters)');
   if (state !== undefined && state.length > MAX_STATE) return back('invalid_request', `state is longer than ${MAX_STATE} characters`);
-  const scopes = parseScopes(p.scope);
-  if (!Array.isArray(scopes)) return back('invalid_scope', `unknown scope "${scopes.unknown.slice(0, 50)}" (supported: ${MEMORY_SCOPES.join(' ')})`);
+  const requested = parseScopes(p.scope);
+  if ('unknown' in requested)
+    return back('invalid_scope', `unknown scope "${requested.unknown.slice(0, 50)}" (supported: ${[...MEMORY_SCOPES, FAVORITES_SCOPE].join(' ')})`);
   // RFC 8707: the resource may be repeated; every value must be this deployment's MCP resource.
   const resources = q.get('resource') ?? [];
   if (resources.some((r) => r !== audience)) return back('invalid_target', `this server grants tokens for ${audience} only`);
@@ -128,7 +138,8 @@ export async function authorize(event: HttpEvent, deps: OAuthDeps): Promise<Http
     l: clientLabel(client).slice(0, 200),
     r: redirectUri,
     cc: p.code_challenge,
-    s: scopes,
+    s: requested.scopes,
+    ...(requested.favoritesOnly && { f: true as const }),
     res: audience,
     ...(state !== undefined && { st: state }),
     b: bindingOf(b.value),
@@ -144,7 +155,7 @@ export async function authorize(event: HttpEvent, deps: OAuthDeps): Promise<Http
     });
     return redirectResult(location, cookies);
   }
-  return htmlResult(200, localSignInPage({ tx: txToken, clientLabel: tx.l }), cookies);
+  return htmlResult(200, localSignInPage({ tx: txToken, clientLabel: tx.l, favoritesOnly: tx.f === true }), cookies);
 }
 
 /** POST /oauth/login: the local development sign-in (any user name, no password). */
@@ -160,7 +171,12 @@ export async function localLogin(event: HttpEvent, deps: OAuthDeps): Promise<Htt
   if (!username || !USERNAME.test(username)) {
     return htmlResult(
       400,
-      localSignInPage({ tx: txToken.ok ? (txToken.value ?? '') : '', clientLabel: tx.l, error: 'Enter a user name of 1-64 letters, digits or . _ @ -' }),
+      localSignInPage({
+        tx: txToken.ok ? (txToken.value ?? '') : '',
+        clientLabel: tx.l,
+        favoritesOnly: tx.f === true,
+        error: 'Enter a user name of 1-64 letters, digits or . _ @ -',
+      }),
     );
   }
   return consentFor(tx, username, deps);
@@ -197,7 +213,10 @@ export async function upstreamCallback(event: HttpEvent, deps: OAuthDeps): Promi
 function consentFor(tx: Tx, sub: string, deps: OAuthDeps, extra: Partial<ConsentView> = {}, status = 200, token?: string): HttpResult {
   const consent: Consent = { ...tx, sub };
   const signed = token ?? deps.signer.sign(PURPOSE_CONSENT, consent, nowSeconds(deps) + deps.config.ttl.transaction);
-  return htmlResult(status, consentPage({ consent: signed, sub, clientLabel: tx.l, redirectHost: new URL(tx.r).host, scopes: tx.s, ...extra }));
+  return htmlResult(
+    status,
+    consentPage({ consent: signed, sub, clientLabel: tx.l, redirectHost: new URL(tx.r).host, scopes: tx.s, favoritesOnly: tx.f === true, ...extra }),
+  );
 }
 
 /** POST /oauth/consent: the user's decision, then a single-use code back to the client. */
@@ -213,6 +232,7 @@ export async function consent(event: HttpEvent, deps: OAuthDeps): Promise<HttpRe
   if (!decision.ok || decision.value !== 'approve') {
     return redirectResult(withQuery(c.r, { error: 'access_denied', error_description: 'the user denied access', state: c.st, iss: issuer }));
   }
+  if (c.f) return issueCode(c, [], [], deps);
   const mode = single(form, 'memories_mode');
   const listParam = single(form, 'memories');
   const list = listParam.ok ? (listParam.value ?? '') : '';
@@ -233,6 +253,11 @@ export async function consent(event: HttpEvent, deps: OAuthDeps): Promise<HttpRe
   } else if (!mode.ok || (mode.value !== undefined && mode.value !== 'all')) {
     return again('Choose all memories or name some.');
   }
+  return issueCode(c, scopes, memories, deps);
+}
+
+/** The single-use code of an approved consent, sent back to the client's redirect URI. */
+async function issueCode(c: Consent, scopes: MemoryScope[], memories: string[] | undefined, deps: OAuthDeps): Promise<HttpResult> {
   const code = await deps.tokens.saveCode(
     {
       sub: c.sub,
@@ -245,7 +270,7 @@ export async function consent(event: HttpEvent, deps: OAuthDeps): Promise<HttpRe
     },
     deps.config.ttl.code,
   );
-  return redirectResult(withQuery(c.r, { code, state: c.st, iss: issuer }));
+  return redirectResult(withQuery(c.r, { code, state: c.st, iss: deps.config.issuer }));
 }
 
 function readForm(event: HttpEvent, deps: OAuthDeps): Params | undefined {

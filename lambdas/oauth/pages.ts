@@ -27,12 +27,12 @@ export function errorPage(title: string, message: string): string {
   );
 }
 
-export function localSignInPage(opts: { tx: string; clientLabel: string; error?: string }): string {
+export function localSignInPage(opts: { tx: string; clientLabel: string; error?: string; favoritesOnly?: boolean }): string {
   return page(
     'Sign in (local development)',
     `<h1>Sign in</h1>
 <div class="box warn"><strong>Local development only.</strong> This sign-in page exists only in the local stack: it accepts any user name and asks for no password. A deployed stack signs users in with Amazon Cognito instead.</div>
-<p><strong>${escapeHtml(opts.clientLabel)}</strong> wants to use your memories.</p>
+<p><strong>${escapeHtml(opts.clientLabel)}</strong> wants ${opts.favoritesOnly ? 'you to sign in to keep your favorites' : 'to use your memories'}.</p>
 ${opts.error ? `<div class="box err">${escapeHtml(opts.error)}</div>` : ''}
 <form method="post" action="/oauth/login">
 <input type="hidden" name="tx" value="${escapeHtml(opts.tx)}">
@@ -55,6 +55,8 @@ export interface ConsentView {
   /** The host the browser returns to, the one fact about the client the user can check. */
   redirectHost: string;
   scopes: MemoryScope[];
+  /** A favorites-only sign-in: no permission or memory to choose, nothing of the memories granted. */
+  favoritesOnly?: boolean;
   error?: string;
   /** Echoed back after an error. */
   memoriesMode?: 'all' | 'some';
@@ -62,6 +64,20 @@ export interface ConsentView {
 }
 
 export function consentPage(v: ConsentView): string {
+  if (v.favoritesOnly) {
+    return page(
+      'Sign in to keep favorites?',
+      `<h1>Sign in to keep favorites?</h1>
+<p>Signed in as <strong>${escapeHtml(v.sub)}</strong>.</p>
+<div class="box"><p><strong>${escapeHtml(v.clientLabel)}</strong> <small>(name given by the application, not verified)</small> will be sent back to <code>${escapeHtml(v.redirectHost)}</code>.</p>
+<p>It may keep your list of pinned catalog servers. It gets <strong>no access to your memories</strong>.</p></div>
+<form method="post" action="/oauth/consent">
+<input type="hidden" name="consent" value="${escapeHtml(v.consent)}">
+<button type="submit" name="decision" value="approve">Allow</button>
+<button type="submit" name="decision" value="deny">Deny</button>
+</form>`,
+    );
+  }
   const scopeBoxes = v.scopes
     .map((s) => `<label><input type="checkbox" name="scope" value="${s}" checked> <code>${s}</code> — ${escapeHtml(SCOPE_TEXT[s])}</label>`)
     .join('');

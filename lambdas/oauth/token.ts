@@ -2,7 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { HttpEvent, HttpResult } from '../shared/http/types';
 import { logger } from '../shared/logger';
 import type { OAuthClient } from './client-store';
-import { MEMORY_SCOPES } from '../identity/principal';
+import { FAVORITES_SCOPE, MEMORY_SCOPES } from '../identity/principal';
 import { FamilyRevokedError, type Grant, type IssuedTokens } from '../identity/token-store';
 import { ClientMetadataError, registerClient } from './clients';
 import { nowSeconds, type OAuthDeps } from './deps';
@@ -33,7 +33,8 @@ function tokenResponse(tokens: IssuedTokens, grant: Grant): HttpResult {
     token_type: 'Bearer',
     expires_in: tokens.accessExpiresAt - tokens.issuedAt,
     ...(tokens.refreshToken !== undefined && { refresh_token: tokens.refreshToken }),
-    scope: grant.scopes.join(' '),
+    // A grant without memory scopes is a favorites-only sign-in (`scope=favorites`).
+    scope: grant.scopes.length > 0 ? grant.scopes.join(' ') : FAVORITES_SCOPE,
   });
 }
 
@@ -121,7 +122,8 @@ async function refreshToken(form: Params, deps: OAuthDeps): Promise<HttpResult> 
   // RFC 6749 §6 lets a refresh narrow the scope, never widen it. The grant is what the user
   // consented to, so the response always carries the grant's scope; asking for an unknown scope,
   // or for one the grant does not hold, is invalid_scope (and leaves the refresh token usable).
-  const requested = (scope ?? '').split(' ').filter((s) => s !== '' && s !== 'offline_access');
+  // `favorites` is held by every grant (any token may pin), so asking for it again narrows nothing.
+  const requested = (scope ?? '').split(' ').filter((s) => s !== '' && s !== 'offline_access' && s !== FAVORITES_SCOPE);
   const unknown = requested.find((s) => !(MEMORY_SCOPES as readonly string[]).includes(s));
   if (unknown !== undefined) return oauthError(400, 'invalid_scope', `unknown scope "${unknown.slice(0, 50)}"`);
   const target = wrongResource(form, deps);

@@ -24,6 +24,7 @@ import { Edge, ICONS_PATH_PATTERN } from '../../lib/edge';
 import { CatalogStack, type CatalogStackProps } from '../../lib/catalog-stack';
 import { addRoutesFromTable } from '../../lib/http-routes';
 import { OAUTH_FRONT_TABLE, OAUTH_PROXY_PATHS } from '../../lib/oauth-front';
+import { SITE_ANY_PATHS, SITE_API } from '../../lambdas/site/routes';
 
 const ROOT = path.join(__dirname, '..', '..');
 /** The feature flags of cdk.json, so the test synthesizes what `cdk synth` does. */
@@ -77,6 +78,8 @@ describe('HTTP API routes come from the route table', () => {
     const expected = [...CATALOG_API.routes.map(routeKey), '$default', ...OAUTH_FRONT_TABLE.routes.map(routeKey), ...OAUTH_PROXY_PATHS.map((p) => `ANY ${p}`)];
     // And the memory REST API's (see memory-api.test.ts): its table and its /v1 catch-all.
     expected.push(...MEMORY_API.routes.map(routeKey), 'ANY /v1/{proxy+}', 'ANY /v1');
+    // And the site's (see site.test.ts): its pages, and ANY on each page's path.
+    expected.push(...SITE_API.routes.map(routeKey), ...SITE_ANY_PATHS.map((p) => `ANY ${p}`));
     expect(keys.sort()).toEqual([...expected].sort());
     for (const route of CATALOG_API.routes) {
       s.template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: routeKey(route), AuthorizationType: 'NONE' });
@@ -86,8 +89,9 @@ describe('HTTP API routes come from the route table', () => {
 
   it('integrates each route with the Lambda its fn names (proxy, payload 2.0): favorites with the favorites Lambda, the rest and $default with the catalog Lambda', () => {
     const integrations = s.template.findResources('AWS::ApiGatewayV2::Integration');
-    // Two more belong to the OAuth front (its table's routes and its greedy routes), two to the memory API (its table, its /v1 catch-all).
-    expect(Object.keys(integrations)).toHaveLength(6);
+    // Two more belong to the OAuth front (its table's routes and its greedy routes), two to the memory API (its table, its /v1 catch-all),
+    // two to the site (its pages, ANY on their paths).
+    expect(Object.keys(integrations)).toHaveLength(8);
     const integrationOf = (fn: IConstruct): string => {
       const found = Object.entries(integrations).filter(
         ([, i]) => JSON.stringify(i.Properties.IntegrationUri) === JSON.stringify({ 'Fn::GetAtt': [logicalId(fn), 'Arn'] }),
@@ -111,7 +115,16 @@ describe('HTTP API routes come from the route table', () => {
     expect(routes.find((r) => r.Properties.RouteKey === '$default')?.Properties.Target).toEqual(target(byFn.catalog));
     // API Gateway may invoke the function for each route (permissions scoped per route path).
     const permissions = Object.values(s.template.findResources('AWS::Lambda::Permission')).filter((p) => p.Properties.Principal === 'apigateway.amazonaws.com');
-    expect(permissions).toHaveLength(CATALOG_API.routes.length + 1 + OAUTH_FRONT_TABLE.routes.length + OAUTH_PROXY_PATHS.length + MEMORY_API.routes.length + 2);
+    expect(permissions).toHaveLength(
+      CATALOG_API.routes.length +
+        1 +
+        OAUTH_FRONT_TABLE.routes.length +
+        OAUTH_PROXY_PATHS.length +
+        MEMORY_API.routes.length +
+        2 +
+        SITE_API.routes.length +
+        SITE_ANY_PATHS.length,
+    );
   });
 
   it('has one $default stage with auto-deploy, throttling and JSON access logs', () => {
@@ -160,7 +173,10 @@ describe('catalog Lambda', () => {
       NODE_OPTIONS: '--enable-source-maps',
       ...authEnvironment(),
     });
-    expect(env).not.toHaveProperty('SITE_URL_TEMPLATE');
+    // The site serves the detail pages, so the registry feed's CatalogMeta.url points at them by default.
+    expect(env.SITE_URL_TEMPLATE).toEqual({
+      'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [logicalId(s.stack.edge.distribution), 'DomainName'] }, '/servers/{slug}']],
+    });
     expect(env).not.toHaveProperty('FAVORITES_TABLE');
   });
 
@@ -503,10 +519,13 @@ describe('stateful resources', () => {
     expect(domain.Properties?.VPCOptions).toBeUndefined();
     expect(domain.Properties?.AdvancedSecurityOptions).toBeUndefined();
     const statements = ((domain.Properties as Record<string, unknown>).AccessPolicies as { Statement: { Principal: unknown; Action: string[] }[] }).Statement;
-    // Only two roles reach the domain: the API reads, the crawler also writes.
-    expect(statements).toHaveLength(2);
+    // Only three roles reach the domain: the API and the site read, the crawler also writes.
     const byRole = (role: Parameters<typeof logicalId>[0]) =>
-      statements.find((st) => JSON.stringify(st.Principal) === JSON.stringify({ AWS: { 'Fn::GetAtt': [logicalId(role), 'Arn'] } }));
+      statements.find((st) =>
+        [(st.Principal as { AWS: unknown }).AWS].flat().some((p) => JSON.stringify(p) === JSON.stringify({ 'Fn::GetAtt': [logicalId(role), 'Arn'] })),
+      );
+    expect(statements.flatMap((st) => [(st.Principal as { AWS: unknown }).AWS].flat())).toHaveLength(3);
+    expect(byRole(s.stack.site.role)?.Action.sort()).toEqual(['es:ESHttpGet', 'es:ESHttpHead', 'es:ESHttpPost']);
     expect(byRole(s.stack.api.role)?.Action.sort()).toEqual(['es:ESHttpGet', 'es:ESHttpHead', 'es:ESHttpPost']);
     expect(byRole(s.stack.crawler.role)?.Action).toEqual(expect.arrayContaining(['es:ESHttpPut', 'es:ESHttpDelete']));
   });

@@ -1,0 +1,17 @@
+import type { CatalogStore, SearchIndex } from '../catalog/domain/ports';
+import type { RateLimiter } from '../shared/rate-limit/rate-limiter';
+import type { SiteConfig } from './config';
+
+/** Everything a page may use, injected so tests and the local stack swap adapters only. */
+export interface SiteDeps {
+  config: SiteConfig;
+  /** The catalog's source of truth: a server's record, README and tools for its page. */
+  store: Pick<CatalogStore, 'get'>;
+  /** The catalog's query engine: lists, search, facets, slugs, exactly as `/api` uses it. */
+  index: SearchIndex;
+  /** The shared limiter; without it pages are not limited (tests of other concerns). */
+  limiter?: RateLimiter;
+  originSecret: () => string | undefined;
+  /** The clock of relative times ("3 days ago"); tests fix it. */
+  now: () => number;
+}

@@ -1,0 +1,63 @@
+import { validateQuery } from '../../shared/http/query';
+import type { HandlerResponse } from '../../shared/http/types';
+import { oauthClientId, oauthRedirectUri } from '../config';
+import { pageNotFound } from '../errors';
+import { atomFeed, newestOf, robotsTxt, sitemapIndex, sitemapPlan, sitemapUrlset } from '../render/feeds';
+import { FeedQuerySchema, SitemapQuerySchema } from '../schemas';
+import type { SiteCtx } from './pages';
+import { cacheControl, textResponse } from './respond';
+
+/** GET /feed.xml[?category=…]: the newest servers by last modification, as Atom. */
+export async function feed(ctx: SiteCtx): Promise<HandlerResponse> {
+  const { deps } = ctx;
+  const q = validateQuery(FeedQuerySchema, { multi: [] }, ctx.query);
+  const result = await deps.index.list({
+    filters: q.category ? { category: [q.category] } : {},
+    sort: 'updated',
+    page: { offset: 0, limit: deps.config.feedEntries },
+  });
+  return textResponse(deps.config, atomFeed(deps.config, result.items, q.category, deps.now()), 'application/atom+xml; charset=utf-8');
+}
+
+/** GET /sitemap.xml[?part=n]: from the slug list; an index of parts past the protocol's 50,000 URLs. */
+export async function sitemap(ctx: SiteCtx): Promise<HandlerResponse> {
+  const { deps } = ctx;
+  const q = validateQuery(SitemapQuerySchema, { multi: [] }, ctx.query);
+  const slugs = await deps.index.slugs();
+  const max = deps.config.sitemapMaxUrls;
+  const plan = sitemapPlan(slugs, max);
+  const xml = 'application/xml; charset=utf-8';
+  if (q.part !== undefined) {
+    if (plan.parts <= 1 || q.part > plan.parts) throw pageNotFound(`This sitemap has ${plan.parts > 1 ? `${plan.parts} parts` : 'no parts'}.`);
+    return textResponse(deps.config, sitemapUrlset(deps.config, slugs, max, q.part), xml);
+  }
+  if (plan.parts > 1) {
+    return textResponse(deps.config, sitemapIndex(deps.config, plan.parts, newestOf(slugs)), xml);
+  }
+  return textResponse(deps.config, sitemapUrlset(deps.config, slugs, max), xml);
+}
+
+/** GET /robots.txt */
+export async function robots(ctx: SiteCtx): Promise<HandlerResponse> {
+  return textResponse(ctx.deps.config, robotsTxt(ctx.deps.config), 'text/plain; charset=utf-8');
+}
+
+/**
+ * GET /oauth-client.json: the site's Client ID Metadata Document. The site signs readers in at the
+ * deployment's own OAuth front as a public client (PKCE, no secret, no registration row): its
+ * client id is this URL, and the front reads the redirect URI from here.
+ */
+export async function oauthClientMetadata(ctx: SiteCtx): Promise<HandlerResponse> {
+  const { config } = ctx.deps;
+  const body = {
+    client_id: oauthClientId(config),
+    client_name: config.siteName,
+    client_uri: `${config.publicUrl}/`,
+    redirect_uris: [oauthRedirectUri(config)],
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    token_endpoint_auth_method: 'none',
+    scope: 'favorites',
+  };
+  return { kind: 'json', body, headers: { 'cache-control': cacheControl(config) } };
+}

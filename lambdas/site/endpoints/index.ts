@@ -1,0 +1,21 @@
+import type { Operation } from '../../shared/http/pipeline';
+import type { SiteDeps } from '../deps';
+import { asset } from './assets';
+import { server } from './detail';
+import { feed, oauthClientMetadata, robots, sitemap } from './feeds';
+import { favorites, home, search, servers } from './pages';
+
+/** operationId (see `routes.ts`) → page. */
+export const SITE_ENDPOINTS: Readonly<Record<string, Operation<SiteDeps>>> = {
+  homePage: home,
+  homeIndexPage: home,
+  serversPage: servers,
+  serverPage: server,
+  searchPage: search,
+  favoritesPage: favorites,
+  atomFeed: feed,
+  sitemap,
+  robots,
+  oauthClientMetadata,
+  asset,
+};

@@ -1,0 +1,82 @@
+import { SearchWindowError, type CatalogFilters } from '../../catalog/domain/ports';
+import { validateQuery } from '../../shared/http/query';
+import type { HandlerResponse } from '../../shared/http/types';
+import type { RequestContext } from '../../shared/http/pipeline';
+import type { SiteDeps } from '../deps';
+import { SiteError } from '../errors';
+import { favoritesPage, homePage, searchPage, serversPage, type ListState } from '../render/pages';
+import { MULTI_KEYS, SearchPageQuerySchema, ServersQuerySchema } from '../schemas';
+import { htmlPage } from './respond';
+
+export type SiteCtx = RequestContext<SiteDeps>;
+
+const SHAPE = { multi: MULTI_KEYS };
+const HOME_ITEMS = 6;
+
+function filtersOf(q: CatalogFilters): CatalogFilters {
+  return {
+    ...(q.type && { type: q.type }),
+    ...(q.category && { category: q.category }),
+    ...(q.language && { language: q.language }),
+    ...(q.license && { license: q.license }),
+  };
+}
+
+/** GET / (and /index.html): search, categories with counts, trending, recently updated, popular. */
+export async function home(ctx: SiteCtx): Promise<HandlerResponse> {
+  const { deps } = ctx;
+  const first = { offset: 0, limit: HOME_ITEMS };
+  const [popular, trending, updated, facets] = await Promise.all([
+    deps.index.list({ filters: {}, sort: 'popularity', page: first }),
+    deps.index.list({ filters: {}, sort: 'trending', page: first }),
+    deps.index.list({ filters: {}, sort: 'updated', page: first }),
+    deps.index.facets(),
+  ]);
+  return htmlPage(
+    deps.config,
+    homePage(deps.config, { total: popular.total, facets, popular: popular.items, trending: trending.items, updated: updated.items }),
+  );
+}
+
+/** GET /servers: every filter and sort of /api/mcps, the state in the URL. */
+export async function servers(ctx: SiteCtx): Promise<HandlerResponse> {
+  const { deps } = ctx;
+  const q = validateQuery(ServersQuerySchema, SHAPE, ctx.query);
+  const size = deps.config.pageSize;
+  const filters = filtersOf(q);
+  const [result, facets] = await Promise.all([
+    deps.index.list({ filters, sort: q.sort, page: { offset: (q.page - 1) * size, limit: size } }),
+    deps.index.facets(),
+  ]);
+  const state: ListState = { filters, sort: q.sort, page: q.page };
+  return htmlPage(deps.config, serversPage(deps.config, state, { items: result.items, total: result.total, facets, pageSize: size }));
+}
+
+/** GET /search?q=: ranked results with the same filters; without `q`, the search form. */
+export async function search(ctx: SiteCtx): Promise<HandlerResponse> {
+  const { deps } = ctx;
+  const q = validateQuery(SearchPageQuerySchema, SHAPE, ctx.query);
+  const filters = filtersOf(q);
+  const state: ListState = { filters, q: q.q, page: q.page };
+  if (q.q === '') return htmlPage(deps.config, searchPage(deps.config, state, undefined));
+  const size = deps.config.pageSize;
+  try {
+    const [result, facets] = await Promise.all([
+      deps.index.search({ q: q.q, filters, page: { offset: (q.page - 1) * size, limit: size } }),
+      deps.index.facets(),
+    ]);
+    return htmlPage(deps.config, searchPage(deps.config, state, { items: result.items, total: result.total, facets, pageSize: size }));
+  } catch (err) {
+    if (err instanceof SearchWindowError) {
+      throw new SiteError('INVALID_QUERY', 'Page out of reach', 'The requested page is beyond the search window; narrow the query.', [
+        { field: 'page', message: err.message },
+      ]);
+    }
+    throw err;
+  }
+}
+
+/** GET /favorites: the page the script fills in for a signed-in reader. */
+export async function favorites(ctx: SiteCtx): Promise<HandlerResponse> {
+  return htmlPage(ctx.deps.config, favoritesPage(ctx.deps.config));
+}

@@ -1,0 +1,286 @@
+import { CATEGORIES, REGISTRY_TYPES, SORTS, type CatalogRecord, type Facets, type NameCount, type SortKey } from '../../catalog/domain/types';
+import type { CatalogFilters } from '../../catalog/domain/ports';
+import type { SiteConfig } from '../config';
+import type { SiteError } from '../errors';
+import { cardList, facetLabel, pagination, searchForm } from './components';
+import { fullNumber, plural } from './format';
+import { html, type SafeHtml } from './html';
+import { layout } from './layout';
+
+/** The list pages (home, browse, search, favorites) and the error page. */
+
+export interface ListState {
+  filters: CatalogFilters;
+  sort?: SortKey;
+  q?: string;
+  page: number;
+}
+
+const SORT_LABEL: Record<SortKey, string> = {
+  popularity: 'Popularity',
+  name: 'Name (A–Z)',
+  stars: 'GitHub stars',
+  updated: 'Recently updated',
+  downloads: 'Downloads',
+  trending: 'Trending this week',
+};
+
+const TYPE_LABEL: Record<string, string> = { npm: 'npm', pypi: 'PyPI', oci: 'Docker (OCI)', mcpb: 'MCP bundle', nuget: 'NuGet', remote: 'Hosted endpoint' };
+
+/** The query string of a view, defaults left out so each view has one URL (the canonical one). */
+export function queryOf(state: ListState, override: Partial<ListState> = {}): string {
+  const s = { ...state, ...override };
+  const p = new URLSearchParams();
+  if (s.q) p.append('q', s.q);
+  for (const key of ['type', 'category', 'language', 'license'] as const) for (const v of s.filters[key] ?? []) p.append(key, v);
+  if (s.sort && s.sort !== 'popularity') p.append('sort', s.sort);
+  if (s.page > 1) p.append('page', String(s.page));
+  const q = p.toString();
+  return q ? `?${q}` : '';
+}
+
+function filterCount(f: CatalogFilters): number {
+  return (f.type?.length ?? 0) + (f.category?.length ?? 0) + (f.language?.length ?? 0) + (f.license?.length ?? 0);
+}
+
+function checkbox(name: string, value: string, label: string, checked: boolean, id: string): SafeHtml {
+  return html`<li><input type="checkbox" id="${id}" name="${name}" value="${value}"${checked ? html` checked` : ''}> <label for="${id}">${label}</label></li>`;
+}
+
+/** Facet values worth listing: the most used ones, and every selected one even when rare or unknown. */
+function facetOptions(all: NameCount[], selected: string[] | undefined, top: number): NameCount[] {
+  const chosen = new Set(selected ?? []);
+  const head = all.slice(0, top);
+  const extra = all.slice(top).filter((f) => chosen.has(f.name));
+  const unknown = [...chosen].filter((v) => !all.some((f) => f.name === v)).map((name) => ({ name, count: 0 }));
+  return [...head, ...extra, ...unknown];
+}
+
+/** The filters and sort of /servers (and, without sort, of /search): a GET form, state in the URL. */
+export function filtersForm(action: '/servers' | '/search', state: ListState, facets: Facets): SafeHtml {
+  const f = state.filters;
+  const n = filterCount(f);
+  const categories = facets.categories;
+  const countOf = (name: string) => categories.find((c) => c.name === name)?.count ?? 0;
+  const group = (legend: string, items: SafeHtml[], open: boolean) =>
+    html`<details class="facet"${open ? html` open` : ''}><summary>${legend}</summary><fieldset><legend class="sr-only">${legend}</legend><ul>${items}</ul></fieldset></details>`;
+  return html`<form class="filters" method="get" action="${action}" aria-labelledby="filters-title">
+<h2 id="filters-title">${action === '/servers' ? 'Filter and sort' : 'Filter results'}${n > 0 ? html` <span class="count">(${n} active)</span>` : ''}</h2>
+${action === '/search' ? html`<input type="hidden" name="q" value="${state.q ?? ''}">` : ''}
+${
+  action === '/servers'
+    ? html`<p class="field"><label for="sort">Sort by</label>
+<select id="sort" name="sort">${SORTS.map((s) => html`<option value="${s}"${(state.sort ?? 'popularity') === s ? html` selected` : ''}>${SORT_LABEL[s]}</option>`)}</select></p>`
+    : ''
+}
+${group(
+  'Category',
+  CATEGORIES.map((c, i) => checkbox('category', c, `${c} (${fullNumber(countOf(c))})`, f.category?.includes(c) ?? false, `f-cat-${i}`)),
+  true,
+)}
+${group(
+  'Install type',
+  REGISTRY_TYPES.map((t) => checkbox('type', t, TYPE_LABEL[t] ?? t, f.type?.includes(t) ?? false, `f-type-${t}`)),
+  (f.type?.length ?? 0) > 0,
+)}
+${group(
+  'Language',
+  facetOptions(facets.languages, f.language, 15).map((l, i) =>
+    checkbox('language', l.name, facetLabel(l), f.language?.includes(l.name) ?? false, `f-lang-${i}`),
+  ),
+  (f.language?.length ?? 0) > 0,
+)}
+${group(
+  'License',
+  facetOptions(facets.licenses, f.license, 15).map((l, i) => checkbox('license', l.name, facetLabel(l), f.license?.includes(l.name) ?? false, `f-lic-${i}`)),
+  (f.license?.length ?? 0) > 0,
+)}
+<p class="actions"><button type="submit">Apply</button> <a href="${action}${action === '/search' && state.q ? `?q=${encodeURIComponent(state.q)}` : ''}">Clear filters</a></p>
+</form>`;
+}
+
+/** The active filters as removable chips (each a link to the same view without it). */
+function activeFilters(base: string, state: ListState): SafeHtml {
+  const chips: SafeHtml[] = [];
+  for (const key of ['category', 'type', 'language', 'license'] as const) {
+    for (const v of state.filters[key] ?? []) {
+      const rest = (state.filters[key] ?? []).filter((x) => x !== v);
+      const href = `${base}${queryOf(state, { page: 1, filters: { ...state.filters, [key]: rest.length ? rest : undefined } })}`;
+      chips.push(
+        html`<li><a href="${href}" class="chip">${key === 'type' ? (TYPE_LABEL[v] ?? v) : v} <span aria-hidden="true">×</span><span class="sr-only"> (remove filter)</span></a></li>`,
+      );
+    }
+  }
+  return chips.length ? html`<ul class="chips" aria-label="Active filters">${chips}</ul>` : html``;
+}
+
+export interface ListPageData {
+  items: CatalogRecord[];
+  total: number;
+  facets: Facets;
+  pageSize: number;
+}
+
+function listBody(base: '/servers' | '/search', state: ListState, data: ListPageData, empty: SafeHtml): SafeHtml {
+  const totalPages = Math.max(1, Math.ceil(data.total / data.pageSize));
+  const from = (state.page - 1) * data.pageSize + 1;
+  const to = from + data.items.length - 1;
+  const summary =
+    data.items.length > 0
+      ? html`Showing ${fullNumber(from)}–${fullNumber(to)} of ${plural(data.total, 'server')}`
+      : data.total > 0
+        ? html`Page ${state.page} is past the last page (${totalPages}). <a href="${base}${queryOf(state, { page: 1 })}">Back to page 1</a>`
+        : empty;
+  return html`<div class="browse">
+<aside class="sidebar">${filtersForm(base, state, data.facets)}</aside>
+<section class="results" aria-labelledby="results-title">
+<h2 id="results-title" class="sr-only">Results</h2>
+${activeFilters(base, state)}
+<p class="summary" role="status">${summary}</p>
+${data.items.length > 0 ? cardList(data.items, 'Servers') : ''}
+${pagination(state.page, totalPages, (p) => `${base}${queryOf(state, { page: p })}`)}
+</section>
+</div>`;
+}
+
+function pageLinks(base: string, state: ListState, data: ListPageData): { prev?: string; next?: string } {
+  const totalPages = Math.ceil(data.total / data.pageSize);
+  return {
+    ...(state.page > 1 && state.page <= totalPages && { prev: `${base}${queryOf(state, { page: state.page - 1 })}` }),
+    ...(state.page < totalPages && { next: `${base}${queryOf(state, { page: state.page + 1 })}` }),
+  };
+}
+
+export function serversPage(config: SiteConfig, state: ListState, data: ListPageData): string {
+  const onlyCategory = state.filters.category?.length === 1 && filterCount(state.filters) === 1 ? state.filters.category[0] : undefined;
+  const title = onlyCategory ? `${onlyCategory} MCP servers` : 'Browse MCP servers';
+  const description = onlyCategory
+    ? `${plural(data.total, 'MCP server')} in ${onlyCategory}, sorted by ${SORT_LABEL[state.sort ?? 'popularity'].toLowerCase()}.`
+    : `Browse ${plural(data.total, 'MCP server')} by category, install type, language and license.`;
+  const feeds = (state.filters.category ?? []).map((c) => ({ title: `${config.siteName}: ${c}`, href: `/feed.xml?category=${encodeURIComponent(c)}` }));
+  const body = html`<h1>${title}</h1>
+${searchForm('', 'q-browse')}
+${listBody('/servers', state, data, html`No server matches these filters. <a href="/servers">Clear them</a>.`)}`;
+  return layout(config, { title, description, canonicalPath: `/servers${queryOf(state)}`, feeds, nav: 'browse', ...pageLinks('/servers', state, data) }, body);
+}
+
+export function searchPage(config: SiteConfig, state: ListState, data: ListPageData | undefined): string {
+  const q = state.q ?? '';
+  const title = q ? `“${q}”: search results` : 'Search MCP servers';
+  const hidden = Object.fromEntries(
+    (['type', 'category', 'language', 'license'] as const).filter((k) => state.filters[k]?.length).map((k) => [k, state.filters[k] as string[]]),
+  );
+  const body = html`<h1>${q ? html`Results for <q>${q}</q>` : 'Search MCP servers'}</h1>
+${searchForm(q, 'q-search', { large: true, hidden })}
+${
+  data
+    ? listBody(
+        '/search',
+        state,
+        data,
+        html`Nothing matches <q>${q}</q>${filterCount(state.filters) > 0 ? ' with these filters' : ''}. Try fewer words, or <a href="/servers">browse by category</a>.`,
+      )
+    : html`<p class="hint">Search names, descriptions, tools and READMEs. Or <a href="/servers">browse by category</a>.</p>`
+}`;
+  return layout(
+    config,
+    {
+      title,
+      description: q ? `MCP servers matching “${q}”.` : 'Search the catalog of MCP servers by name, description, tools and README.',
+      canonicalPath: `/search${queryOf(state)}`,
+      noindex: true,
+      nav: 'search',
+      ...(data && pageLinks('/search', state, data)),
+    },
+    body,
+  );
+}
+
+export interface HomeData {
+  total: number;
+  facets: Facets;
+  trending: CatalogRecord[];
+  updated: CatalogRecord[];
+  popular: CatalogRecord[];
+}
+
+export function homePage(config: SiteConfig, data: HomeData): string {
+  const categories = CATEGORIES.map((c) => ({ name: c, count: data.facets.categories.find((f) => f.name === c)?.count ?? 0 }));
+  const body = html`<section class="hero" aria-labelledby="hero-title">
+<h1 id="hero-title">Find an MCP server for the job</h1>
+<p class="lead">${plural(data.total, 'server')} from the official MCP registry, with install snippets for Claude, VS Code and Cursor, live checks and trust grades.</p>
+${searchForm('', 'q-home', { large: true })}
+</section>
+<section aria-labelledby="cat-title">
+<h2 id="cat-title">Categories</h2>
+<ul class="categories">${categories.map(
+    (c) =>
+      html`<li><a href="/servers?category=${encodeURIComponent(c.name)}"><span class="cat-name">${c.name}</span> <span class="cat-count">${fullNumber(c.count)}</span></a></li>`,
+  )}</ul>
+</section>
+<div class="columns">
+<section aria-labelledby="trending-title">
+<h2 id="trending-title">Trending this week</h2>
+${cardList(data.trending, 'Trending servers')}
+<p><a href="/servers?sort=trending">All trending servers →</a></p>
+</section>
+<section aria-labelledby="updated-title">
+<h2 id="updated-title">Recently added or updated</h2>
+${cardList(data.updated, 'Recently updated servers')}
+<p><a href="/servers?sort=updated">Everything, newest first →</a></p>
+</section>
+</div>
+<section aria-labelledby="popular-title">
+<h2 id="popular-title">Most popular</h2>
+${cardList(data.popular, 'Popular servers')}
+<p><a href="/servers">Browse all ${fullNumber(data.total)} servers →</a></p>
+</section>`;
+  return layout(
+    config,
+    {
+      title: config.siteName,
+      description: `Browse, search and install ${fullNumber(data.total)} Model Context Protocol servers: install snippets per client, live checks, trust grades.`,
+      canonicalPath: '/',
+      nav: 'home',
+      jsonLd: {
+        '@context': 'https://schema.org',
+        '@type': 'WebSite',
+        name: config.siteName,
+        url: `${config.publicUrl}/`,
+        potentialAction: {
+          '@type': 'SearchAction',
+          target: `${config.publicUrl}/search?q={search_term_string}`,
+          'query-input': 'required name=search_term_string',
+        },
+      },
+    },
+    body,
+  );
+}
+
+/** Favorites need a signed-in reader, so the list is drawn by the script from /api/favorites; the page says so without it. */
+export function favoritesPage(config: SiteConfig): string {
+  const body = html`<h1>Your favorites</h1>
+<div class="favorites" data-favorites>
+<noscript><p class="notice">Signing in and pinning servers need JavaScript: the sign-in runs in this page (OAuth with PKCE), then pins are kept with your account.</p></noscript>
+<p class="notice" data-auth-status>Pins are kept with your account. Sign in to see and change them.</p>
+<p class="auth-actions"><button type="button" data-sign-in hidden>Sign in</button> <button type="button" data-sign-out hidden>Sign out</button></p>
+<p class="summary" role="status" data-favorites-status></p>
+<ul class="cards" aria-label="Pinned servers" data-favorites-list></ul>
+</div>`;
+  return layout(
+    config,
+    { title: 'Your favorites', description: 'The MCP servers you pinned.', noindex: true, nav: 'favorites', canonicalPath: '/favorites' },
+    body,
+  );
+}
+
+export function errorPage(config: SiteConfig, err: SiteError): string {
+  const body = html`<h1>${err.title}</h1>
+<p class="notice notice-error">${err.message}</p>
+${err.details.length > 0 ? html`<ul class="problems">${err.details.map((d) => html`<li><code>${d.field}</code>: ${d.message}</li>`)}</ul>` : ''}
+<p class="error-code">Error ${err.status} · <code data-error-code>${err.code}</code></p>
+${searchForm('', 'q-error')}
+<p><a href="/">Home</a> · <a href="/servers">Browse all servers</a></p>`;
+  return layout(config, { title: err.title, description: err.message, noindex: true }, body);
+}

@@ -1,0 +1,37 @@
+import { loadCatalogConfig, type CatalogConfig } from '../catalog/config';
+import { DynamoCatalogStore } from '../catalog/adapters/dynamo-catalog-store';
+import type { CatalogStore, SearchIndex } from '../catalog/domain/ports';
+import { createOpenSearchClient, OpenSearchIndex } from '../catalog/search/opensearch';
+import { documentClient, dynamoClient } from '../shared/aws/clients';
+import { sharedLimiter } from '../shared/rate-limit/leasing-config';
+import type { RateLimiter } from '../shared/rate-limit/rate-limiter';
+import { originSecretGetter } from '../shared/secrets';
+import type { SiteConfig } from './config';
+import type { SiteDeps } from './deps';
+
+/**
+ * The site's dependencies: the catalog's store and index (the same adapters `/api` reads through),
+ * the shared limiter, the origin secret. The local stack passes the objects its catalog function
+ * already holds; the Lambda builds them from the catalog's configuration (OpenSearch in AWS).
+ */
+export async function createSiteDeps(
+  config: SiteConfig,
+  parts: { store: Pick<CatalogStore, 'get'>; index: SearchIndex; limiter?: RateLimiter; originSecret?: () => string | undefined; now?: () => number },
+): Promise<SiteDeps> {
+  const originSecret =
+    parts.originSecret ??
+    (await originSecretGetter({ value: config.originVerifySecret, arn: config.originVerifySecretArn, region: process.env.AWS_REGION ?? 'us-east-1' }));
+  return { config, store: parts.store, index: parts.index, ...(parts.limiter && { limiter: parts.limiter }), originSecret, now: parts.now ?? Date.now };
+}
+
+/** In AWS: DynamoDB for a server's page, OpenSearch for lists and search, the shared rate-limit table. */
+export async function createAwsSiteDeps(config: SiteConfig, catalog: CatalogConfig = loadCatalogConfig()): Promise<SiteDeps> {
+  if (!catalog.opensearchUrl) throw new Error('OPENSEARCH_URL is required in AWS');
+  const ddb = dynamoClient({ region: catalog.region, dynamoEndpoint: catalog.dynamoEndpoint });
+  const index = new OpenSearchIndex({ client: createOpenSearchClient(catalog.opensearchUrl, catalog.region), index: catalog.opensearchIndex });
+  return createSiteDeps(config, {
+    store: new DynamoCatalogStore(documentClient(ddb), catalog.catalogTable),
+    index,
+    limiter: sharedLimiter(ddb, catalog.rateLimitTable, catalog.rateLimiter),
+  });
+}

@@ -1,0 +1,495 @@
+/**
+ * The site in a real browser: Debian's Chromium driven by playwright-core against the whole local
+ * stack (site, catalog API, favorites, the OAuth front and its development sign-in), as a person
+ * uses it: search with suggestions, filter and sort, open a server, copy an install snippet, sign
+ * in, pin and unpin, at a desktop's and at a phone's width, with the keyboard alone and without
+ * JavaScript. axe-core checks every page in both themes; the hostile README corpus renders inert
+ * (no script runs, no handler fires, no CSP violation). Screenshots of each page go to
+ * `test-artifacts/site/` (git-ignored). Requests to other hosts are answered by nobody: the test
+ * never reaches the internet.
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { seedCatalog } from '../../bin/local-stack/seed';
+import { generateCatalog } from '../../bin/local-stack/synthetic';
+import { searchDocumentOf } from '../../lambdas/catalog/reindex';
+import type { CatalogRecord } from '../../lambdas/catalog/domain/types';
+import { startScratchStack, type ScratchStack } from '../support/scratch-stack';
+import { ROOT } from '../support/stack-process';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const ARTIFACTS = join(ROOT, 'test-artifacts', 'site');
+const HOSTILE = join(ROOT, 'test', 'fixtures', 'site', 'hostile-readmes');
+const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+/** Generous waits on events: CI's two cores are shared with the backends and the other test files. */
+const WAIT = 45_000;
+
+const PHONE = { width: 390, height: 844 };
+const DESKTOP = { width: 1280, height: 900 };
+
+let scratch: ScratchStack;
+let browser: Browser;
+let base = '';
+/** A server with an npm package and a hosted endpoint, whose snippets the copy test checks. */
+let known: CatalogRecord;
+const hostileSlugs: string[] = [];
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`Chromium not found at ${CHROMIUM}: install Debian's chromium (apt-get install -y chromium; .ci/run does) or set CHROMIUM_PATH`);
+  }
+  mkdirSync(ARTIFACTS, { recursive: true });
+  // Limits are not what this file is about (DECISIONS): one browser is one client IP.
+  scratch = await startScratchStack('site-e2e', {
+    RATE_ANON_RPS: '10000',
+    RATE_ANON_BURST: '10000',
+    RATE_USER_RPS: '10000',
+    RATE_USER_BURST: '10000',
+    SITE_RATE_RPS: '10000',
+    SITE_RATE_BURST: '10000',
+    OAUTH_TOKEN_RATE_PER_MINUTE: '10000',
+  });
+  const { stack } = scratch;
+  base = stack.site.config.publicUrl;
+  await seedCatalog(stack.catalog.config, stack.catalog.index, 80);
+
+  const [template] = generateCatalog(1, { seed: 5 });
+  const hostileFiles = readdirSync(HOSTILE).filter((f) => f.endsWith('.md') && f !== 'README.md');
+  const writes = hostileFiles.map((file) => {
+    const key = file.replace(/\.md$/, '');
+    const record: CatalogRecord = {
+      ...template.record,
+      slug: `zz-hostile-${key}`,
+      name: `io.github.attacker/${key}`,
+      title: `Hostile ${key}`,
+      repository: { url: 'https://github.com/attacker/hostile', source: 'github' },
+      hasIcon: false,
+    };
+    hostileSlugs.push(record.slug);
+    const content = readFileSync(join(HOSTILE, file), 'utf8');
+    return { record, readme: { content, path: 'README.md', size: content.length, sha: key.padEnd(40, '0') }, tools: null };
+  });
+  known = {
+    ...template.record,
+    slug: 'zz-known-weather',
+    name: 'io.github.acme/weather',
+    title: 'Known Weather',
+    packages: [
+      {
+        registryType: 'npm',
+        identifier: '@acme/weather-mcp',
+        version: '1.2.0',
+        transport: { type: 'stdio' },
+        environmentVariables: [{ name: 'WEATHER_API_KEY', description: 'API key', isRequired: true, isSecret: true }],
+      },
+    ],
+    remotes: [{ type: 'streamable-http', url: 'https://mcp.acme.dev/mcp' }],
+    hasIcon: false,
+  };
+  await stack.catalog.store.put([...writes, { record: known, readme: null, tools: null }]);
+  await stack.catalog.index.upsert([...writes.map((w) => searchDocumentOf({ record: w.record, readme: w.readme })), searchDocumentOf({ record: known })]);
+
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'],
+  });
+}, 240_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await scratch?.close();
+}, 60_000);
+
+interface Watched {
+  page: Page;
+  context: BrowserContext;
+  /** Uncaught page errors and console errors (other than refused third-party requests). */
+  errors: string[];
+  dialogs: string[];
+  /** Requests the tests refused because they left the stack. */
+  foreign: string[];
+}
+
+async function open(
+  opts: { viewport?: { width: number; height: number }; scheme?: 'light' | 'dark'; mobile?: boolean; javaScript?: boolean } = {},
+): Promise<Watched> {
+  const context = await browser.newContext({
+    viewport: opts.viewport ?? DESKTOP,
+    colorScheme: opts.scheme ?? 'light',
+    isMobile: opts.mobile ?? false,
+    hasTouch: opts.mobile ?? false,
+    javaScriptEnabled: opts.javaScript ?? true,
+    baseURL: base,
+  });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
+  const watched: Watched = { page: await context.newPage(), context, errors: [], dialogs: [], foreign: [] };
+  const origin = new URL(base).origin;
+  await context.route('**/*', (route) => {
+    const url = route.request().url();
+    if (new URL(url).origin === origin) return route.continue();
+    watched.foreign.push(url);
+    return route.abort('blockedbyclient');
+  });
+  // Every CSP violation of the page is counted, whatever triggers it.
+  await context.addInitScript(
+    'window.__cspViolations = []; document.addEventListener("securitypolicyviolation", (e) => window.__cspViolations.push(e.violatedDirective + " " + e.blockedURI));',
+  );
+  watched.page.on('pageerror', (e) => watched.errors.push(`pageerror: ${e.message}`));
+  watched.page.on('console', (m) => {
+    if (m.type() === 'error' && !/ERR_BLOCKED_BY_CLIENT|Failed to load resource/.test(m.text())) watched.errors.push(`console: ${m.text()}`);
+  });
+  watched.page.on('dialog', (d) => {
+    watched.dialogs.push(d.message());
+    void d.dismiss();
+  });
+  watched.page.setDefaultTimeout(WAIT);
+  return watched;
+}
+
+interface AxeViolation {
+  id: string;
+  impact: string;
+  help: string;
+  nodes: number;
+}
+
+async function axe(page: Page): Promise<AxeViolation[]> {
+  // Through the debugging protocol, which the page's CSP does not govern (a script tag would be refused).
+  await page.evaluate(AXE);
+  return page.evaluate(
+    'axe.run(document, { resultTypes: ["violations"] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.length })))',
+  );
+}
+
+async function shot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+}
+
+async function cspViolations(page: Page): Promise<string[]> {
+  return page.evaluate('window.__cspViolations');
+}
+
+/** Wider than the viewport means sideways scrolling on a phone. */
+async function overflowsSideways(page: Page): Promise<boolean> {
+  return page.evaluate('document.documentElement.scrollWidth > window.innerWidth + 1');
+}
+
+async function apiSlugs(path: string): Promise<string[]> {
+  const body = (await (await fetch(`${base}${path}`)).json()) as { data: Array<{ slug: string }> };
+  return body.data.map((s) => s.slug);
+}
+
+async function cardSlugs(page: Page): Promise<string[]> {
+  const links = await page.locator('.results .card-title a').all();
+  const hrefs = await Promise.all(links.map((a) => a.getAttribute('href')));
+  return hrefs.map((h) => decodeURIComponent((h ?? '').replace('/servers/', '')));
+}
+
+/** The page's path and query as a map, whatever order the form wrote them in. */
+function queryOf(page: Page): Record<string, string[]> {
+  const u = new URL(page.url());
+  const out: Record<string, string[]> = {};
+  for (const [k, v] of u.searchParams) out[k] = [...(out[k] ?? []), v];
+  return out;
+}
+
+async function signIn(page: Page, user: string): Promise<void> {
+  await page.waitForURL(/\/oauth\/authorize\?/);
+  await page.getByLabel('User name').fill(user);
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await page.getByText('no access to your memories').waitFor();
+  await page.getByRole('button', { name: 'Allow' }).click();
+}
+
+function expectClean(w: Watched): void {
+  expect(w.errors).toEqual([]);
+  expect(w.dialogs).toEqual([]);
+}
+
+describe('pages in both themes', () => {
+  const pages = () => [
+    ['home', '/'],
+    ['servers', '/servers?category=Data%20%26%20Databases&sort=stars'],
+    ['search', '/search?q=weather'],
+    ['detail', `/servers/${known.slug}`],
+    ['detail-readme', `/servers/${generateCatalog(80).find((s) => s.readme && s.tools)?.record.slug}`],
+    ['favorites', '/favorites'],
+    ['not-found', '/servers/no-such-server'],
+  ];
+
+  test.each(['light', 'dark'] as const)(
+    'axe-core finds no violations on any page (%s), and none at a phone width',
+    async (scheme) => {
+      for (const viewport of [DESKTOP, PHONE]) {
+        const w = await open({ scheme, viewport, mobile: viewport === PHONE });
+        for (const [name, path] of pages()) {
+          await w.page.goto(path);
+          await w.page.waitForLoadState('load');
+          expect({ page: name, scheme, width: viewport.width, violations: await axe(w.page) }).toEqual({
+            page: name,
+            scheme,
+            width: viewport.width,
+            violations: [],
+          });
+          expect({ page: name, csp: await cspViolations(w.page) }).toEqual({ page: name, csp: [] });
+          if (viewport === PHONE) expect({ page: name, overflow: await overflowsSideways(w.page) }).toEqual({ page: name, overflow: false });
+          await shot(w.page, `${name}-${scheme}-${viewport === PHONE ? 'phone' : 'desktop'}`);
+        }
+        expectClean(w);
+        await w.context.close();
+      }
+    },
+    240_000,
+  );
+});
+
+describe('finding a server', () => {
+  test('search with suggestions: type, choose with the keyboard, land on the server', async () => {
+    const w = await open();
+    await w.page.goto('/');
+    const box = w.page.getByRole('combobox', { name: 'Search MCP servers' });
+    await box.click();
+    await box.pressSequentially('Known Wea', { delay: 30 });
+    const list = w.page.getByRole('listbox', { name: 'Suggestions' });
+    await list.getByRole('option', { name: /Known Weather/ }).waitFor();
+    expect(await box.getAttribute('aria-expanded')).toBe('true');
+    await box.press('ArrowDown');
+    expect(await box.getAttribute('aria-activedescendant')).toBe('q-home-list-0');
+    await box.press('Enter');
+    await w.page.waitForURL(`**/servers/${known.slug}`);
+    await w.page.getByRole('heading', { level: 1, name: 'Known Weather' }).waitFor();
+    // Escape closes the list; the form alone searches.
+    await w.page.goto('/');
+    await box.fill('weather');
+    await list.getByRole('option').first().waitFor();
+    await box.press('Escape');
+    expect(await list.isHidden()).toBe(true);
+    await box.press('Enter');
+    await w.page.waitForURL('**/search?q=weather');
+    expect(await cardSlugs(w.page)).toEqual(await apiSlugs('/api/search?q=weather&limit=24'));
+    expectClean(w);
+    await w.context.close();
+  }, 120_000);
+
+  test('filter and sort on /servers: the URL keeps the state, the list is what the API answers', async () => {
+    const w = await open();
+    await w.page.goto('/servers');
+    await w.page.getByLabel(/^Security \(\d+\)$/).check();
+    await w.page.getByLabel('Sort by').selectOption('stars');
+    await w.page.getByRole('button', { name: 'Apply' }).click();
+    await w.page.waitForURL(/\/servers\?.*category=Security/);
+    expect(queryOf(w.page)).toEqual({ sort: ['stars'], category: ['Security'] });
+    expect(await cardSlugs(w.page)).toEqual(await apiSlugs('/api/mcps?category=Security&sort=stars&limit=24'));
+    // The chip removes the filter and keeps the sort.
+    await w.page.getByRole('link', { name: /^Security \(remove filter\)$/ }).click();
+    await w.page.waitForURL(/\/servers\?sort=stars$/);
+    // Next page.
+    await w.page.getByRole('link', { name: 'Next →' }).click();
+    await w.page.waitForURL(/\/servers\?sort=stars&page=2$/);
+    expect(await cardSlugs(w.page)).toEqual(await apiSlugs('/api/mcps?sort=stars&limit=24&page=2'));
+    expectClean(w);
+    await w.context.close();
+  }, 120_000);
+
+  test('copy an install snippet: the clipboard holds exactly the snippet, which parses', async () => {
+    const w = await open();
+    await w.page.goto(`/servers/${known.slug}`);
+    const option = w.page.getByRole('region', { name: 'npm @acme/weather-mcp 1.2.0' });
+    await option.locator('summary', { hasText: 'Cursor' }).click();
+    await option.getByRole('button', { name: 'Copy the Cursor snippet' }).click();
+    await w.page.getByRole('status').filter({ hasText: 'Copied to the clipboard' }).waitFor();
+    const copied = JSON.parse(await w.page.evaluate('navigator.clipboard.readText()'));
+    expect(copied).toEqual({
+      mcpServers: { weather: { command: 'npx', args: ['-y', '@acme/weather-mcp@1.2.0'], env: { WEATHER_API_KEY: '<WEATHER_API_KEY>' } } },
+    });
+    // The hosted endpoint's Claude Code line, copied with the keyboard alone.
+    const remote = w.page.getByRole('region', { name: 'Hosted endpoint (Streamable HTTP)' });
+    await remote.locator('summary', { hasText: 'Claude Code' }).click();
+    await remote.getByRole('button', { name: 'Copy the Claude Code snippet' }).focus();
+    await w.page.keyboard.press('Enter');
+    await expectClipboard(w.page, 'claude mcp add --transport http weather https://mcp.acme.dev/mcp');
+    expectClean(w);
+    await w.context.close();
+  }, 120_000);
+});
+
+async function expectClipboard(page: Page, text: string): Promise<void> {
+  await page.waitForFunction(`navigator.clipboard.readText().then((t) => t === ${JSON.stringify(text)})`, undefined, { timeout: WAIT, polling: 100 });
+}
+
+describe('favorites', () => {
+  test('sign in locally from a pin, pin and unpin from a list and a detail page, see the list', async () => {
+    const w = await open();
+    await w.page.goto(`/servers/${known.slug}`);
+    const pin = w.page.locator('.detail-head').getByRole('button', { name: /Pin Known Weather/ });
+    await pin.click();
+    await signIn(w.page, 'ada');
+    // Back where sign-in began, the pending pin made.
+    await w.page.waitForURL(`**/servers/${known.slug}`);
+    await w.page.locator('.detail-head button.pin[aria-pressed="true"]').waitFor();
+    expect(await w.page.locator('.detail-head button.pin').textContent()).toContain('Pinned');
+    // Pin another from the list page.
+    await w.page.goto('/servers?sort=name');
+    const first = w.page.locator('.results .card').first();
+    const firstTitle = (await first.locator('.card-title').textContent())?.trim() ?? '';
+    await first.getByRole('button', { name: `Pin ${firstTitle}` }).click();
+    await first.locator('button.pin[aria-pressed="true"]').waitFor();
+    await w.page.goto('/favorites');
+    const list = w.page.getByRole('list', { name: 'Pinned servers' });
+    await list.getByRole('listitem').nth(1).waitFor();
+    expect(await list.locator('.card-title').allTextContents()).toEqual([firstTitle, 'Known Weather']);
+    expect(await axe(w.page)).toEqual([]);
+    await shot(w.page, 'favorites-signed-in');
+    // Unpin from the list: it leaves the list and the API.
+    await list.getByRole('button', { name: /Known Weather/ }).click();
+    await list.getByRole('listitem').filter({ hasText: 'Known Weather' }).waitFor({ state: 'detached' });
+    await w.page.reload();
+    await list.getByRole('listitem').first().waitFor();
+    expect(await list.locator('.card-title').allTextContents()).toEqual([firstTitle]);
+    // Unpin the other from its detail page.
+    await list.getByRole('link', { name: firstTitle }).click();
+    await w.page.locator('.detail-head button.pin[aria-pressed="true"]').click();
+    await w.page.locator('.detail-head button.pin[aria-pressed="false"]').waitFor();
+    await w.page.goto('/favorites');
+    await w.page.getByText('Nothing pinned yet').waitFor();
+    // Sign out: the refresh token is revoked and the page asks to sign in again.
+    await w.page.getByRole('button', { name: 'Sign out' }).click();
+    await w.page.getByRole('button', { name: 'Sign in' }).waitFor();
+    expect(await w.page.evaluate('localStorage.getItem("mcp-site-tokens")')).toBeNull();
+    expectClean(w);
+    await w.context.close();
+  }, 180_000);
+
+  test('the same at a phone width, by touch', async () => {
+    const w = await open({ viewport: PHONE, mobile: true, scheme: 'dark' });
+    await w.page.goto('/favorites');
+    await w.page.getByRole('button', { name: 'Sign in' }).tap();
+    await signIn(w.page, 'grace');
+    await w.page.waitForURL('**/favorites');
+    await w.page.getByText('Nothing pinned yet').waitFor();
+    await w.page.goto('/');
+    const box = w.page.getByRole('combobox', { name: 'Search MCP servers' });
+    await box.tap();
+    await box.pressSequentially('Known', { delay: 30 });
+    await w.page.getByRole('option', { name: /Known Weather/ }).tap();
+    await w.page.waitForURL(`**/servers/${known.slug}`);
+    expect(await overflowsSideways(w.page)).toBe(false);
+    await w.page.locator('.detail-head button.pin').tap();
+    await w.page.locator('.detail-head button.pin[aria-pressed="true"]').waitFor();
+    await w.page.getByRole('region', { name: 'Hosted endpoint (Streamable HTTP)' }).getByRole('button', { name: 'Copy the Claude Desktop snippet' }).tap();
+    await w.page.getByRole('status').filter({ hasText: 'Copied' }).waitFor();
+    await shot(w.page, 'detail-phone-pinned');
+    await w.page.goto('/favorites');
+    const list = w.page.getByRole('list', { name: 'Pinned servers' });
+    await list.getByRole('listitem').first().waitFor();
+    expect(await list.locator('.card-title').allTextContents()).toEqual(['Known Weather']);
+    await list.getByRole('button', { name: /Known Weather/ }).tap();
+    await list.getByRole('listitem').first().waitFor({ state: 'detached' });
+    expect(await overflowsSideways(w.page)).toBe(false);
+    // Filter and sort: on a phone the facets start closed, so the results come first.
+    await w.page.goto('/servers');
+    const category = w.page.locator('details.facet', { hasText: 'Category' });
+    expect(await category.getAttribute('open')).toBeNull();
+    await category.locator('summary').tap();
+    await w.page.getByLabel(/^Security \(\d+\)$/).tap();
+    await w.page.getByLabel('Sort by').selectOption('name');
+    await w.page.getByRole('button', { name: 'Apply' }).tap();
+    await w.page.waitForURL(/category=Security/);
+    expect(queryOf(w.page)).toEqual({ sort: ['name'], category: ['Security'] });
+    expect(await cardSlugs(w.page)).toEqual(await apiSlugs('/api/mcps?category=Security&sort=name&limit=24'));
+    expect(await overflowsSideways(w.page)).toBe(false);
+    expectClean(w);
+    await w.context.close();
+  }, 180_000);
+});
+
+describe('keyboard and no JavaScript', () => {
+  test('the skip link leads to the content; the theme switch is a toggle button that persists', async () => {
+    const w = await open();
+    await w.page.goto('/servers');
+    await w.page.keyboard.press('Tab');
+    expect(await w.page.evaluate('document.activeElement.textContent')).toBe('Skip to content');
+    await w.page.keyboard.press('Enter');
+    await w.page.waitForURL('**/servers#main');
+    const toggle = w.page.getByRole('button', { name: 'Dark theme' });
+    expect(await toggle.getAttribute('aria-pressed')).toBe('false');
+    await toggle.focus();
+    await w.page.keyboard.press('Space');
+    expect(await w.page.evaluate('document.documentElement.dataset.theme')).toBe('dark');
+    await w.page.reload();
+    expect(await w.page.evaluate('document.documentElement.dataset.theme')).toBe('dark');
+    expect(await toggle.getAttribute('aria-pressed')).toBe('true');
+    await shot(w.page, 'servers-dark-toggled');
+    expectClean(w);
+    await w.context.close();
+  }, 120_000);
+
+  test('without JavaScript, search, filters, pages and install snippets all work', async () => {
+    const w = await open({ javaScript: false });
+    await w.page.goto('/');
+    await w.page.getByRole('combobox', { name: 'Search MCP servers' }).fill('weather');
+    await w.page.getByRole('combobox', { name: 'Search MCP servers' }).press('Enter');
+    await w.page.waitForURL('**/search?q=weather');
+    expect(await cardSlugs(w.page)).toEqual(await apiSlugs('/api/search?q=weather&limit=24'));
+    await w.page.goto('/servers');
+    await w.page.getByLabel(/^Security \(\d+\)$/).check();
+    await w.page.getByRole('button', { name: 'Apply' }).click();
+    await w.page.waitForURL(/category=Security/);
+    expect(await cardSlugs(w.page)).toEqual(await apiSlugs('/api/mcps?category=Security&limit=24'));
+    await w.page.goto(`/servers/${known.slug}`);
+    expect(await w.page.locator('#snippet-1-0').textContent()).toContain('@acme/weather-mcp@1.2.0');
+    // Controls that need the script stay out of the way.
+    expect(await w.page.locator('button.pin').isHidden()).toBe(true);
+    expect(await w.page.locator('button.copy').first().isHidden()).toBe(true);
+    await w.context.close();
+  }, 120_000);
+});
+
+describe('hostile READMEs', () => {
+  test('each renders inert in the browser: no script, no handler, no CSP violation, nothing active in the README', async () => {
+    const w = await open();
+    for (const slug of hostileSlugs) {
+      await w.page.goto(`/servers/${slug}`);
+      await w.page.waitForLoadState('load');
+      // Give any handler (onload, onerror of a refused image, animations) its chance to fire.
+      await w.page.evaluate('new Promise((r) => requestAnimationFrame(() => setTimeout(r, 250)))');
+      const report = {
+        slug,
+        pwned: await w.page.evaluate('window.__pwned ?? null'),
+        csp: await cspViolations(w.page),
+        active: await w.page.evaluate(`(() => {
+          const root = document.querySelector('.readme');
+          if (!root) return ['no README rendered'];
+          const found = [];
+          for (const el of root.querySelectorAll('*')) {
+            if (/^(script|style|iframe|frame|object|embed|svg|math|form|input|button|textarea|select|link|meta|base)$/i.test(el.tagName)) found.push(el.tagName);
+            for (const a of el.attributes) {
+              if (/^on/i.test(a.name) || a.name === 'style' || a.name === 'srcdoc') found.push(el.tagName + '@' + a.name);
+              if ((a.name === 'href' || a.name === 'src') && !/^(https?:|mailto:|#)/i.test(a.value)) found.push(el.tagName + '@' + a.name + '=' + a.value);
+            }
+          }
+          return found;
+        })()`),
+        pwnedRequests: w.foreign.filter((u) => u.includes('pwned')),
+      };
+      expect(report).toEqual({ slug, pwned: null, csp: [], active: [], pwnedRequests: [] });
+    }
+    await shot(w.page, 'hostile-last');
+    expect(w.dialogs).toEqual([]);
+    await w.context.close();
+  }, 180_000);
+});
+
+describe('the registry feed points at these pages', () => {
+  test('CatalogMeta.url of /api/v0.1/servers is the server page, which answers', async () => {
+    const body = (await (await fetch(`${base}/api/v0.1/servers?limit=3`)).json()) as {
+      servers: Array<{ _meta: Record<string, { slug: string; url?: string }> }>;
+    };
+    for (const entry of body.servers) {
+      const meta = entry._meta['io.example.catalog/v0'];
+      expect(meta.url).toBe(`${base}/servers/${meta.slug}`);
+      expect((await fetch(meta.url as string)).status).toBe(200);
+    }
+  });
+});
