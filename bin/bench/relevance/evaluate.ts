@@ -7,7 +7,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SearchDocument } from '../../../lambdas/catalog/domain/types';
 import { EmbeddedSearchIndex } from '../../../lambdas/catalog/search/embedded';
-import { buildSearchRequest, indexDefinition, toIndexedDocument } from '../../../lambdas/catalog/search/opensearch-requests';
+import { indexDefinition, toIndexedDocument } from '../../../lambdas/catalog/search/opensearch-requests';
+import { buildSearchRequest, fuzzyWordsFrom } from '../../../lambdas/catalog/search/opensearch-search';
 import { FIXTURE_DIR } from './corpus';
 import { type Grades, mean, type RankingScores, scoreRanking } from './metrics';
 import { OpenSearchSimulator } from './opensearch-sim';
@@ -53,9 +54,13 @@ export function openSearchRanker(docs: SearchDocument[]): Ranker {
     indexDefinition() as Record<string, unknown>,
     docs.map((d) => ({ id: d.record.slug, source: toIndexedDocument(d) as unknown as Record<string, unknown> })),
   );
+  // The adapter's two steps (opensearch.ts `search`): the request, then the fuzzy fallback when its counts ask for it.
   return async (q, depth) => {
-    const body = buildSearchRequest({ q, filters: {}, page: { offset: 0, limit: depth } });
-    return sim.search(body as unknown as Record<string, unknown>).hits.map((h) => String(h.source.name));
+    const query = { q, filters: {}, page: { offset: 0, limit: depth } };
+    let result = sim.search(buildSearchRequest(query) as unknown as Record<string, unknown>);
+    const fuzzy = fuzzyWordsFrom(q, result);
+    if (fuzzy.size > 0) result = sim.search(buildSearchRequest(query, { fuzzy }) as unknown as Record<string, unknown>);
+    return result.hits.map((h) => String(h.source.name));
   };
 }
 
