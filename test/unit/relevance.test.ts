@@ -6,14 +6,16 @@
  * the OpenSearch simulator honest.
  */
 import { BEFORE } from '../../bin/bench/relevance';
-import { loadCorpusServers } from '../../bin/bench/relevance/corpus';
+import { classifierInput, loadCorpusServers } from '../../bin/bench/relevance/corpus';
 import { embeddedRanker, evaluate, loadJudgedCategories, loadJudgedQueries, openSearchRanker } from '../../bin/bench/relevance/evaluate';
-import { ndcgAt, precisionAt, reciprocalRank } from '../../bin/bench/relevance/metrics';
+import { ndcgAt, precisionAt, reciprocalRank, scoreLabels } from '../../bin/bench/relevance/metrics';
 import { bm25Idf, luceneLength, OpenSearchSimulator } from '../../bin/bench/relevance/opensearch-sim';
 import { loadCorpusDocuments } from '../../bin/bench/relevance/corpus';
 import { CATEGORIES } from '../../lambdas/catalog/domain/types';
+import { classifyByRules } from '../../lambdas/crawler/domain/classify';
 
 const SEARCH_FLOOR = 0.79;
+const CATEGORY_FLOOR = { precision: 0.78, recall: 0.76, wronglyOther: 16 };
 
 describe('judged fixtures', () => {
   const names = new Set(loadCorpusServers().map((s) => s.name));
@@ -128,5 +130,24 @@ describe('judged search relevance (54 queries, real registry sample)', () => {
     const result = await evaluate(openSearchRanker(docs), queries);
     expect(result.ndcg10).toBeGreaterThanOrEqual(SEARCH_FLOOR);
     expect(result.mrr).toBeGreaterThanOrEqual(BEFORE.openSearch.mrr);
+  });
+});
+
+describe('judged categories (152 servers, real registry sample)', () => {
+  it(`rule classifier: precision at least ${CATEGORY_FLOOR.precision}, recall ${CATEGORY_FLOOR.recall}, at most ${CATEGORY_FLOOR.wronglyOther} classifiable servers in Other (before: ${BEFORE.categories.precision}, ${BEFORE.categories.recall}, ${BEFORE.categories.wronglyOther})`, () => {
+    expect(CATEGORY_FLOOR.precision).toBeGreaterThan(BEFORE.categories.precision);
+    expect(CATEGORY_FLOOR.recall).toBeGreaterThan(BEFORE.categories.recall);
+    expect(CATEGORY_FLOOR.wronglyOther).toBeLessThan(BEFORE.categories.wronglyOther);
+    const servers = new Map(loadCorpusServers().map((s) => [s.name, s]));
+    const scores = scoreLabels(
+      loadJudgedCategories().map((j) => {
+        const s = servers.get(j.name);
+        if (s === undefined) throw new Error(`${j.name} is not in the corpus`);
+        return { expected: j.expected, predicted: classifyByRules(classifierInput(s)) };
+      }),
+    );
+    expect(scores.precision).toBeGreaterThanOrEqual(CATEGORY_FLOOR.precision);
+    expect(scores.recall).toBeGreaterThanOrEqual(CATEGORY_FLOOR.recall);
+    expect(scores.wronglyOther).toBeLessThanOrEqual(CATEGORY_FLOOR.wronglyOther);
   });
 });

@@ -64,6 +64,8 @@ export interface LabelScores {
   recall: number;
   /** Servers labelled exactly `Other`. */
   other: number;
+  /** Servers labelled `Other` that have a label (clearly classifiable servers left out). */
+  wronglyOther: number;
   /** Servers whose first predicted label is one of the expected ones. */
   firstCorrect: number;
 }
@@ -73,19 +75,24 @@ export function scoreLabels(cases: ReadonlyArray<{ expected: readonly string[]; 
   let expected = 0;
   let agreed = 0;
   let other = 0;
+  let wronglyOther = 0;
   let first = 0;
   for (const c of cases) {
     const want = new Set(c.expected);
     predicted += c.predicted.length;
     expected += want.size;
     for (const p of c.predicted) if (want.has(p)) agreed++;
-    if (c.predicted.length === 1 && c.predicted[0] === 'Other') other++;
+    if (c.predicted.length === 1 && c.predicted[0] === 'Other') {
+      other++;
+      if (!want.has('Other')) wronglyOther++;
+    }
     if (c.predicted.length > 0 && want.has(c.predicted[0])) first++;
   }
   return {
     precision: predicted === 0 ? 0 : agreed / predicted,
     recall: expected === 0 ? 0 : agreed / expected,
     other,
+    wronglyOther,
     firstCorrect: first,
   };
 }
