@@ -110,7 +110,7 @@ export function publisherWords(name: string): string {
 }
 
 /** The texts of a server's searchable fields, in `FIELDS` order (what both engines index). */
-export function fieldTexts(doc: SearchDocument): Record<Field, string | readonly string[]> {
+export function fieldTexts(doc: SearchDocument): Record<Field, string> {
   const r = doc.record;
   const readme = doc.readmeText.length > README_INDEX_CHARS ? doc.readmeText.slice(0, README_INDEX_CHARS) : doc.readmeText;
   return {

@@ -131,13 +131,13 @@ export function toIndexedDocument(doc: SearchDocument): IndexedDocument {
   const out: IndexedDocument = {
     slug: r.slug,
     name: r.name,
-    nameWords: String(texts.name),
-    publisher: String(texts.publisher),
+    nameWords: texts.name,
+    publisher: texts.publisher,
     nameLower: r.name.toLowerCase(),
     description: r.description,
     toolText: doc.toolText,
     // Capped and without URLs, as the embedded engine indexes it.
-    readmeText: String(texts.readme),
+    readmeText: texts.readme,
     types: [...types],
     categories: [...new Set(r.categories)],
     licenses,

@@ -435,6 +435,9 @@ export class TextIndex<T> {
     // BM25's length normalisation, k1 × (1 - b + b × length / average), as a + c × length.
     const normA = stats.avgLength.map(() => BM25_K1 * (1 - BM25_B));
     const normC = stats.avgLength.map((avg) => (BM25_K1 * BM25_B) / (avg || 1));
+    const anyField = fieldMask === ALL_FIELDS;
+    const noneDead = this.dead === 0;
+    let count = 0;
     for (const e of expansions) {
       const docs = this.postingDocs[e.id];
       const packed = this.postingPacked[e.id];
@@ -443,16 +446,18 @@ export class TextIndex<T> {
       for (let f = 0; f < FIELD_COUNT; f++) factor[f] = df[f] === 0 ? 0 : e.weight * BOOSTS[f] * idf(df[f], stats.docCount[f]);
       for (let j = 0; j < docs.length; j++) {
         const o = docs[j];
-        const f = packed[j] & FIELD_MASK;
-        if (payloads[o] === undefined || !(fieldMask & (1 << f))) continue;
-        const tf = packed[j] >>> FIELD_BITS;
+        const p = packed[j];
+        const f = p & FIELD_MASK;
+        if ((!anyField && !(fieldMask & (1 << f))) || (!noneDead && payloads[o] === undefined)) continue;
+        const tf = p >>> FIELD_BITS;
         if (componentMark[o] !== mark) {
           componentMark[o] = mark;
-          componentList[this.componentCount++] = o;
+          componentList[count++] = o;
         }
         fieldScratch[o * FIELD_COUNT + f] += (factor[f] * tf) / (tf + normA[f] + normC[f] * fieldLengths[o * FIELD_COUNT + f]);
       }
     }
+    this.componentCount = count;
   }
 
   /**
