@@ -6,7 +6,8 @@ module.exports = {
   transform: {
     '^.+\\.[tj]sx?$': ['ts-jest', { tsconfig: { allowJs: true, isolatedModules: true }, diagnostics: false }],
   },
-  transformIgnorePatterns: ['/node_modules/(?!@middy/)'],
+  // ESM-only packages: middy, and stemmer (the Porter stemmer of the search analysis).
+  transformIgnorePatterns: ['/node_modules/(?!@middy/|stemmer/)'],
   setupFiles: ['<rootDir>/test/support/env.ts'],
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',

@@ -8,6 +8,7 @@ import { runMemoryBench } from './bench/memory';
 import { runMcpBench } from './bench/mcp';
 import { runLambdasBench } from './bench/lambdas';
 import { runSiteBench } from './bench/site';
+import { runRelevanceBench } from './bench/relevance';
 import type { BenchSection } from './bench/stats';
 
 /** `npm run bench`: every benchmark in one run; the figures go to BENCHMARKS.md. */
@@ -19,6 +20,7 @@ const SECTIONS: Array<{ name: string; run: (log: (m: string) => void) => Promise
   { name: 'mcp', run: runMcpBench },
   { name: 'lambdas', run: runLambdasBench },
   { name: 'site', run: runSiteBench },
+  { name: 'relevance', run: runRelevanceBench },
 ];
 
 function render(sections: BenchSection[], started: Date): string {

@@ -11,6 +11,7 @@ import { OAUTH_API, wellKnownTable } from '../../lambdas/oauth/routes';
 import { createClientStore, createOAuthDeps, createOAuthLimiter } from '../../lambdas/oauth/wiring';
 import { CATALOG_POLICY, createCatalogHandler } from '../../lambdas/catalog/api';
 import { CATALOG_API } from '../../lambdas/catalog/routes';
+import { rebuildIndex } from '../../lambdas/catalog/reindex';
 import { EmbeddedSearchIndex } from '../../lambdas/catalog/search/embedded';
 import { createCatalogDeps } from '../../lambdas/catalog/wiring';
 import type { CatalogDeps } from '../../lambdas/catalog/deps';
@@ -254,9 +255,15 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       writeStackInfo(dir, { pid: process.pid, url: running.url, publicUrl: publicUrl(authEnv), dynamoEndpoint: ddb.endpoint, s3Endpoint: s3.endpoint });
 
     const demo = opts.demoCount ?? 300;
-    if (!owner && demo > 0 && (await index.slugs()).length === 0) {
-      log(`empty catalog: seeding ${demo} demo servers`);
-      await seedCatalog(config, index, demo);
+    if (!owner && (await index.slugs()).length === 0) {
+      // An empty search index over a catalog table that is not (a snapshot of an older format, a
+      // deleted file) is rebuilt from the table, the source of truth: only an empty catalog is seeded.
+      const rebuilt = await rebuildIndex(deps.store, index);
+      if (rebuilt > 0) log(`search index rebuilt from the catalog table: ${rebuilt} servers`);
+      else if (demo > 0) {
+        log(`empty catalog: seeding ${demo} demo servers`);
+        await seedCatalog(config, index, demo);
+      }
     }
     ready = true;
     return {

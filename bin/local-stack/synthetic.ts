@@ -1645,7 +1645,10 @@ function generateOne(index: number, seed: number, now: number, taken: Set<string
     const extra = rng.pick(TOPICS).category;
     if (!categories.includes(extra)) categories.push(extra);
   }
-  const uniqueCategories = [...new Set(categories)];
+  // "Other" is never combined with a real label (the classifier's rule, lambdas/crawler/README.md):
+  // a server of an Other topic stays Other, a real one drops an extra Other. The draws above are
+  // made either way, so every later field of every server stays what it was.
+  const uniqueCategories: Category[] = topic.category === 'Other' ? ['Other'] : [...new Set(categories)].filter((c) => c !== 'Other');
 
   const trending = stars !== undefined && stars > 0 && rng.chance(0.15) ? 1 + Math.floor(rng.float() * Math.min(40, 1 + stars / 200)) : 0;
   const nowDate = new Date(now);

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../bin/local-stack/backends';
@@ -148,4 +148,14 @@ it('runs, seeds while running, and leaves no child behind after a crash', async 
   server.kill('SIGTERM');
   await until('graceful stop', async () => (server?.exitCode !== null ? true : undefined), 15000);
   expect(existsSync(join(dataDir, 'run', 'stack.json'))).toBe(false);
-}, 240000);
+
+  // A search snapshot of an older format (an upgrade) is rebuilt from the catalog table, not
+  // replaced by demo data.
+  writeFileSync(join(dataDir, 'search', 'catalog.json'), JSON.stringify({ format: 'catalog-embedded-search/2', records: [], text: {} }));
+  server = start(port);
+  await until('healthz 200 after an upgrade', async () => ((await fetch(`${base}/healthz`)).status === 200 ? true : undefined));
+  expect(await total(base)).toBe(7);
+  expect(serverLog).toMatch(/search index rebuilt from the catalog table: 7 servers/);
+  server.kill('SIGTERM');
+  await until('graceful stop after the upgrade', async () => (server?.exitCode !== null ? true : undefined), 15000);
+}, 300000);

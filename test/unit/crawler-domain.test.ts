@@ -93,6 +93,52 @@ describe('category classifier on real registry rows', () => {
     expect(classify(mux, { readme: '```sh\nkubectl apply -f deploy.yaml\ndocker run terraform\n```' })).toEqual(['Other']);
   });
 
+  // Descriptions of real registry servers (the 2025-10-21 sample) the issue names or that show a rule.
+  const rules = (name: string, description: string, title?: string) => classifyByRules({ name, description, ...(title !== undefined && { title }) });
+
+  it('classifies servers "Other" held before: Monday.com boards, PCAP analysis, Home Assistant', () => {
+    expect(rules('ai.waystation/monday', 'Access and manage your Monday.com boards, items, and updates seamlessly')).toEqual(['Productivity & Docs']);
+    expect(rules('ai.mcpcap/mcpcap', 'An MCP server for analyzing PCAP files.')).toEqual(['Security']);
+    expect(
+      rules('ai.smithery/slhad-aha-mcp', 'A TypeScript MCP server for Home Assistant, enabling programmatic management of entities, automations'),
+    ).toContain('Browser & Automation');
+  });
+
+  it('does not make "workflow" or "automate" alone Browser & Automation, nor a weak word alone anything', () => {
+    expect(rules('net.todoist/mcp', 'Official Todoist MCP server for AI assistants to manage tasks, projects, and workflows.')).toEqual([
+      'Productivity & Docs',
+    ]);
+    expect(rules('ai.waystation/jira', 'Track issues, manage projects, and streamline workflows in Jira.')).not.toContain('Browser & Automation');
+    expect(rules('io.example/crm', 'Automate CRM workflows with fast search across companies and deals.')).toEqual(['Commerce & Marketing']);
+    // Strong words still count: browsers, Android UI automation, n8n.
+    expect(rules('io.github.browserbase/mcp-server-browserbase', 'MCP server for AI web browser automation using Browserbase and Stagehand')).toEqual([
+      'Browser & Automation',
+    ]);
+    expect(
+      rules('io.github.pedro-rivas/android-puppeteer-mcp', 'MCP server for Android automation with UI interaction, screenshots, and device control'),
+    ).toContain('Browser & Automation');
+    // `search` alone is a feature, not the Search & Web domain; searching the web is.
+    expect(rules('com.amplitude/mcp-server', 'Search, access, and get insights on your Amplitude data')).toEqual(['Other']);
+    expect(rules('ai.smithery/arjunkmrm-perplexity-search', "Enable AI assistants to perform web searches using Perplexity's Sonar Pro.")).toEqual([
+      'Search & Web',
+    ]);
+  });
+
+  it('puts greeting and sample demos in Other unless a domain scores high', () => {
+    expect(
+      rules('ai.smithery/arjunkmrm-ahoy', 'Send friendly, personalized greetings by name. Switch to a playful pirate voice for themed salutations.'),
+    ).toEqual(['Other']);
+    expect(
+      rules('io.github.joelverhagen/Knapcode.SampleMcpServer', 'A sample MCP server using the MCP C# SDK. Generates random numbers and random weather.'),
+    ).toEqual(['Other']);
+    expect(
+      rules(
+        'ai.smithery/devbrother2024-typescript-mcp-server-boilerplate',
+        'Kickstart development with a customizable TypeScript template featuring sample tools for greeting, calculations',
+      ),
+    ).toEqual(['Development & Coding']);
+  });
+
   it('LLM seam: uses a valid answer, falls back to the rules on anything else', async () => {
     const s = real('io.github.spences10/mcp-sqlite-tools');
     const input = { name: s.name, description: s.description };

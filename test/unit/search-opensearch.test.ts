@@ -9,11 +9,12 @@ import {
   buildFilterClauses,
   buildListRequest,
   buildRegistryRequest,
-  buildSearchRequest,
   buildSlugsRequest,
+  type Clause,
   indexDefinition,
   toIndexedDocument,
 } from '../../lambdas/catalog/search/opensearch-requests';
+import { buildSearchRequest, fuzzyWordsFrom } from '../../lambdas/catalog/search/opensearch-search';
 import { createOpenSearchClient, OpenSearchIndex, type OpenSearchClientLike } from '../../lambdas/catalog/search/opensearch';
 import { catalogFixture, makeDoc, makeRecord, searchIndexContract } from './search-contract';
 
@@ -83,11 +84,93 @@ describe('OpenSearch request builders', () => {
       size: 5,
       track_total_hits: true,
     });
-    const json = JSON.stringify(body.query);
-    for (const field of ['name.text^5', 'title^4', 'description^2', 'toolText^1.5', 'readmeText^0.5']) expect(json).toContain(field);
-    // Prefix matching for "postgres" (4+ chars) but not for "db".
-    expect(json).toContain('"query":"postgres","fields"');
-    expect(json).not.toContain('"query":"db"');
+  });
+
+  describe('ranking rules (ranking.ts) in the request', () => {
+    const search = (q: string, fuzzy?: Set<string>) =>
+      buildSearchRequest({ q, filters: {}, page: { offset: 0, limit: 10 } }, fuzzy === undefined ? {} : { fuzzy });
+    type Bool = { bool: { must: Array<{ bool: { should: Clause[]; minimum_should_match: number } }>; should?: Clause[] } };
+    const wordClauses = (q: string, fuzzy?: Set<string>) => (search(q, fuzzy).query as Bool).bool.must[0].bool.should as Array<{ bool: { should: Clause[] } }>;
+
+    it('has one clause per distinct word, any of which must match; stop words and repeats are dropped', () => {
+      const must = (search('tools for the Tools').query as Bool).bool.must[0].bool;
+      expect(must.minimum_should_match).toBe(1);
+      expect(must.should).toHaveLength(1);
+      expect(JSON.stringify(must.should)).not.toMatch(/"query":"(for|the)"/);
+      expect(search('the of').query).toEqual({ match_none: {} });
+    });
+
+    it('matches a word in every field with its boost, best field plus a share of the others; the name is its tail, the namespace the publisher', () => {
+      const [exact] = wordClauses('slack')[0].bool.should;
+      expect(exact).toEqual({
+        multi_match: {
+          query: 'slack',
+          fields: ['nameWords^5', 'title^4', 'description^2', 'toolText^1.5', 'readmeText^0.5', 'publisher^1.5'],
+          type: 'best_fields',
+          tie_breaker: 0.3,
+        },
+      });
+      expect(JSON.stringify(search('slack'))).not.toContain('name.text');
+    });
+
+    it('adds prefix matching on the name, title and description for words of 4+ characters only', () => {
+      const [, prefix] = wordClauses('postg')[0].bool.should;
+      expect(prefix).toEqual({
+        dis_max: {
+          queries: [
+            { prefix: { nameWords: { value: 'postg', rewrite: 'top_terms_50', boost: 5 } } },
+            { prefix: { title: { value: 'postg', rewrite: 'top_terms_50', boost: 4 } } },
+            { prefix: { description: { value: 'postg', rewrite: 'top_terms_50', boost: 2 } } },
+          ],
+          tie_breaker: 0.3,
+          boost: 0.3,
+        },
+      });
+      expect(wordClauses('sql')[0].bool.should).toHaveLength(1);
+    });
+
+    it('asks for the counts that decide the fuzzy fallback, with no fuzzy matching in the first request', () => {
+      const body = search('slack db');
+      expect(JSON.stringify(body.query)).not.toContain('fuzziness');
+      // Only words of 4+ characters can be widened: "db" gets no count.
+      expect(Object.keys((body.aggs?.fuzzy_check as { aggs: Record<string, unknown> } | undefined)?.aggs ?? {})).toEqual(['e0', 'f0']);
+      expect(body.aggs).toMatchObject({
+        fuzzy_check: { global: {}, aggs: { f0: { filter: { multi_match: { query: 'slack', fuzziness: 'AUTO:4,8', prefix_length: 1 } } } } },
+      });
+      expect(search('db').aggs).toBeUndefined();
+    });
+
+    it('widens a word whose one-edit neighbours reach ten times its own matches, and only that word', () => {
+      const counts = (e0: number, f0: number, e1: number, f1: number) => ({
+        aggregations: { fuzzy_check: { doc_count: 300, e0: { doc_count: e0 }, f0: { doc_count: f0 }, e1: { doc_count: e1 }, f1: { doc_count: f1 } } },
+      });
+      expect(fuzzyWordsFrom('slakc postgres', counts(0, 3, 40, 41))).toEqual(new Set(['slakc']));
+      // "slack" on the demo catalog: 2 servers, 7 with "stack": a real word, left alone.
+      expect(fuzzyWordsFrom('slack postgres', counts(2, 7, 40, 41))).toEqual(new Set());
+      expect(fuzzyWordsFrom('slack postgres', counts(2, 21, 0, 0))).toEqual(new Set(['slack']));
+      expect(fuzzyWordsFrom('slack', { hits: {} })).toEqual(new Set());
+      const widened = wordClauses('slakc postgres', new Set(['slakc']));
+      expect(JSON.stringify(widened[0])).toContain('"fuzziness":"AUTO:4,8"');
+      expect(JSON.stringify(widened[1])).not.toContain('fuzziness');
+      expect(search('slakc', new Set(['slakc'])).aggs).toBeUndefined();
+    });
+
+    it('adds the synonyms of a word with a lower weight', () => {
+      const should = wordClauses('browser')[0].bool.should;
+      expect(should[should.length - 1]).toMatchObject({ multi_match: { query: expect.stringContaining('puppeteer'), boost: 0.5 } });
+    });
+
+    it('rewards all words present and adjacent words as phrases', () => {
+      const { should } = (search('browser automation tools').query as Bool).bool;
+      expect(should?.[0]).toMatchObject({ bool: { must: wordClauses('browser automation tools'), boost: 1 } });
+      expect(should?.slice(1)).toEqual([
+        { multi_match: { query: 'browser automation', fields: ['nameWords^5', 'title^4', 'description^2'], type: 'phrase', tie_breaker: 0.3, boost: 1 } },
+        { multi_match: { query: 'automation tools', fields: ['nameWords^5', 'title^4', 'description^2'], type: 'phrase', tie_breaker: 0.3, boost: 1 } },
+      ]);
+      // A stop word between two words breaks the phrase; one word has no bonus at all.
+      expect(((search('tools for github').query as Bool).bool.should ?? []).filter((c) => 'multi_match' in c)).toEqual([]);
+      expect((search('github').query as Bool).bool.should).toBeUndefined();
+    });
   });
 
   it('refuses a search window beyond 10,000', () => {
@@ -160,12 +243,16 @@ describe('OpenSearch request builders', () => {
     const def = indexDefinition();
     const props = (def.mappings as { properties: Record<string, Record<string, unknown>> }).properties;
     expect(props.record).toEqual({ type: 'object', enabled: false });
-    expect(props.name).toMatchObject({ type: 'keyword', fields: { text: { type: 'text' } } });
-    for (const f of ['slug', 'nameLower', 'nameTailLower', 'titleLower', 'types', 'categories', 'language', 'licenses', 'licenseFacet']) {
+    for (const f of ['slug', 'name', 'nameLower', 'nameTailLower', 'titleLower', 'types', 'categories', 'language', 'licenses', 'licenseFacet']) {
       expect(props[f]).toEqual({ type: 'keyword' });
     }
-    for (const f of ['title', 'description', 'toolText', 'readmeText']) expect(props[f]).toEqual({ type: 'text', analyzer: 'english' });
+    for (const f of ['nameWords', 'publisher', 'title', 'description', 'toolText', 'readmeText']) expect(props[f]).toEqual({ type: 'text', analyzer: 'words' });
     expect(props.lastModified).toMatchObject({ type: 'date' });
+    expect(def.mappings?._meta).toEqual({ definition: 2 });
+    // The embedded engine's analysis: words, lowercased, stop words out, protected words, Porter stems.
+    expect(def.settings?.analysis?.analyzer).toEqual({
+      words: { type: 'custom', tokenizer: 'words', filter: ['lowercase', 'catalog_stop', 'catalog_protected', 'porter_stem'] },
+    });
   });
 
   it('flattens a record into the indexed document', () => {
@@ -174,6 +261,8 @@ describe('OpenSearch request builders', () => {
     expect(d).toMatchObject({
       slug: 'alpha',
       name: 'io.example/zeta-alpha',
+      nameWords: 'zeta-alpha',
+      publisher: 'example',
       nameLower: 'io.example/zeta-alpha',
       nameTailLower: 'zeta-alpha',
       types: ['npm'],
@@ -185,6 +274,11 @@ describe('OpenSearch request builders', () => {
       record: alpha.record,
     });
     expect(d.readmeText).toHaveLength(README_INDEX_CHARS);
+    // URLs say nothing about what a server does: the README is indexed without them.
+    expect(toIndexedDocument({ ...alpha, readmeText: 'See https://github.com/x/y and http://a.b/c?d=e for the docs.' }).readmeText).toBe(
+      'See   and   for the docs.',
+    );
+    expect(toIndexedDocument(charlie)).toMatchObject({ nameWords: 'charlie', publisher: 'someone' });
     expect(toIndexedDocument(bravo)).toMatchObject({
       types: ['pypi', 'remote'],
       titleLower: 'postgres toolkit',
@@ -375,6 +469,25 @@ describe('OpenSearchIndex against a fake client', () => {
     const result = await new OpenSearchIndex({ client: fake, index: 'catalog' }).list(q);
     expect(fake.callsTo('search')).toEqual([{ index: 'catalog', body: buildListRequest(q) }]);
     expect(result).toEqual({ items: [docs[0].record, docs[1].record], total: 17 });
+  });
+
+  it('search sends one request, and a second with fuzzy matching only when its counts ask for it', async () => {
+    const docs = catalogFixture();
+    const q = { q: 'slakc', filters: {}, page: { offset: 0, limit: 5 } };
+    const counts = (exact: number, fuzzy: number) => ({ fuzzy_check: { doc_count: 5, e0: { doc_count: exact }, f0: { doc_count: fuzzy } } });
+
+    const typo = new FakeClient();
+    typo.searchResponses.push({ ...hitsOf([]), aggregations: counts(0, 2) }, hitsOf(docs.slice(0, 2)));
+    expect(await new OpenSearchIndex({ client: typo, index: 'catalog' }).search(q)).toEqual({ items: [docs[0].record, docs[1].record], total: 2 });
+    expect(typo.callsTo('search')).toEqual([
+      { index: 'catalog', body: buildSearchRequest(q) },
+      { index: 'catalog', body: buildSearchRequest(q, { fuzzy: new Set(['slakc']) }) },
+    ]);
+
+    const word = new FakeClient();
+    word.searchResponses.push({ ...hitsOf(docs.slice(0, 1)), aggregations: counts(1, 3) });
+    expect(await new OpenSearchIndex({ client: word, index: 'catalog' }).search(q)).toEqual({ items: [docs[0].record], total: 1 });
+    expect(word.callsTo('search')).toHaveLength(1);
   });
 
   it('search refuses deep pages without calling the cluster', async () => {

@@ -12,10 +12,12 @@
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { SearchWindowError, type ListQuery, type PageResult, type RegistryQuery, type SearchIndex, type TextQuery } from '../domain/ports';
-import { README_INDEX_CHARS, type CatalogRecord, type Facets, type SearchDocument, type SlugEntry } from '../domain/types';
+import type { CatalogRecord, Facets, SearchDocument, SlugEntry } from '../domain/types';
+import { fieldTexts } from './analysis';
 
 import { buildView, compileFilters, latestBySlug, lowerBound, parseInstant, toEntry, topHits, type Entry, type Hit, type View } from './embedded-view';
 import { MISSING, readSnapshot, statSignature, withFileLock, writeSnapshot } from './snapshot-file';
+import { FIELDS } from './ranking';
 import { TextIndex } from './text-index';
 
 /** Same window as OpenSearch's default `max_result_window`, so both adapters page alike. */
@@ -181,8 +183,12 @@ export class EmbeddedSearchIndex implements SearchIndex {
     // A private copy: a caller mutating its object later must not corrupt the precomputed orderings.
     const record = structuredClone(d.record);
     const entry = toEntry(record);
-    const readme = d.readmeText.length > README_INDEX_CHARS ? d.readmeText.slice(0, README_INDEX_CHARS) : d.readmeText;
-    text.add(record.slug, [record.name, record.title ?? '', record.description, d.toolText, readme], entry);
+    const texts = fieldTexts(d);
+    text.add(
+      record.slug,
+      FIELDS.map((f) => texts[f]),
+      entry,
+    );
     entries.set(record.slug, entry);
   }
 

@@ -1,10 +1,13 @@
 /**
  * What the OpenSearch adapter sends: the index's settings and mappings, the stored document, and a
- * pure builder per request body (shape-tested without a server). `opensearch.ts` sends them.
+ * pure builder per request body (shape-tested without a server); the relevance search has its own
+ * file (`opensearch-search.ts`). `opensearch.ts` sends them.
  */
 import type { API } from '@opensearch-project/opensearch';
-import { SearchWindowError, type CatalogFilters, type ListQuery, type RegistryQuery, type TextQuery } from '../domain/ports';
-import { lastModified, README_INDEX_CHARS, type CatalogRecord, type SearchDocument, type SortKey } from '../domain/types';
+import { SearchWindowError, type CatalogFilters, type ListQuery, type RegistryQuery } from '../domain/ports';
+import { lastModified, type CatalogRecord, type SearchDocument, type SortKey } from '../domain/types';
+import { fieldTexts } from './analysis';
+import { PROTECTED_WORDS, STOP_WORDS } from './ranking';
 
 /** OpenSearch's default `max_result_window`, kept for full-text search (scored deep pages are costly). */
 export const SEARCH_WINDOW = 10_000;
@@ -19,6 +22,10 @@ const FACET_SIZE = 1000;
 export interface IndexedDocument {
   slug: string;
   name: string;
+  /** The part of the name after the `/`, searched as words. */
+  nameWords: string;
+  /** The namespace labels that name the publisher (`ranking.ts`). */
+  publisher: string;
   nameLower: string;
   nameTailLower?: string;
   titleLower?: string;
@@ -40,7 +47,13 @@ export interface IndexedDocument {
 }
 
 const keyword = { type: 'keyword' } as const;
-const english = { type: 'text', analyzer: 'english' } as const;
+const words = { type: 'text', analyzer: 'words' } as const;
+
+/**
+ * Version of the definition, in the index's `_meta`. A change of fields or analysis needs a
+ * fresh index: `npm run reindex` (with SEARCH_BACKEND=opensearch) builds one and swaps the alias.
+ */
+export const INDEX_DEFINITION_VERSION = 2;
 
 /** Settings and mappings of a catalog index. */
 export function indexDefinition(): API.Indices_Create_RequestBody {
@@ -55,27 +68,35 @@ export function indexDefinition(): API.Indices_Create_RequestBody {
       },
       analysis: {
         tokenizer: {
-          // Server names are `reverse.dns/some-name`: split on every non-alphanumeric so each part is a word.
-          name_words: { type: 'pattern', pattern: '[^\\p{L}\\p{N}]+' },
+          // Runs of letters and digits: `reverse.dns/some-name`, `snake_case` and markdown all split.
+          words: { type: 'pattern', pattern: '[^\\p{L}\\p{N}]+' },
+        },
+        filter: {
+          catalog_stop: { type: 'stop', stopwords: [...STOP_WORDS] },
+          catalog_protected: { type: 'keyword_marker', keywords: [...PROTECTED_WORDS] },
         },
         analyzer: {
-          name_words: { type: 'custom', tokenizer: 'name_words', filter: ['lowercase'] },
+          // The embedded engine's analysis (analysis.ts), so both engines index the same terms.
+          words: { type: 'custom', tokenizer: 'words', filter: ['lowercase', 'catalog_stop', 'catalog_protected', 'porter_stem'] },
         },
       },
     },
     mappings: {
       dynamic: 'strict',
+      _meta: { definition: INDEX_DEFINITION_VERSION },
       properties: {
         slug: keyword,
-        name: { type: 'keyword', fields: { text: { type: 'text', analyzer: 'name_words' } } },
+        name: keyword,
+        nameWords: words,
+        publisher: words,
         // Lowercased in code (not by a normalizer) so prefix/wildcard queries see exactly what we send.
         nameLower: keyword,
         nameTailLower: keyword,
         titleLower: keyword,
-        title: english,
-        description: english,
-        toolText: english,
-        readmeText: english,
+        title: words,
+        description: words,
+        toolText: words,
+        readmeText: words,
         types: keyword,
         categories: keyword,
         language: keyword,
@@ -106,13 +127,17 @@ export function toIndexedDocument(doc: SearchDocument): IndexedDocument {
   const licenses = [gh?.license, gh?.licenseSpdx].filter((v): v is string => v !== undefined);
   const slash = r.name.indexOf('/');
   const title = nonEmpty(r.title);
+  const texts = fieldTexts(doc);
   const out: IndexedDocument = {
     slug: r.slug,
     name: r.name,
+    nameWords: texts.name,
+    publisher: texts.publisher,
     nameLower: r.name.toLowerCase(),
     description: r.description,
     toolText: doc.toolText,
-    readmeText: doc.readmeText.length > README_INDEX_CHARS ? doc.readmeText.slice(0, README_INDEX_CHARS) : doc.readmeText,
+    // Capped and without URLs, as the embedded engine indexes it.
+    readmeText: texts.readme,
     types: [...types],
     categories: [...new Set(r.categories)],
     licenses,
@@ -164,7 +189,7 @@ export function buildFilterClauses(f: CatalogFilters): Clause[] {
   return out;
 }
 
-const BY_SLUG: SortClause = { slug: 'asc' };
+export const BY_SLUG: SortClause = { slug: 'asc' };
 const SORT_CLAUSES: Record<SortKey, SortClause[]> = {
   popularity: [{ popularity: 'desc' }, BY_SLUG],
   name: [{ name: 'asc' }, BY_SLUG],
@@ -185,46 +210,6 @@ export function buildListRequest(q: ListQuery): SearchRequestBody {
   return {
     query: filteredQuery(q.filters),
     sort: SORT_CLAUSES[q.sort],
-    from: offset,
-    size: limit,
-    track_total_hits: true,
-    _source: ['record'],
-  };
-}
-
-/** Field boosts: name and title above description, above tools, above README. */
-export const SEARCH_FIELDS = ['name.text^5', 'title^4', 'description^2', 'toolText^1.5', 'readmeText^0.5'];
-const PREFIX_FIELDS = ['name.text^5', 'title^4', 'description^2'];
-
-export function buildSearchRequest(q: TextQuery): SearchRequestBody {
-  const { offset, limit } = q.page;
-  if (offset + limit > SEARCH_WINDOW) throw new SearchWindowError(SEARCH_WINDOW);
-  const should: Clause[] = [
-    {
-      multi_match: {
-        query: q.q,
-        fields: SEARCH_FIELDS,
-        type: 'best_fields',
-        // One edit from 4 characters on, as in the embedded index; short words must match exactly.
-        fuzziness: 'AUTO:4,100',
-        prefix_length: 1,
-      },
-    },
-  ];
-  // Prefix matching only for words of 4+ characters: shorter ones would match half the vocabulary.
-  for (const word of new Set(q.q.toLowerCase().split(/[^\p{L}\p{N}]+/u))) {
-    if (word.length >= 4) {
-      should.push({ multi_match: { query: word, fields: PREFIX_FIELDS, type: 'phrase_prefix' } });
-    }
-  }
-  return {
-    query: {
-      bool: {
-        must: [{ bool: { should, minimum_should_match: 1 } }],
-        filter: buildFilterClauses(q.filters),
-      },
-    },
-    sort: [{ _score: 'desc' }, { popularity: 'desc' }, BY_SLUG],
     from: offset,
     size: limit,
     track_total_hits: true,

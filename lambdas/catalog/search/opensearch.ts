@@ -21,13 +21,13 @@ import {
   buildFacetsRequest,
   buildListRequest,
   buildRegistryRequest,
-  buildSearchRequest,
   buildSlugsRequest,
   indexDefinition,
   SLUG_PAGE,
   type Clause,
   type SearchRequestBody,
 } from './opensearch-requests';
+import { buildSearchRequest, fuzzyWordsFrom } from './opensearch-search';
 
 const BULK_CHUNK = 500;
 
@@ -223,9 +223,15 @@ export class OpenSearchIndex implements SearchIndex {
     return { items: hits.sources.map(recordOf), total: hits.total };
   }
 
+  /**
+   * One request, which also counts what decides the fuzzy fallback; a second, with fuzzy matching
+   * for the words that need it, only when one does (a typo, rarely).
+   */
   async search(q: TextQuery): Promise<PageResult> {
-    const body = await this.query(buildSearchRequest(q));
+    let body = await this.query(buildSearchRequest(q));
     if (body === undefined) return { items: [], total: 0 };
+    const fuzzy = fuzzyWordsFrom(q.q, body);
+    if (fuzzy.size > 0) body = (await this.query(buildSearchRequest(q, { fuzzy }))) ?? body;
     const hits = readHits(body);
     return { items: hits.sources.map(recordOf), total: hits.total };
   }

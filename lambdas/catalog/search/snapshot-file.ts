@@ -13,7 +13,8 @@ import { TextIndex, type SerializedText } from './text-index';
  */
 const LOCK_STALE_MS = 30_000;
 const LOCK_TIMEOUT_MS = 120_000;
-const SNAPSHOT_FORMAT = 'catalog-embedded-search/2';
+/** Version 3: six fields (the name split into its tail and the publisher), stems, word pairs. */
+const SNAPSHOT_FORMAT = 'catalog-embedded-search/3';
 
 interface SnapshotFile {
   format: string;

@@ -1,38 +1,56 @@
 import SearchableMap from 'minisearch/SearchableMap';
+import { analyze, queryWords, synonymsOf, type Token } from './analysis';
+import {
+  ALL_TERMS_BONUS,
+  FIELD_BOOSTS,
+  FIELDS,
+  FUZZY_FIELDS,
+  FUZZY_MAX_EXPANSIONS,
+  FUZZY_MIN_LENGTH,
+  FUZZY_PREFIX_LENGTH,
+  FUZZY_RATIO,
+  FUZZY_WEIGHT,
+  fuzzyEdits,
+  PHRASE_BOOST,
+  PHRASE_FIELDS,
+  PREFIX_FIELDS,
+  PREFIX_MAX_EXPANSIONS,
+  PREFIX_MIN_LENGTH,
+  PREFIX_WEIGHT,
+  SYNONYM_WEIGHT,
+  TIE_BREAKER,
+} from './ranking';
 
 /**
- * The embedded engine's full text: BM25 over compact per-term postings, with MiniSearch's radix
- * tree (`SearchableMap`) as the term dictionary for prefix and fuzzy expansion, and MiniSearch's
- * scoring model (BM25+ with its default parameters, its prefix and fuzzy weights, and its bonus for
- * documents matching more of the query's words). MiniSearch's own `search()` allocates several
- * objects per matching document: on the synthetic 10,000-server catalog a broad query ("mcp
- * server", ~9,800 hits) took 30-40 ms against a 5 ms budget; accumulating scores in typed arrays
- * takes about 1 ms.
+ * The embedded engine's full text: Lucene's BM25 (k1 1.2, b 0.75, statistics per field) over
+ * compact per-term postings, with MiniSearch's radix tree (`SearchableMap`) as the dictionary for
+ * prefix and fuzzy expansion, scoring by the rules of `ranking.ts` exactly as the OpenSearch
+ * adapter's requests ask a domain to: per query word, its best field plus a share of the others
+ * (exact, prefix and, as a fallback for typos, fuzzy matches); a bonus for servers matching every
+ * word; a phrase score for query words that stand next to each other in a field (word pairs are
+ * indexed for the short fields). Scores accumulate in typed arrays: allocating per matching
+ * document (as MiniSearch's own `search()` does) took 30-40 ms on broad queries at 10,000 servers.
+ * Over 400 lines: the index, its snapshot form and its scoring share the private postings and the
+ * typed scratch buffers; apart, each would have to expose them.
  */
-/** Indexed fields, in posting order, and their boosts: name/title > description > tools > README. */
-const FIELD_BOOSTS = [5, 4, 2, 1.5, 0.5] as const; // name, title, description, toolText, readmeText
-const FIELD_COUNT = FIELD_BOOSTS.length;
+// Imported bindings can compile to getters (esbuild, tsx): the hot loops read plain local copies.
+const FIELD_COUNT = FIELDS.length;
+const TIE = TIE_BREAKER;
+const ALL_BONUS = ALL_TERMS_BONUS;
+const BOOSTS = FIELDS.map((f) => FIELD_BOOSTS[f]);
+const maskOf = (fields: readonly string[]): number => fields.reduce((m, f) => m | (1 << FIELDS.indexOf(f as (typeof FIELDS)[number])), 0);
+const ALL_FIELDS = (1 << FIELD_COUNT) - 1;
+const PREFIX_MASK = maskOf(PREFIX_FIELDS);
+const FUZZY_MASK = maskOf(FUZZY_FIELDS);
+const PHRASE_MASK = maskOf(PHRASE_FIELDS);
 /** A posting packs the term frequency and the field id into one integer. */
 const FIELD_BITS = 3;
 const FIELD_MASK = (1 << FIELD_BITS) - 1;
+/** Word pairs are dictionary terms `a b` (a word never holds a space), kept out of the radix tree. */
+const PAIR = ' ';
 
-// MiniSearch's default BM25+ parameters and expansion weights.
-const BM25_K = 1.2;
-const BM25_B = 0.7;
-const BM25_D = 0.5;
-const PREFIX_WEIGHT = 0.375;
-const FUZZY_WEIGHT = 0.45;
-/** Prefix and one-edit fuzzy matching start at this length: shorter words would match half the vocabulary. */
-const EXPAND_MIN_LENGTH = 4;
-
-/** Words are runs of letters and digits (markdown punctuation, `snake_case` and `a/b` all split). */
-const NON_WORD = /[^\p{L}\p{N}]+/u;
-
-export function tokenize(text: string): string[] {
-  const out: string[] = [];
-  for (const t of text.split(NON_WORD)) if (t !== '') out.push(t.toLowerCase());
-  return out;
-}
+const BM25_K1 = 1.2;
+const BM25_B = 0.75;
 
 export interface SerializedText {
   terms: string[];
@@ -42,10 +60,21 @@ export interface SerializedText {
   fieldLengths: number[];
 }
 
+interface Expansion {
+  id: number;
+  weight: number;
+}
+
+/** Field statistics of one query: BM25 needs the documents holding the field and their mean length. */
+interface Stats {
+  docCount: number[];
+  avgLength: number[];
+}
+
 /**
- * An inverted index over the five searchable fields of each document. Documents get increasing
+ * An inverted index over the searchable fields of each document. Documents get increasing
  * ordinals, so every posting list stays sorted. Removal only marks the ordinal dead; statistics
- * (document count, average lengths, document frequencies) always count live documents only, so
+ * (document counts, average lengths, document frequencies) always count live documents only, so
  * scores do not depend on the history of writes, and dead postings are dropped by `compact()`.
  */
 export class TextIndex<T> {
@@ -61,21 +90,33 @@ export class TextIndex<T> {
   private readonly ordinals = new Map<string, number>();
   private fieldLengths: number[] = [];
   private readonly fieldLengthSums = new Array<number>(FIELD_COUNT).fill(0);
+  private readonly fieldDocCounts = new Array<number>(FIELD_COUNT).fill(0);
   private live = 0;
   private dead = 0;
 
   // Scratch buffers for scoring, reused across queries.
   private scores = new Float64Array(0);
+  private clause = new Float64Array(0);
+  private fieldScratch = new Float64Array(0);
   private matchedTerms = new Uint16Array(0);
-  private lastQueryTerm = new Int32Array(0);
   private touchedBy = new Int32Array(0);
-  private queryCounter = 0;
+  /** Documents a query, a word's clause and a component touched, as lists with their lengths. */
+  private touchedList = new Int32Array(0);
+  private touchedCount = 0;
+  private clauseList = new Int32Array(0);
+  private clauseCount = 0;
+  private componentList = new Int32Array(0);
+  private componentCount = 0;
+  private clauseMark = new Int32Array(0);
+  private componentMark = new Int32Array(0);
+  private markCounter = 0;
 
   get deadCount(): number {
     return this.dead;
   }
 
-  add(key: string, fields: readonly string[], payload: T): void {
+  /** `fields` holds one text (or several values) per entry of `FIELDS`, in that order. */
+  add(key: string, fields: ReadonlyArray<string | readonly string[]>, payload: T): void {
     if (this.ordinals.has(key)) this.remove(key);
     const ordinal = this.payloads.length;
     this.payloads.push(payload);
@@ -83,11 +124,19 @@ export class TextIndex<T> {
     this.ordinals.set(key, ordinal);
     this.live += 1;
     for (let f = 0; f < FIELD_COUNT; f++) {
-      const tokens = tokenize(fields[f] ?? '');
+      const tokens = analyze(fields[f] ?? '');
       this.fieldLengths.push(tokens.length);
       this.fieldLengthSums[f] += tokens.length;
+      if (tokens.length > 0) this.fieldDocCounts[f] += 1;
       const counts = new Map<string, number>();
-      for (const t of tokens) counts.set(t, (counts.get(t) ?? 0) + 1);
+      for (const t of tokens) counts.set(t.term, (counts.get(t.term) ?? 0) + 1);
+      if (PHRASE_MASK & (1 << f)) {
+        for (let i = 1; i < tokens.length; i++) {
+          if (tokens[i].position !== tokens[i - 1].position + 1) continue;
+          const pair = tokens[i - 1].term + PAIR + tokens[i].term;
+          counts.set(pair, (counts.get(pair) ?? 0) + 1);
+        }
+      }
       for (const [term, tf] of counts) {
         const id = this.termId(term);
         this.postingDocs[id].push(ordinal);
@@ -103,30 +152,82 @@ export class TextIndex<T> {
     this.ordinals.delete(key);
     this.payloads[ordinal] = undefined;
     this.keys[ordinal] = undefined;
-    for (let f = 0; f < FIELD_COUNT; f++) this.fieldLengthSums[f] -= this.fieldLengths[ordinal * FIELD_COUNT + f];
+    for (let f = 0; f < FIELD_COUNT; f++) {
+      const length = this.fieldLengths[ordinal * FIELD_COUNT + f];
+      this.fieldLengthSums[f] -= length;
+      if (length > 0) this.fieldDocCounts[f] -= 1;
+    }
     this.live -= 1;
     this.dead += 1;
   }
 
   /** Calls `visit` once per matching document with its score (higher is better). */
   search(query: string, visit: (payload: T, score: number) => void): void {
-    const terms = [...new Set(tokenize(query))];
-    if (terms.length === 0 || this.live === 0) return;
+    const { words, pairs } = queryWords(query);
+    if (words.length === 0 || this.live === 0) return;
     this.ensureScratch();
-    if (this.queryCounter >= 0x7fffffff) {
-      // `touchedBy` holds query ids in an Int32Array: start over before they would wrap.
+    if (this.markCounter >= 0x7ff00000) {
+      // Marks live in Int32Arrays and a query takes a few hundred: start over well before they would wrap.
       this.touchedBy.fill(0);
-      this.queryCounter = 0;
+      this.clauseMark.fill(0);
+      this.componentMark.fill(0);
+      this.markCounter = 0;
     }
-    const qid = ++this.queryCounter;
-    const touched: number[] = [];
-    const avgLengths = this.fieldLengthSums.map((sum) => sum / this.live);
-    for (let qi = 0; qi < terms.length; qi++) {
-      for (const [id, weight] of this.expand(terms[qi])) this.scoreTerm(id, weight, qi, qid, avgLengths, touched);
+    const queryMark = this.nextMark();
+    this.touchedCount = 0;
+    const stats: Stats = { docCount: this.fieldDocCounts.slice(), avgLength: this.fieldLengthSums.map((sum, f) => sum / (this.fieldDocCounts[f] || 1)) };
+    const { scores, clause, matchedTerms, touchedBy, touchedList, clauseList } = this;
+
+    for (const word of words) {
+      this.clauseCount = 0;
+      const clauseMark = this.nextMark();
+      const exact = this.termIds.get(word.term);
+      if (exact !== undefined) this.component([{ id: exact, weight: 1 }], ALL_FIELDS, undefined, stats);
+      this.combineFields(1, clauseMark);
+      if (word.raw.length >= PREFIX_MIN_LENGTH) {
+        this.component(
+          this.prefixTerms(word.raw).map((id) => ({ id, weight: 1 })),
+          PREFIX_MASK,
+          undefined,
+          stats,
+        );
+        this.combineFields(PREFIX_WEIGHT, clauseMark);
+      }
+      if (this.fuzzyFallback(word.term, this.clauseCount, stats)) this.combineFields(FUZZY_WEIGHT, clauseMark);
+      const synonyms: Expansion[] = [];
+      for (const synonym of synonymsOf(word.term)) {
+        for (const t of analyze(synonym)) {
+          const id = this.termIds.get(t.term);
+          if (id !== undefined && !synonyms.some((e) => e.id === id)) synonyms.push({ id, weight: 1 });
+        }
+      }
+      if (synonyms.length > 0) {
+        this.component(synonyms, ALL_FIELDS, undefined, stats);
+        this.combineFields(SYNONYM_WEIGHT, clauseMark);
+      }
+      for (let i = 0; i < this.clauseCount; i++) {
+        const o = clauseList[i];
+        if (touchedBy[o] !== queryMark) {
+          touchedBy[o] = queryMark;
+          scores[o] = 0;
+          matchedTerms[o] = 0;
+          touchedList[this.touchedCount++] = o;
+        }
+        scores[o] += clause[o];
+        matchedTerms[o] += 1;
+      }
     }
-    for (const o of touched) {
+    if (words.length > 1) {
+      for (let i = 0; i < this.touchedCount; i++) {
+        const o = touchedList[i];
+        if (matchedTerms[o] === words.length) scores[o] *= 1 + ALL_BONUS;
+      }
+    }
+    this.addPhrases(pairs, stats, queryMark);
+    for (let i = 0; i < this.touchedCount; i++) {
+      const o = touchedList[i];
       const payload = this.payloads[o];
-      if (payload !== undefined) visit(payload, this.scores[o] * this.matchedTerms[o]);
+      if (payload !== undefined) visit(payload, scores[o]);
     }
   }
 
@@ -203,7 +304,11 @@ export class TextIndex<T> {
     index.live = payloads.length;
     index.fieldLengths = data.fieldLengths;
     for (let o = 0; o < payloads.length; o++) {
-      for (let f = 0; f < FIELD_COUNT; f++) index.fieldLengthSums[f] += data.fieldLengths[o * FIELD_COUNT + f];
+      for (let f = 0; f < FIELD_COUNT; f++) {
+        const length = data.fieldLengths[o * FIELD_COUNT + f];
+        index.fieldLengthSums[f] += length;
+        if (length > 0) index.fieldDocCounts[f] += 1;
+      }
     }
     data.terms.forEach((term, i) => {
       const id = index.termId(term);
@@ -228,7 +333,7 @@ export class TextIndex<T> {
     if (id === undefined) {
       id = this.postingDocs.length;
       this.termIds.set(term, id);
-      this.tree.set(term, id);
+      if (!term.includes(PAIR)) this.tree.set(term, id);
       this.postingDocs.push([]);
       this.postingPacked.push([]);
       for (let f = 0; f < FIELD_COUNT; f++) this.docFreq.push(0);
@@ -236,53 +341,190 @@ export class TextIndex<T> {
     return id;
   }
 
-  /** The dictionary terms a query term stands for, with MiniSearch's weights (exact 1, prefix, fuzzy). */
-  private expand(term: string): Map<number, number> {
-    const out = new Map<number, number>();
-    const exact = this.termIds.get(term);
-    if (exact !== undefined) out.set(exact, 1);
-    if (term.length < EXPAND_MIN_LENGTH) return out;
-    for (const [candidate, id] of this.tree.atPrefix(term)) {
-      const distance = candidate.length - term.length;
-      if (distance === 0) continue;
-      out.set(id, (PREFIX_WEIGHT * term.length) / (term.length + 0.3 * distance));
+  private nextMark(): number {
+    return ++this.markCounter;
+  }
+
+  /** The dictionary words starting with `raw` (the word itself included), first ones in term order. */
+  private prefixTerms(raw: string): number[] {
+    const found: Array<[string, number]> = [];
+    for (const [term, id] of this.tree.atPrefix(raw)) found.push([term, id]);
+    found.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    return found.slice(0, PREFIX_MAX_EXPANSIONS).map(([, id]) => id);
+  }
+
+  /**
+   * Scores into the component the one-edit (two from 8 characters) neighbours of `term` when they
+   * reach FUZZY_RATIO times the documents the word itself did; false when they do not. Scored as
+   * OpenSearch scores a fuzzy `match`: each neighbour weighted by 1 - edits/length, with the
+   * largest document frequency of the neighbours (Lucene's blended frequencies).
+   */
+  private fuzzyFallback(term: string, exactDocs: number, stats: Stats): boolean {
+    if (term.length < FUZZY_MIN_LENGTH || exactDocs * FUZZY_RATIO >= this.live) return false;
+    const edits = fuzzyEdits(term.length);
+    const candidates: Array<{ term: string; id: number; boost: number }> = [];
+    for (const [candidate, [id, distance]] of this.neighbours(term, edits)) {
+      if (candidate.slice(0, FUZZY_PREFIX_LENGTH) !== term.slice(0, FUZZY_PREFIX_LENGTH)) continue;
+      candidates.push({ term: candidate, id, boost: distance === 0 ? 1 : 1 - distance / Math.min(candidate.length, term.length) });
     }
-    for (const [candidate, [id, distance]] of this.tree.fuzzyGet(term, 1)) {
-      if (distance === 0 || candidate.startsWith(term)) continue;
-      out.set(id, (FUZZY_WEIGHT * term.length) / (term.length + distance));
+    candidates.sort((a, b) => b.boost - a.boost || (a.term < b.term ? -1 : 1));
+    const kept = candidates.slice(0, FUZZY_MAX_EXPANSIONS);
+    if (kept.length === 0) return false;
+    const mark = this.nextMark();
+    let fuzzyDocs = 0;
+    for (const c of kept) {
+      const docs = this.postingDocs[c.id];
+      const packed = this.postingPacked[c.id];
+      for (let j = 0; j < docs.length; j++) {
+        const o = docs[j];
+        if (this.payloads[o] === undefined || !(FUZZY_MASK & (1 << (packed[j] & FIELD_MASK))) || this.componentMark[o] === mark) continue;
+        this.componentMark[o] = mark;
+        fuzzyDocs++;
+      }
+    }
+    if (exactDocs * FUZZY_RATIO >= fuzzyDocs) return false;
+    const blended = new Array<number>(FIELD_COUNT).fill(0);
+    for (const c of kept) {
+      const df = this.liveDocFreq(c.id);
+      for (let f = 0; f < FIELD_COUNT; f++) blended[f] = Math.max(blended[f], df[f]);
+    }
+    this.component(
+      kept.map((c) => ({ id: c.id, weight: c.boost })),
+      FUZZY_MASK,
+      blended,
+      stats,
+    );
+    return true;
+  }
+
+  /**
+   * The dictionary words within `edits` of `term`, counting a swap of two adjacent letters as one
+   * edit as OpenSearch's fuzzy matching does (`slakc` → `slack`); the radix tree's own search
+   * counts it as two.
+   */
+  private neighbours(term: string, edits: number): Map<string, [number, number]> {
+    const out = new Map<string, [number, number]>();
+    const keep = (candidate: string, id: number, distance: number): void => {
+      const seen = out.get(candidate);
+      if (seen === undefined || distance < seen[1]) out.set(candidate, [id, distance]);
+    };
+    for (const [candidate, [id, distance]] of this.tree.fuzzyGet(term, edits)) keep(candidate, id, distance);
+    for (let i = 0; i + 1 < term.length; i++) {
+      if (term[i] === term[i + 1]) continue;
+      const swapped = term.slice(0, i) + term[i + 1] + term[i] + term.slice(i + 2);
+      if (edits === 1) {
+        const id = this.tree.get(swapped);
+        if (id !== undefined) keep(swapped, id, 1);
+      } else {
+        for (const [candidate, [id, distance]] of this.tree.fuzzyGet(swapped, edits - 1)) keep(candidate, id, distance + 1);
+      }
     }
     return out;
   }
 
-  private scoreTerm(id: number, weight: number, qi: number, qid: number, avgLengths: number[], touched: number[]): void {
-    const docs = this.postingDocs[id];
-    const packed = this.postingPacked[id];
-    const df = this.liveDocFreq(id);
-    const factor = new Array<number>(FIELD_COUNT);
-    for (let f = 0; f < FIELD_COUNT; f++) {
-      const idf = df[f] === 0 ? 0 : Math.log(1 + (this.live - df[f] + 0.5) / (df[f] + 0.5));
-      factor[f] = weight * FIELD_BOOSTS[f] * idf;
+  /**
+   * One scored part of a word's clause: the expansions' BM25 per field, times the field boost,
+   * into the field scratch of the documents it lists in `componentList` (`combineFields` turns
+   * them into clause scores). `blendedDf`, when given, replaces each term's document frequency.
+   */
+  private component(expansions: readonly Expansion[], fieldMask: number, blendedDf: readonly number[] | undefined, stats: Stats): void {
+    this.componentCount = 0;
+    if (expansions.length === 0) return;
+    const mark = this.nextMark();
+    const { fieldScratch, componentMark, componentList, fieldLengths, payloads } = this;
+    // BM25's length normalisation, k1 × (1 - b + b × length / average), as a + c × length.
+    const normA = stats.avgLength.map(() => BM25_K1 * (1 - BM25_B));
+    const normC = stats.avgLength.map((avg) => (BM25_K1 * BM25_B) / (avg || 1));
+    const anyField = fieldMask === ALL_FIELDS;
+    const noneDead = this.dead === 0;
+    let count = 0;
+    for (const e of expansions) {
+      const docs = this.postingDocs[e.id];
+      const packed = this.postingPacked[e.id];
+      const df = blendedDf ?? this.liveDocFreq(e.id);
+      const factor = new Array<number>(FIELD_COUNT);
+      for (let f = 0; f < FIELD_COUNT; f++) factor[f] = df[f] === 0 ? 0 : e.weight * BOOSTS[f] * idf(df[f], stats.docCount[f]);
+      for (let j = 0; j < docs.length; j++) {
+        const o = docs[j];
+        const p = packed[j];
+        const f = p & FIELD_MASK;
+        if ((!anyField && !(fieldMask & (1 << f))) || (!noneDead && payloads[o] === undefined)) continue;
+        const tf = p >>> FIELD_BITS;
+        if (componentMark[o] !== mark) {
+          componentMark[o] = mark;
+          componentList[count++] = o;
+        }
+        fieldScratch[o * FIELD_COUNT + f] += (factor[f] * tf) / (tf + normA[f] + normC[f] * fieldLengths[o * FIELD_COUNT + f]);
+      }
     }
-    const { scores, matchedTerms, lastQueryTerm, touchedBy, payloads, fieldLengths } = this;
-    for (let j = 0; j < docs.length; j++) {
-      const o = docs[j];
-      if (payloads[o] === undefined) continue;
-      const f = packed[j] & FIELD_MASK;
-      const tf = packed[j] >>> FIELD_BITS;
-      const norm = 1 - BM25_B + (BM25_B * fieldLengths[o * FIELD_COUNT + f]) / (avgLengths[f] || 1);
-      const s = factor[f] * (BM25_D + (tf * (BM25_K + 1)) / (tf + BM25_K * norm));
-      if (touchedBy[o] !== qid) {
-        touchedBy[o] = qid;
-        scores[o] = 0;
-        matchedTerms[o] = 0;
-        lastQueryTerm[o] = -1;
-        touched.push(o);
+    this.componentCount = count;
+  }
+
+  /**
+   * The component's documents: best field + TIE_BREAKER × the rest, times `weight`, added to the
+   * word's clause (`clauseMark`) or, without one, straight to the query scores. Clears the scratch.
+   */
+  private combineFields(weight: number, clauseMark: number | undefined): void {
+    const { fieldScratch, clause, scores, componentList, clauseList } = this;
+    for (let i = 0; i < this.componentCount; i++) {
+      const o = componentList[i];
+      let max = 0;
+      let sum = 0;
+      for (let f = 0; f < FIELD_COUNT; f++) {
+        const v = fieldScratch[o * FIELD_COUNT + f];
+        if (v === 0) continue;
+        fieldScratch[o * FIELD_COUNT + f] = 0;
+        sum += v;
+        if (v > max) max = v;
       }
-      scores[o] += s;
-      if (lastQueryTerm[o] !== qi) {
-        lastQueryTerm[o] = qi;
-        matchedTerms[o] += 1;
+      const score = weight * (max + TIE * (sum - max));
+      if (clauseMark === undefined) {
+        scores[o] += score;
+        continue;
       }
+      if (this.clauseMark[o] !== clauseMark) {
+        this.clauseMark[o] = clauseMark;
+        clause[o] = 0;
+        clauseList[this.clauseCount++] = o;
+      }
+      clause[o] += score;
+    }
+    this.componentCount = 0;
+  }
+
+  /**
+   * Query words next to each other (no word between, stop words included) that stand next to each
+   * other in a short field: Lucene's phrase score (the sum of the two words' idf, the pair's
+   * frequency), best field plus TIE_BREAKER × the others, times PHRASE_BOOST.
+   */
+  private addPhrases(pairs: ReadonlyArray<readonly [Token, Token]>, stats: Stats, queryMark: number): void {
+    for (const [a, b] of pairs) {
+      const id = this.termIds.get(a.term + PAIR + b.term);
+      const ida = this.termIds.get(a.term);
+      const idb = this.termIds.get(b.term);
+      if (id === undefined || ida === undefined || idb === undefined) continue;
+      const dfa = this.liveDocFreq(ida);
+      const dfb = this.liveDocFreq(idb);
+      const mark = this.nextMark();
+      this.componentCount = 0;
+      const docs = this.postingDocs[id];
+      const packed = this.postingPacked[id];
+      const { fieldScratch, componentMark, componentList, fieldLengths, payloads, touchedBy } = this;
+      const factor = new Array<number>(FIELD_COUNT);
+      for (let f = 0; f < FIELD_COUNT; f++) factor[f] = BOOSTS[f] * (idf(dfa[f], stats.docCount[f]) + idf(dfb[f], stats.docCount[f]));
+      for (let j = 0; j < docs.length; j++) {
+        const o = docs[j];
+        const f = packed[j] & FIELD_MASK;
+        if (payloads[o] === undefined || touchedBy[o] !== queryMark) continue;
+        const tf = packed[j] >>> FIELD_BITS;
+        const norm = 1 - BM25_B + (BM25_B * fieldLengths[o * FIELD_COUNT + f]) / (stats.avgLength[f] || 1);
+        if (componentMark[o] !== mark) {
+          componentMark[o] = mark;
+          componentList[this.componentCount++] = o;
+        }
+        fieldScratch[o * FIELD_COUNT + f] += factor[f] * (tf / (tf + BM25_K1 * norm));
+      }
+      this.combineFields(PHRASE_BOOST, undefined);
     }
   }
 
@@ -302,9 +544,20 @@ export class TextIndex<T> {
     if (this.scores.length >= n) return;
     const size = Math.max(n, this.scores.length * 2, 1024);
     this.scores = new Float64Array(size);
+    this.clause = new Float64Array(size);
+    this.fieldScratch = new Float64Array(size * FIELD_COUNT);
     this.matchedTerms = new Uint16Array(size);
-    this.lastQueryTerm = new Int32Array(size);
     this.touchedBy = new Int32Array(size);
-    this.queryCounter = 0;
+    this.touchedList = new Int32Array(size);
+    this.clauseList = new Int32Array(size);
+    this.componentList = new Int32Array(size);
+    this.clauseMark = new Int32Array(size);
+    this.componentMark = new Int32Array(size);
+    this.markCounter = 0;
   }
+}
+
+/** BM25's idf, as Lucene computes it. */
+function idf(df: number, docCount: number): number {
+  return df === 0 ? 0 : Math.log(1 + (docCount - df + 0.5) / (df + 0.5));
 }

@@ -7,12 +7,19 @@
  * 1. Text fields and weights: the part of the name after `/` (3), the title (3), the description
  *    (3), tool names and descriptions (2), the README's first 3,000 characters of prose, code
  *    blocks removed (1). The namespace is left out: `io.github.*` says nothing about the server.
- * 2. Each category has a keyword list (below). A field contributes `weight × min(distinct
- *    keywords of the category found in it, 3)`; a category's score is the sum over fields.
- * 3. Categories scoring at least 3 (one keyword in the name, title or description, or a
+ * 2. Boilerplate every server says ("MCP server", "for AI assistants", "LLMs") is removed first.
+ * 3. Each category has a keyword list (`category-keywords.ts`). A field contributes `weight ×
+ *    min(distinct keywords of the category found in it, 3)`; a category's score is the sum over
+ *    fields. Weak keywords (`~` in the lists: `workflow` is gone, `automate`, `search`, `cloud`,
+ *    `query`, `ai`, `prompt` are weak) count only when a strong keyword of the same category
+ *    matched somewhere: "streamline workflows in Jira" is not Browser & Automation, "search your
+ *    Amplitude data" not Search & Web.
+ * 4. Categories scoring at least 3 (one keyword in the name, title or description, or a
  *    corroborated README) and at least 40% of the best score are kept, best first (ties in the
  *    spec's order), at most 3.
- * 4. None qualifies → `Other`. `Other` is never combined with another label.
+ * 5. Greeting, "Hello, World" and sample servers (`looksLikeDemo`) are `Other` unless a category
+ *    scores at least 6: their demo tools' words name no domain.
+ * 6. None qualifies → `Other`. `Other` is never combined with another label.
  *
  * An LLM classifier can be plugged in through `CategoryClassifier` (see `LlmCategoryClassifier`);
  * it is off by default and falls back to these rules whenever its answer is unusable.
@@ -53,7 +60,8 @@ const STOP_PHRASES = new RegExp(
     'cursor',
     'windsurf',
     'agents?',
-    'assistants?',
+    // "Home Assistant" is a product, not the boilerplate.
+    '(?<!home[\\s-]+)assistants?',
     'server',
   ]
     .map((p) => `(?<![\\p{L}\\p{N}])${p}(?![\\p{L}\\p{N}])`)
@@ -76,9 +84,30 @@ function keywordPattern(keyword: string): RegExp {
   return new RegExp(`(?<![\\p{L}\\p{N}])${body}${wildcard ? '[\\p{L}\\p{N}]*' : ''}(?![\\p{L}\\p{N}])`, 'iu');
 }
 
-const COMPILED: ReadonlyArray<readonly [Labelled, RegExp[]]> = (Object.keys(CATEGORY_KEYWORDS) as Labelled[]).map(
-  (c) => [c, CATEGORY_KEYWORDS[c].map(keywordPattern)] as const,
-);
+interface Keyword {
+  pattern: RegExp;
+  /** Counts only beside a strong keyword of the same category (`~` in the lists). */
+  weak: boolean;
+}
+
+/** Strong keywords first, so the per-field cap counts them before weak ones. */
+const COMPILED: ReadonlyArray<readonly [Labelled, Keyword[]]> = (Object.keys(CATEGORY_KEYWORDS) as Labelled[]).map((c) => {
+  const keywords = CATEGORY_KEYWORDS[c].map((k) => ({ weak: k.startsWith('~'), pattern: keywordPattern(k.replace(/^~/, '')) }));
+  return [c, [...keywords.filter((k) => !k.weak), ...keywords.filter((k) => k.weak)]] as const;
+});
+
+/**
+ * Greeting, "Hello, World" and sample servers (the registry holds dozens, most re-published
+ * tutorials): unless a domain scores high (a template with a greeting tool is still development),
+ * their text names no domain, whatever words their demo tools use.
+ */
+const DEMO = /(?<![\p{L}\p{N}])(?:greet(?:s|ing|ings)?|salutations?|hello,? world|(?:sample|demo|example|test) (?:mcp )?server)(?![\p{L}\p{N}])/iu;
+const DEMO_UNLESS = 2 * MIN_SCORE;
+
+/** Whether the title or description reads as a greeting, "Hello, World" or sample server. */
+export function looksLikeDemo(input: ClassifierInput): boolean {
+  return DEMO.test(`${input.title ?? ''} ${input.description}`);
+}
 
 /** Splits identifiers into words: `mcp-server_fearGreed` → `mcp server fear Greed`. */
 function identifierWords(s: string): string {
@@ -111,18 +140,21 @@ export function scoreCategories(input: ClassifierInput): CategoryScore[] {
   ];
   const cleaned = fields.map(([t, w]) => [t.replace(STOP_PHRASES, ' ').trim(), w] as const);
   const out: CategoryScore[] = [];
-  for (const [category, patterns] of COMPILED) {
+  for (const [category, keywords] of COMPILED) {
     let score = 0;
+    let strong = false;
     for (const [textValue, weight] of cleaned) {
       if (textValue === '') continue;
       let hits = 0;
-      for (const p of patterns) {
-        if (p.test(textValue)) hits++;
+      for (const k of keywords) {
+        if (!k.pattern.test(textValue)) continue;
+        hits++;
+        if (!k.weak) strong = true;
         if (hits >= PER_FIELD_CAP) break;
       }
       score += weight * hits;
     }
-    if (score > 0) out.push({ category, score });
+    if (score > 0 && strong) out.push({ category, score });
   }
   const order = (c: Category) => CATEGORIES.indexOf(c);
   return out.sort((a, b) => b.score - a.score || order(a.category) - order(b.category));
@@ -132,6 +164,7 @@ export function scoreCategories(input: ClassifierInput): CategoryScore[] {
 export function classifyByRules(input: ClassifierInput): Category[] {
   const scores = scoreCategories(input);
   const best = scores[0]?.score ?? 0;
+  if (best < DEMO_UNLESS && looksLikeDemo(input)) return ['Other'];
   const kept = scores.filter((s) => s.score >= MIN_SCORE && s.score >= RELATIVE_MIN * best).slice(0, MAX_LABELS);
   return kept.length === 0 ? ['Other'] : kept.map((s) => s.category);
 }
