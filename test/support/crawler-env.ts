@@ -160,7 +160,15 @@ let counter = 0;
 
 export async function startCrawlerEnv(
   sourceRows: unknown[],
-  opts: { env?: Record<string, string>; settings?: Partial<CrawlerSettings>; now?: string; latestOnly?: boolean; memoryState?: boolean } = {},
+  opts: {
+    env?: Record<string, string>;
+    settings?: Partial<CrawlerSettings>;
+    now?: string;
+    latestOnly?: boolean;
+    memoryState?: boolean;
+    /** `hang`: slow MCP remotes never answer and the crawler's health timeout ends them (the benchmark, with the production timeouts). */
+    slowRemotes?: 'drop' | 'hang';
+  } = {},
 ): Promise<CrawlerEnv> {
   const ddbEndpoint = process.env.TEST_DYNAMODB_ENDPOINT;
   const s3Endpoint = process.env.TEST_S3_ENDPOINT;
@@ -178,7 +186,7 @@ export async function startCrawlerEnv(
   const icons = await startFakeIcons();
   const github = await startFakeGithub(icons);
   const downloads = await startFakeDownloads();
-  const mcp = await startFakeMcp({ slowDropAfterMs: 250 });
+  const mcp = await startFakeMcp(opts.slowRemotes === 'hang' ? {} : { slowDropAfterMs: 250 });
   const rows = pointRowsAtFakes(sourceRows, mcp, icons);
   const registry = await startFakeRegistry(rows, { ...(opts.latestOnly !== undefined && { latestOnly: opts.latestOnly }) });
 
