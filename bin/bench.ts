@@ -1,6 +1,6 @@
 import './bench/env';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { runCatalogBench } from './bench/catalog';
 import { runCrawlerBench } from './bench/crawler';
@@ -23,23 +23,29 @@ const SECTIONS: Array<{ name: string; run: (log: (m: string) => void) => Promise
   { name: 'relevance', run: runRelevanceBench },
 ];
 
-function render(sections: BenchSection[], started: Date): string {
+/** The date and machine of a section's run, written under its title. */
+function runLine(started: Date): string {
   const cpu = cpus();
+  // The load average says how shared the machine was: the figures of a busy minute are not a quiet one's.
+  return `Run on ${started.toISOString().slice(0, 10)}: Node ${process.version}, ${cpu.length} × ${cpu[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, load average ${loadavg()[0].toFixed(1)} when it started.`;
+}
+
+function render(sections: BenchSection[]): string {
   const lines = [
     '# Benchmarks',
     '',
-    `Produced by \`npm run bench\` on ${started.toISOString().slice(0, 10)}: Node ${process.version}, ${cpu.length} × ${cpu[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB. The figures of each section come from one run; medians (p50) and p99 over the samples stated. Benchmarks are scripts, never test assertions.`,
+    'Produced by `npm run bench`; `npm run bench -- <section>` (catalog, crawler, memory, mcp, lambdas) runs one section and rewrites only that one. Each section says when and on what machine it ran; its figures come from that one run; medians (p50) and p99 over the samples stated. Benchmarks are scripts, never test assertions.',
     '',
   ];
   for (const s of sections) {
-    lines.push(`## ${s.title}`, '', '| metric | value | target | |', '|---|---|---|---|');
+    lines.push(`## ${s.title}`, '', `_${s.ran ?? 'Run on an unrecorded date.'}_`, '', '| metric | value | target | |', '|---|---|---|---|');
     for (const r of s.rows) lines.push(`| ${r.join(' | ')} |`);
     lines.push('', '**How it was measured**', '', s.method, '');
   }
   return lines.join('\n');
 }
 
-/** A section of an earlier BENCHMARKS.md, kept verbatim by a partial run. */
+/** A section of an earlier BENCHMARKS.md, kept verbatim (its own date included) by a partial run. */
 function parseSection(text: string): BenchSection {
   const title = text.slice(3, text.indexOf('\n'));
   const rows = text
@@ -47,17 +53,21 @@ function parseSection(text: string): BenchSection {
     .filter((l) => l.startsWith('| ') && !l.startsWith('| metric') && !l.startsWith('|---'))
     .map((l) => l.slice(2, -2).split(' | ') as [string, string, string, string]);
   const method = text.split('**How it was measured**')[1]?.trim() ?? '';
-  return { title, rows, method };
+  const ran = /^_(Run on [^\n]*)_$/m.exec(text)?.[1];
+  return { title, rows, method, ...(ran && { ran }) };
 }
 
 async function main(): Promise<void> {
   const only = process.argv.slice(2).filter((a) => !a.startsWith('-'));
-  const started = new Date();
+  const unknown = only.filter((n) => !SECTIONS.some((s) => s.name === n));
+  if (unknown.length) throw new Error(`unknown section ${unknown.join(', ')}; sections: ${SECTIONS.map((s) => s.name).join(', ')}`);
   const results: BenchSection[] = [];
   for (const s of SECTIONS) {
     if (only.length && !only.includes(s.name)) continue;
     console.error(`[bench] ${s.name}`);
-    results.push(await s.run((m) => console.error(`[bench:${s.name}] ${m}`)));
+    const started = new Date();
+    const section = await s.run((m) => console.error(`[bench:${s.name}] ${m}`));
+    results.push({ ...section, ran: runLine(started) });
   }
   // A partial run (`npm run bench -- catalog`) replaces its own sections in place and keeps the others.
   const file = join(__dirname, '..', 'BENCHMARKS.md');
@@ -70,7 +80,7 @@ async function main(): Promise<void> {
     sections = earlier.map((old) => results.find((r) => r.title === old.title) ?? old);
     sections.push(...results.filter((r) => !earlier.some((old) => old.title === r.title)));
   }
-  const md = render(sections, started);
+  const md = render(sections);
   writeFileSync(file, md);
   console.log(md);
 }

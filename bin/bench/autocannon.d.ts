@@ -1,15 +1,27 @@
 // The part of autocannon's API the benchmark uses (the package ships no types).
 declare module 'autocannon' {
+  interface Request {
+    method?: string;
+    path?: string;
+    headers?: Record<string, string>;
+    /** Returns the request to send (called before each one). */
+    setupRequest?: (req: Request, context: Record<string, unknown>) => Request;
+  }
   interface Options {
     url: string;
     connections?: number;
     duration?: number;
     pipelining?: number;
+    requests?: Request[];
   }
   interface Result {
     requests: { average: number; p50: number };
     non2xx: number;
     errors: number;
+    '2xx': number;
+    /** Seconds. */
+    duration: number;
+    statusCodeStats: Record<string, { count: number }>;
   }
   function autocannon(opts: Options): Promise<Result>;
   export default autocannon;

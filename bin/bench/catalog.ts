@@ -13,22 +13,28 @@ import type { HttpEvent } from '../../lambdas/shared/http/types';
 import { startDynamoLocal, startS3Server } from '../local-stack/backends';
 import { localCatalogConfig, provision } from '../local-stack/catalog-env';
 import { dataDir } from '../local-stack/data-dir';
+import { catalogQueryMix, clientAddresses, type QueryMix } from './catalog-mix';
 import { ms, summarize, verdict, type BenchSection } from './stats';
 
 const COUNT = 10_000;
 /** Interleaved throughput rounds per server (medians are reported). */
 const ROUNDS = 3;
+/** Client addresses the throughput load rotates over: at this machine's rates each stays far below 30 rps. */
+const CLIENTS = 2_000;
+const ORIGIN_SECRET = 'bench-origin-secret';
 /** Distinct client IPs the handler cases rotate over. */
 const CALLERS = 100;
 const ROOT = join(__dirname, '..', '..');
 
 function event(path: string, query: string, ip: string): HttpEvent {
-  const route = path.replace(/^\/api\/mcps\/[^/]+$/, '/api/mcps/{slug}');
+  const detail = /^\/api\/mcps\/([^/]+)$/.exec(path);
+  const route = detail ? '/api/mcps/{slug}' : path;
   return {
     version: '2.0',
     routeKey: `GET ${route}`,
     rawPath: path,
     rawQueryString: query,
+    ...(detail && { pathParameters: { slug: decodeURIComponent(detail[1]) } }),
     headers: {},
     requestContext: {
       accountId: 'bench',
@@ -57,10 +63,40 @@ function startServer(args: string[]): Promise<{ child: ChildProcess; port: numbe
   });
 }
 
-async function load(url: string): Promise<number> {
-  const result = await autocannon({ url, connections: 32, duration: 8, pipelining: 1 });
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`load run had ${result.non2xx} non-2xx and ${result.errors} errors`);
-  return result.requests.average;
+interface Load {
+  /** 2xx answers per second. */
+  okRps: number;
+  /** 429 answers in the run (callers over their limit). */
+  limited: number;
+}
+const fmtLoad = (l: Load) => `${l.okRps.toFixed(0)}${l.limited ? ` (${l.limited} × 429)` : ''}`;
+
+/** autocannon over the mix: each request the next URL of the sequence, from the next client address. */
+async function load(port: number, mix: QueryMix, clients = CLIENTS): Promise<Load> {
+  const ips = clientAddresses(clients);
+  let n = 0;
+  const result = await autocannon({
+    url: `http://127.0.0.1:${port}`,
+    connections: 32,
+    duration: 8,
+    pipelining: 1,
+    requests: [
+      {
+        method: 'GET',
+        setupRequest: (req) => {
+          const i = n++;
+          return {
+            ...req,
+            path: mix.urls[mix.sequence[i % mix.sequence.length]],
+            headers: { ...req.headers, 'x-viewer-address': ips[i % ips.length], 'x-origin-verify': ORIGIN_SECRET },
+          };
+        },
+      },
+    ],
+  });
+  const other = result.non2xx - (result.statusCodeStats['429']?.count ?? 0);
+  if (other > 0 || result.errors > 0) throw new Error(`load run had ${other} non-2xx answers other than 429 and ${result.errors} errors`);
+  return { okRps: result['2xx'] / result.duration, limited: result.statusCodeStats['429']?.count ?? 0 };
 }
 
 export async function runCatalogBench(log: (m: string) => void): Promise<BenchSection> {
@@ -80,7 +116,9 @@ export async function runCatalogBench(log: (m: string) => void): Promise<BenchSe
     await provision(config);
     log(`generating and indexing ${COUNT} synthetic servers`);
     const index = new EmbeddedSearchIndex({});
-    await index.replaceAll(generateCatalog(COUNT).map(toSearchDocument));
+    const servers = generateCatalog(COUNT);
+    await index.replaceAll(servers.map(toSearchDocument));
+    const mix = catalogQueryMix(servers);
     const deps = await createCatalogDeps(config, index);
 
     // Handler latency at the spec's anonymous limit (30 rps, burst 60): each case's requests rotate
@@ -96,6 +134,13 @@ export async function runCatalogBench(log: (m: string) => void): Promise<BenchSe
       { name: '/search?q=…', make: (i) => ['/api/search', `q=${encodeURIComponent(words[i % words.length])}`] },
       { name: '/autocomplete?q=…', make: (i) => ['/api/autocomplete', `q=${encodeURIComponent(words[i % words.length].slice(0, 3))}`] },
       { name: '/facets', make: () => ['/api/facets', ''] },
+      {
+        name: `query mix (${mix.urls.length} URLs, Zipf; the throughput load)`,
+        make: (i) => {
+          const [p, q = ''] = mix.urls[mix.sequence[i % mix.sequence.length]].split('?');
+          return [p, q];
+        },
+      },
     ];
     const rows: BenchSection['rows'] = [];
     let ip = 0;
@@ -129,54 +174,68 @@ export async function runCatalogBench(log: (m: string) => void): Promise<BenchSe
     const c = summarize(cold);
     rows.push(["limiter lease round trip (a caller's first request) p50 / p99", `${ms(c.p50)} / ${ms(c.p99)}`, '', '']);
 
-    log('throughput: local stack server vs bare node:http with the same bytes');
-    const stackEnv = { dynamo: ddb.endpoint, s3: s3.endpoint, tmp, rateTable: config.rateLimitTable, count: COUNT, keys };
-    const url = (port: number) => `http://127.0.0.1:${port}/api/mcps`;
-    const measure = async (args: string[], before?: (port: number) => Promise<void>): Promise<number> => {
+    log(`throughput: a query mix of ${mix.urls.length} URLs over ${CLIENTS} client addresses, local stack server vs bare node:http`);
+    const stackEnv = { dynamo: ddb.endpoint, s3: s3.endpoint, tmp, rateTable: config.rateLimitTable, count: COUNT, keys, originSecret: ORIGIN_SECRET };
+    // The bare server answers each URL with the bytes the stack answered it with (recorded once,
+    // limits raised, so every answer is the real 200).
+    const recording = await startServer(['stack', JSON.stringify({ ...stackEnv, cache: false, limits: 'raised' })]);
+    try {
+      const recorded: Record<string, { status: number; headers: Record<string, string>; body: string }> = {};
+      for (const u of mix.urls) {
+        const res = await fetch(`http://127.0.0.1:${recording.port}${u}`);
+        const headers: Record<string, string> = {};
+        res.headers.forEach((v, k) => {
+          if (!['date', 'connection', 'keep-alive', 'transfer-encoding', 'content-length'].includes(k)) headers[k] = v;
+        });
+        recorded[u] = { status: res.status, headers, body: await res.text() };
+        if (res.status !== 200) throw new Error(`${u}: ${res.status} ${recorded[u].body.slice(0, 200)}`);
+      }
+      writeFileSync(join(tmp, 'bare.json'), JSON.stringify(recorded));
+    } finally {
+      recording.child.kill();
+    }
+    const measure = async (args: string[], clients = CLIENTS): Promise<Load> => {
       const server = await startServer(args);
       try {
-        await before?.(server.port);
-        await load(url(server.port)); // warm-up
-        return await load(url(server.port));
+        await load(server.port, mix, clients); // warm-up: leases taken, caches and JIT warm
+        return await load(server.port, mix, clients);
       } finally {
         server.child.kill();
       }
     };
-    const stackRps = await measure(['stack', JSON.stringify({ ...stackEnv, cache: true })], async (port) => {
-      const res = await fetch(url(port));
-      const headers: Record<string, string> = {};
-      res.headers.forEach((v, k) => {
-        if (!['date', 'connection', 'keep-alive', 'transfer-encoding', 'content-length'].includes(k)) headers[k] = v;
-      });
-      writeFileSync(join(tmp, 'bare.json'), JSON.stringify({ headers, body: await res.text() }));
-    });
     // This machine's throughput drifts by tens of percent over minutes (2 shared cores): the three
     // servers are measured in interleaved rounds and each figure is the median of its rounds, so a
-    // drift hits all three alike instead of skewing the ratio.
-    const stackRuns = [stackRps];
-    const uncachedRuns: number[] = [];
-    const bareRuns: number[] = [];
+    // drift hits all three alike instead of skewing the ratios.
+    const runs: Record<'cached' | 'uncached' | 'oneCaller' | 'bare', Load[]> = { cached: [], uncached: [], oneCaller: [], bare: [] };
     for (let round = 0; round < ROUNDS; round++) {
-      if (round > 0) stackRuns.push(await measure(['stack', JSON.stringify({ ...stackEnv, cache: true })]));
-      uncachedRuns.push(await measure(['stack', JSON.stringify({ ...stackEnv, cache: false })]));
-      bareRuns.push(await measure(['bare', join(tmp, 'bare.json')]));
+      runs.cached.push(await measure(['stack', JSON.stringify({ ...stackEnv, cache: true, limits: 'spec' })]));
+      runs.uncached.push(await measure(['stack', JSON.stringify({ ...stackEnv, cache: false, limits: 'spec' })]));
+      // Where the time goes: the same mix and cache from one caller with the limit raised, so the
+      // limiter spends one lease on many requests instead of one lease per caller.
+      runs.oneCaller.push(await measure(['stack', JSON.stringify({ ...stackEnv, cache: true, limits: 'raised' })], 1));
+      runs.bare.push(await measure(['bare', join(tmp, 'bare.json')]));
+      log(
+        `round ${round + 1}: cached ${fmtLoad(runs.cached[round])}; uncached ${fmtLoad(runs.uncached[round])}; one caller ${fmtLoad(runs.oneCaller[round])}; bare ${fmtLoad(runs.bare[round])}`,
+      );
     }
     const median = (xs: number[]) => summarize(xs).p50;
-    log(
-      `rounds: stack ${stackRuns.map((x) => x.toFixed(0)).join(', ')}; uncached ${uncachedRuns.map((x) => x.toFixed(0)).join(', ')}; bare ${bareRuns.map((x) => x.toFixed(0)).join(', ')}`,
-    );
-    const bareRps = median(bareRuns);
-    const uncachedRps = median(uncachedRuns);
-    const ratio = median(stackRuns) / bareRps;
-    log(`throughput ${median(stackRuns).toFixed(0)} (uncached ${uncachedRps.toFixed(0)}) vs ${bareRps.toFixed(0)} req/s`);
-    rows.push(['bare node:http, same bytes (req/s)', bareRps.toFixed(0), '', '']);
-    rows.push(['local server, /api/mcps (req/s)', median(stackRuns).toFixed(0), '', '']);
-    rows.push(['throughput ratio local / bare', ratio.toFixed(2), '≥ 0.5', verdict(ratio >= 0.5)]);
+    const okRps = (k: keyof typeof runs) => median(runs[k].map((r) => r.okRps));
+    const limited = (k: keyof typeof runs) => runs[k].reduce((a, r) => a + r.limited, 0);
+    const bareRps = okRps('bare');
+    rows.push(['bare node:http, the same answers per URL (req/s)', bareRps.toFixed(0), '', '']);
+    for (const [k, label] of [
+      ['cached', 'response cache on (the default; in AWS the OpenSearch adapter caches nothing)'],
+      ['uncached', 'response cache off (RESPONSE_CACHE_ENTRIES=0: every request queries the index)'],
+    ] as const) {
+      const ratio = okRps(k) / bareRps;
+      rows.push([`local server, query mix, ${label} (req/s)`, `${okRps(k).toFixed(0)} (429s: ${limited(k)})`, '', '']);
+      rows.push([`  throughput ratio local / bare, cache ${k === 'cached' ? 'on' : 'off'}`, ratio.toFixed(2), '≥ 0.5', verdict(ratio >= 0.5)]);
+    }
     rows.push([
-      '  same, response cache off (RESPONSE_CACHE_ENTRIES=0)',
-      `${uncachedRps.toFixed(0)} req/s, ratio ${(uncachedRps / bareRps).toFixed(2)}`,
+      '  the same mix, cache on, from one caller with the limit raised (where the time goes: not a budget row)',
+      `${okRps('oneCaller').toFixed(0)} req/s, ratio ${(okRps('oneCaller') / bareRps).toFixed(2)}`,
       '',
-      '',
+      'informational',
     ]);
 
     return {
@@ -184,9 +243,13 @@ export async function runCatalogBench(log: (m: string) => void): Promise<BenchSe
       method: [
         `- Data: \`generateCatalog(${COUNT})\` (deterministic, seed 1) in the embedded search index; rate-limit buckets in DynamoDB Local (in memory).`,
         "- Handler latency: `handleCatalogRequest` called in-process with the response cache off (every call validates, queries and serialises), 3,000 sequential requests per case after 200 warm-up requests, wall time per call with `performance.now()`. The real limiter runs at the spec's anonymous limit (30 rps, burst 60) with each case's requests rotating over 100 client IPs of its own (30 requests each, half a burst), so no caller is limited: every 6th request of a caller takes a lease of 6 tokens from DynamoDB Local, concurrently with the handler's own work, and shows in the p99. A caller whose lease ran out (idle for more than 1 s) waits for that round trip: the row \"limiter lease round trip\" gives it alone, measured on 500 fresh keys.",
-        "- Throughput: the local stack's HTTP server (real handler, 10,000 servers, limiter raised to 1,000,000 rps because one load generator is one client) and a bare `node:http` server answering the same bytes and headers, each in its own process; autocannon with 32 connections for 8 s after an 8 s warm-up, in the bench process; " +
-          ROUNDS +
-          " interleaved rounds (local, local without cache, bare), each figure the median of its rounds, because this machine's throughput drifts between minutes. Ratio = local / bare. The local figure is with the default response cache (whole responses of index reads per index generation; the limiter and per-caller headers still run per request); the row below repeats it with the cache off, so the handler's own cost per request is visible too.",
+        `- Throughput: the local stack's HTTP server (real handler over 10,000 servers, the spec's anonymous limit of 30 rps and burst 60 per caller) against a bare \`node:http\` server answering each URL with the status, headers and body the stack answered it with (recorded once beforehand), each in its own process. The load is a query mix of ${mix.urls.length} distinct URLs (${Object.entries(
+          mix.kinds,
+        )
+          .map(([k, n]) => `${n} ${k}`)
+          .join(
+            ', ',
+          )}: list pages under every sort, filters alone and combined, searches with filters and deeper pages, autocomplete, facets and registry-feed pages: the reads the search index answers; details are DynamoDB reads and not part of it) drawn with a Zipf law (s = 1: a popular head, a long tail), from ${CLIENTS} client addresses in turn, sent as CloudFront sends them (\`x-viewer-address\` with the secret origin header), so each caller stays well under its limit and every caller has its own bucket and leases in DynamoDB Local (with this many callers most requests are their caller's first in a lease window: admitted on a provisional token while the lease, a DynamoDB Local write, is taken in the background). autocannon with 32 connections for 8 s after an 8 s warm-up; throughput counts 2xx answers only, and the 429s, expected to be none, are shown. ${ROUNDS} interleaved rounds (cache on, cache off, one caller, bare), each figure the median of its rounds, because this machine's throughput drifts between minutes. Ratio = local / bare, with the budget of DESIGN.md (at least half). The informational row repeats the cache-on mix from a single caller with the limit raised, where one lease serves many requests: the gap between it and the cache-on row is what per-caller leasing costs at this many callers. The cache-on row is what the local stack serves; in AWS the OpenSearch adapter has no index generation and caches nothing, so the cache-off row is the one that speaks for production.`,
       ].join('\n'),
       rows,
     };

@@ -83,9 +83,27 @@ export async function runMcpBench(log: (m: string) => void): Promise<BenchSectio
     await client.connect(new StreamableHTTPClientTransport(new URL(`${stack.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
     await client.listTools();
 
-    const read = (i: number) => client.callTool({ name: 'memory__read', arguments: { path: `area-${i % 10}/note-${String(i % NOTES).padStart(4, '0')}.md` } });
-    const write = (i: number) => client.callTool({ name: 'memory__write', arguments: { path: `bench/w-${i % 50}.md`, body: `# Write ${i}\n\nbody ${i}` } });
-    const search = (i: number) => client.callTool({ name: 'memory__search', arguments: { query: WORDS[i % WORDS.length], limit: 20 } });
+    // Every timed call is checked: a tool that fails answers fast, and must not be timed as a success.
+    const succeeded = (what: string, r: Awaited<ReturnType<typeof client.callTool>>, ok: (sc: Record<string, unknown>) => boolean) => {
+      const sc = (r.structuredContent ?? {}) as Record<string, unknown>;
+      if (r.isError || !ok(sc)) throw new Error(`${what} failed: ${JSON.stringify(r.structuredContent ?? r.content).slice(0, 300)}`);
+      return r;
+    };
+    const notePath = (i: number) => `area-${i % 10}/note-${String(i % NOTES).padStart(4, '0')}.md`;
+    const read = async (i: number) =>
+      succeeded('memory__read', await client.callTool({ name: 'memory__read', arguments: { path: notePath(i) } }), (sc) => sc.path === notePath(i));
+    const write = async (i: number) =>
+      succeeded(
+        'memory__write',
+        await client.callTool({ name: 'memory__write', arguments: { path: `bench/w-${i % 50}.md`, body: `# Write ${i}\n\nbody ${i}` } }),
+        (sc) => sc.path === `bench/w-${i % 50}.md` && typeof sc.updated === 'string',
+      );
+    const search = async (i: number) =>
+      succeeded(
+        'memory__search',
+        await client.callTool({ name: 'memory__search', arguments: { query: WORDS[i % WORDS.length], limit: 20 } }),
+        (sc) => Array.isArray(sc.results) && sc.results.length > 0,
+      );
     const handlerRead = async (i: number) => {
       const res = await handleMcpRequest(
         event(token, {
@@ -97,10 +115,16 @@ export async function runMcpBench(log: (m: string) => void): Promise<BenchSectio
         stack.mcp,
         'bench',
       );
-      if (res.statusCode !== 200) throw new Error(`handler answered ${res.statusCode}`);
+      // A failed tool is a 200 too: the JSON-RPC result must be a success with the note.
+      const body = JSON.parse(res.body as string) as { result?: { isError?: boolean; structuredContent?: { path?: string } } };
+      if (res.statusCode !== 200 || body.result?.isError === true || body.result?.structuredContent?.path !== notePath(i)) {
+        throw new Error(`handler read failed: ${res.statusCode} ${String(res.body).slice(0, 300)}`);
+      }
     };
-    const coreRead = (i: number) =>
-      stack.memory.service.readNote(caller, 'default', `area-${i % 10}/note-${String(i % NOTES).padStart(4, '0')}.md`, { includeDeleted: true });
+    const coreRead = async (i: number) => {
+      const note = await stack.memory.service.readNote(caller, 'default', notePath(i), { includeDeleted: true });
+      if (note.path !== notePath(i)) throw new Error(`core read returned ${note.path}`);
+    };
 
     log('warming up');
     for (const fn of [read, write, search, handlerRead, coreRead]) await timeEach(WARMUP, fn);
@@ -110,8 +134,6 @@ export async function runMcpBench(log: (m: string) => void): Promise<BenchSectio
     const searchMs = await timeEach(SAMPLES, search);
     const handlerMs = await timeEach(SAMPLES, handlerRead);
     const coreMs = await timeEach(SAMPLES, coreRead);
-    const check = await read(1);
-    if (check.isError) throw new Error(`read failed: ${JSON.stringify(check.structuredContent)}`);
 
     const overhead = summarize(readMs).p50 - summarize(coreMs).p50;
     return {
@@ -126,7 +148,7 @@ export async function runMcpBench(log: (m: string) => void): Promise<BenchSectio
       ],
       method: [
         `The local stack in-process (\`startLocalStack\`: DynamoDB Local, the loopback S3 server, every function behind one HTTP server), one user with a ${NOTES.toLocaleString('en')}-note default memory seeded through the core.`,
-        `The SDK's own \`Client\` with \`StreamableHTTPClientTransport\` over loopback HTTP calls each tool ${SAMPLES} times in sequence after ${WARMUP} warm-up calls; a round trip is \`callTool\` from call to parsed result, including the client's output-schema validation.`,
+        `The SDK's own \`Client\` with \`StreamableHTTPClientTransport\` over loopback HTTP calls each tool ${SAMPLES} times in sequence after ${WARMUP} warm-up calls; a round trip is \`callTool\` from call to parsed result, including the client's output-schema validation. Every call is checked (not \`isError\`, and the read's path, the write's path and time, the search's results are there): a failing tool stops the run instead of being timed as a success.`,
         'Each request runs the whole path: Origin and protocol-version checks, RS256 token verification (JWKS cached), the shared DynamoDB rate limiter (leased tokens, rate raised so it never denies), a new SDK server and stateless transport, argument validation, the memory core on DynamoDB Local and S3.',
         'The handler row calls `handleMcpRequest` with the event the local server would build (token, limiter, server, transport, tool, core), so the difference to the round trip is loopback HTTP, the local server and the SDK client.',
         'Reads and searches hit a warm instance cache (immutable objects are cached forever); writes go to storage every time (one rev read, one PUT wave, one conditional write). Writes cycle over 50 paths, so each replaces an existing note.',

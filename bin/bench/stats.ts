@@ -29,6 +29,8 @@ export interface BenchSection {
   method: string;
   /** Markdown table rows: [metric, value, target, verdict]. */
   rows: Array<[string, string, string, string]>;
+  /** When and where the section ran (set by bin/bench.ts; kept from BENCHMARKS.md by a partial run). */
+  ran?: string;
 }
 
 export function verdict(ok: boolean): string {

@@ -19,11 +19,17 @@ import { createLocalServer, listen } from '../local-stack/server';
 async function main(): Promise<void> {
   const [mode, arg] = process.argv.slice(2);
   if (mode === 'bare') {
-    const { headers, body } = JSON.parse(readFileSync(arg, 'utf8')) as { headers: Record<string, string>; body: string };
-    const bytes = Buffer.from(body);
-    const server = createServer((_req, res) => {
-      res.writeHead(200, headers);
-      res.end(bytes);
+    // The stack's own answers, recorded once per URL of the query mix: status, headers and body.
+    const recorded = JSON.parse(readFileSync(arg, 'utf8')) as Record<string, { status: number; headers: Record<string, string>; body: string }>;
+    const answers = new Map(Object.entries(recorded).map(([url, r]) => [url, { ...r, bytes: Buffer.from(r.body) }]));
+    const server = createServer((req, res) => {
+      const a = answers.get(req.url ?? '');
+      if (!a) {
+        res.writeHead(404).end();
+        return;
+      }
+      res.writeHead(a.status, a.headers);
+      res.end(a.bytes);
     });
     server.listen(0, '127.0.0.1', () => {
       const addr = server.address();
@@ -31,14 +37,28 @@ async function main(): Promise<void> {
     });
     return;
   }
-  const env = JSON.parse(arg) as { dynamo: string; s3: string; tmp: string; rateTable: string; count: number; keys: string; cache: boolean };
+  const env = JSON.parse(arg) as {
+    dynamo: string;
+    s3: string;
+    tmp: string;
+    rateTable: string;
+    count: number;
+    keys: string;
+    cache: boolean;
+    /** `spec`: the spec's limits per caller, callers told apart by the viewer address behind the origin secret. */
+    limits: 'spec' | 'raised';
+    originSecret: string;
+  };
+  const base = localCatalogConfig(dataDir(env.tmp), env.dynamo, env.s3);
   const config = {
-    ...localCatalogConfig(dataDir(env.tmp), env.dynamo, env.s3),
+    ...base,
     rateLimitTable: env.rateTable,
     searchSnapshotPath: undefined,
     cursorKeysFile: env.keys,
-    // One client (the load generator) is not what the limit is about: raise it; the limiter still runs.
-    anonymous: { rate: 1_000_000, burst: 1_000_000 },
+    // `raised`: one client is not what the limit is about (recording answers); the limiter still runs.
+    ...(env.limits === 'raised' && { anonymous: { rate: 1_000_000, burst: 1_000_000 } }),
+    // As behind CloudFront: the viewer address is trusted with the secret header, so many callers share one connection pool.
+    originVerifySecret: env.originSecret,
     responseCacheEntries: env.cache ? 512 : 0,
   };
   const index = new EmbeddedSearchIndex({});

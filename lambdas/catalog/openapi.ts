@@ -87,6 +87,13 @@ const rateHeaders = {
 };
 
 const retryAfter = { description: 'Seconds to wait.', schema: { type: 'integer' as const } };
+const allow = (verbs: string) => ({ description: `The verbs of this path: \`${verbs}\`.`, schema: { type: 'string' as const } });
+/** The verbs a path answers, as its 405 names them in `Allow`. */
+const verbsOf = (route: RouteDef) =>
+  CATALOG_API.routes
+    .filter((r) => r.path === route.path)
+    .map((r) => r.method)
+    .join(', ');
 
 type Responses = NonNullable<RouteConfig['responses']>;
 type Request = NonNullable<RouteConfig['request']>;
@@ -116,7 +123,7 @@ function describeCatalog(route: RouteDef, error: z.ZodType): Described {
   for (const code of [...op.errors, 405, ...(exempt ? [] : [429]), 500]) {
     responses[code] = {
       description: ERROR_TEXT[code],
-      headers: code === 429 ? { ...rateHeaders, 'Retry-After': retryAfter } : headers,
+      headers: code === 429 ? { ...rateHeaders, 'Retry-After': retryAfter } : code === 405 ? { ...headers, Allow: allow(verbsOf(route)) } : headers,
       content: { 'application/json': { schema: error } },
     };
   }
@@ -141,6 +148,7 @@ function describeFavorites(route: RouteDef, error: z.ZodType): Described {
       extra['WWW-Authenticate'] = { description: '`Bearer`, or `Bearer error="invalid_token"` for a token that was refused.', schema: { type: 'string' } };
     }
     if (code === 429 || code === 503) extra['Retry-After'] = retryAfter;
+    if (code === 405) extra.Allow = allow(verbsOf(route));
     responses[code] = {
       description: FAVORITES_ERROR_TEXT[code] ?? ERROR_TEXT[code],
       headers: { ...rateHeaders, ...extra },

@@ -141,7 +141,12 @@ export const SlugParamSchema = z.object({
 
 // ---------- responses ----------
 
-const Grade = z.enum(['A', 'B', 'C', 'D', 'F']).nullable();
+// The enum lists null too: JSON Schema checks `enum` whatever `type` allows, so without it a null
+// grade (no repository, or an unknown push date) would not validate against the document.
+const Grade = z
+  .enum(['A', 'B', 'C', 'D', 'F'])
+  .nullable()
+  .openapi({ enum: ['A', 'B', 'C', 'D', 'F', null] });
 
 export const CatalogPackage = z.object({ registryType: z.string(), identifier: z.string(), version: z.string().optional() }).openapi('CatalogPackage');
 export const CatalogRemote = z.object({ type: z.string(), url: z.url() }).openapi('CatalogRemote');
@@ -249,7 +254,16 @@ export const RegistryServerRecord = z
   .openapi('RegistryServerRecord', {
     description: 'The 2025-12-11 server.json shape (a retained subset of the upstream record, reconstructed).',
   });
-export const RegistryEntry = z.object({ server: RegistryServerRecord, _meta: z.record(z.string(), z.unknown()) }).openapi('RegistryEntry');
+export const RegistryEntry = z
+  .object({
+    server: RegistryServerRecord,
+    _meta: z.looseObject({
+      'io.example.catalog/v0': CatalogMeta.optional().openapi({
+        description: "This catalog's metadata. The key carries the operator's brand (`CATALOG_BRAND`) in place of `example`.",
+      }),
+    }),
+  })
+  .openapi('RegistryEntry');
 export const RegistryListResponse = z
   .object({
     servers: z.array(RegistryEntry),

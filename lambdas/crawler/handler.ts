@@ -58,55 +58,69 @@ function isPlanMode(v: unknown): v is PlanMode {
   return v === 'auto' || v === 'full' || v === 'incremental';
 }
 
-export async function planHandler(event: { mode?: unknown; maxSteps?: unknown } = {}): Promise<{ runId: string; planned: boolean; units: UnitRef[] }> {
-  const maxSteps = typeof event.maxSteps === 'number' && event.maxSteps > 0 ? event.maxSteps : Number(process.env.CRAWLER_PLAN_MAX_STEPS ?? 200);
-  const plan = await crawler().planCrawl({ ...(isPlanMode(event.mode) && { mode: event.mode }), maxSteps });
-  logger.info('crawl planned', { runId: plan.runId, mode: plan.mode, resumed: plan.resumed, planned: plan.planned, units: plan.units.length });
-  return { runId: plan.runId, planned: plan.planned, units: plan.planned ? plan.units : [] };
+export interface CrawlerHandlers {
+  planHandler(event?: { mode?: unknown; maxSteps?: unknown }): Promise<{ runId: string; planned: boolean; units: UnitRef[] }>;
+  unitHandler(event: { runId?: unknown; unitId?: unknown }): Promise<{ runId: string; unitId: string; runComplete: boolean; counts?: Record<string, number> }>;
+  finalizeHandler(event: { runId?: unknown }): Promise<Record<string, unknown>>;
+  /** The function's entry: `{ action: 'plan' | 'unit' | 'finalize', … }`, as the state machine sends it. */
+  handler(event: { action?: unknown; mode?: unknown; maxSteps?: unknown; runId?: unknown; unitId?: unknown }): Promise<unknown>;
 }
 
-export async function unitHandler(event: { runId?: unknown; unitId?: unknown }) {
-  if (typeof event.runId !== 'string' || typeof event.unitId !== 'string') throw new Error('unit event needs runId and unitId');
-  const ref = { runId: event.runId, unitId: event.unitId };
-  const out = await crawler().runUnit(ref);
-  const r = out.result;
-  const counts = r && {
-    rows: r.rows,
-    added: r.added.length,
-    updated: r.updated.length,
-    unchanged: r.unchanged,
-    removed: r.removed.length,
-    rejected: r.rejected.length,
-    failures: r.failures.length,
+/** The three actions over the crawler `get` returns (in AWS: built once per instance from the environment). */
+export function crawlerHandlers(get: () => Crawler, env: NodeJS.ProcessEnv = process.env): CrawlerHandlers {
+  const planHandler: CrawlerHandlers['planHandler'] = async (event = {}) => {
+    const maxSteps = typeof event.maxSteps === 'number' && event.maxSteps > 0 ? event.maxSteps : Number(env.CRAWLER_PLAN_MAX_STEPS ?? 200);
+    const plan = await get().planCrawl({ ...(isPlanMode(event.mode) && { mode: event.mode }), maxSteps });
+    logger.info('crawl planned', { runId: plan.runId, mode: plan.mode, resumed: plan.resumed, planned: plan.planned, units: plan.units.length });
+    return { runId: plan.runId, planned: plan.planned, units: plan.planned ? plan.units : [] };
   };
-  logger.info('crawl unit done', { ...ref, alreadyDone: out.alreadyDone, ...counts });
-  return { ...ref, runComplete: out.runComplete, ...(counts && { counts }) };
-}
 
-export async function finalizeHandler(event: { runId?: unknown }) {
-  if (typeof event.runId !== 'string') throw new Error('finalize event needs runId');
-  const report = await crawler().finalizeRun(event.runId);
-  const summary = {
-    runId: report.runId,
-    mode: report.mode,
-    counts: report.counts,
-    failuresByStep: report.failuresByStep,
-    warnings: report.warnings,
-    ...(report.highWater !== undefined && { highWater: report.highWater }),
+  const unitHandler: CrawlerHandlers['unitHandler'] = async (event) => {
+    if (typeof event.runId !== 'string' || typeof event.unitId !== 'string') throw new Error('unit event needs runId and unitId');
+    const ref = { runId: event.runId, unitId: event.unitId };
+    const out = await get().runUnit(ref);
+    const r = out.result;
+    const counts = r && {
+      rows: r.rows,
+      added: r.added.length,
+      updated: r.updated.length,
+      unchanged: r.unchanged,
+      removed: r.removed.length,
+      rejected: r.rejected.length,
+      failures: r.failures.length,
+    };
+    logger.info('crawl unit done', { ...ref, alreadyDone: out.alreadyDone, ...counts });
+    return { ...ref, runComplete: out.runComplete, ...(counts && { counts }) };
   };
-  logger.info('crawl finished', summary);
-  return summary;
+
+  const finalizeHandler: CrawlerHandlers['finalizeHandler'] = async (event) => {
+    if (typeof event.runId !== 'string') throw new Error('finalize event needs runId');
+    const report = await get().finalizeRun(event.runId);
+    const summary = {
+      runId: report.runId,
+      mode: report.mode,
+      counts: report.counts,
+      failuresByStep: report.failuresByStep,
+      warnings: report.warnings,
+      ...(report.highWater !== undefined && { highWater: report.highWater }),
+    };
+    logger.info('crawl finished', summary);
+    return summary;
+  };
+
+  const handler: CrawlerHandlers['handler'] = async (event) => {
+    switch (event.action) {
+      case 'plan':
+        return planHandler({ mode: event.mode, maxSteps: event.maxSteps });
+      case 'unit':
+        return unitHandler({ runId: event.runId, unitId: event.unitId });
+      case 'finalize':
+        return finalizeHandler({ runId: event.runId });
+      default:
+        throw new Error(`unknown crawler action ${String(event.action)}`);
+    }
+  };
+  return { planHandler, unitHandler, finalizeHandler, handler };
 }
 
-export async function handler(event: { action?: unknown; mode?: unknown; maxSteps?: unknown; runId?: unknown; unitId?: unknown }) {
-  switch (event.action) {
-    case 'plan':
-      return planHandler({ mode: event.mode, maxSteps: event.maxSteps });
-    case 'unit':
-      return unitHandler({ runId: event.runId, unitId: event.unitId });
-    case 'finalize':
-      return finalizeHandler({ runId: event.runId });
-    default:
-      throw new Error(`unknown crawler action ${String(event.action)}`);
-  }
-}
+export const { planHandler, unitHandler, finalizeHandler, handler } = crawlerHandlers(crawler);

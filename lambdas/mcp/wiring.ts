@@ -87,11 +87,11 @@ export interface McpDepsSourceOptions {
  * caches survive). A failed re-read keeps the settings in use; a failed first read fails the request
  * and is retried by the next.
  */
-export function mcpDepsSource(baseEnv: Env = process.env, opts: McpDepsSourceOptions = {}): () => Promise<McpDeps> {
+export function mcpDepsSource(baseEnv: Env = process.env, opts: McpDepsSourceOptions = {}): McpDepsSource {
   const clock = opts.clock ?? Date.now;
   const refreshMs = opts.refreshMs ?? envInt(baseEnv, 'MCP_SETTINGS_REFRESH_SECONDS', 300, { min: 1 }) * 1000;
   let current: Promise<{ deps: McpDeps; memory: MemoryRuntime; settings?: string; checkedAt: number }> | undefined;
-  let refreshing = false;
+  let refreshing: Promise<void> | undefined;
   let reader: Promise<() => Promise<string>> | undefined;
   const read = (): Promise<string> | undefined => {
     if (opts.readSettings) return opts.readSettings();
@@ -108,7 +108,6 @@ export function mcpDepsSource(baseEnv: Env = process.env, opts: McpDepsSourceOpt
   };
 
   const refresh = async (state: Awaited<NonNullable<typeof current>>) => {
-    refreshing = true;
     try {
       const settings = await read();
       if (settings === undefined || settings === state.settings) {
@@ -122,17 +121,21 @@ export function mcpDepsSource(baseEnv: Env = process.env, opts: McpDepsSourceOpt
       state.checkedAt = clock(); // try again after another interval, not on every request
       logger.warn('could not re-read the MCP settings; keeping the ones in use', { err: err instanceof Error ? err.message : String(err) });
     } finally {
-      refreshing = false;
+      refreshing = undefined;
     }
   };
 
-  return async () => {
+  const source = async () => {
     current ??= first().catch((err: unknown) => {
       current = undefined;
       throw err;
     });
     const state = await current;
-    if (!refreshing && state.settings !== undefined && clock() - state.checkedAt >= refreshMs) void refresh(state);
+    if (!refreshing && state.settings !== undefined && clock() - state.checkedAt >= refreshMs) refreshing = refresh(state);
     return state.deps;
   };
+  return Object.assign(source, { refreshed: async () => refreshing });
 }
+
+/** The dependencies of a request; `refreshed()` settles when a background re-read in flight is done. */
+export type McpDepsSource = (() => Promise<McpDeps>) & { refreshed: () => Promise<void> };

@@ -1,5 +1,5 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
-import type { z } from 'zod';
+import * as z from 'zod';
 import { MEMORY_ROUTES } from './routes';
 import * as S from './schemas';
 
@@ -17,6 +17,8 @@ interface Op {
   ok: { status: number; description: string; schema?: z.ZodType; content?: string; etag?: boolean; alsoCreated?: boolean };
   errors: number[];
   redirect?: boolean;
+  /** A write that takes the optional `If-Match: <rev>` (spec 2, Limits: every write). */
+  ifMatch?: boolean;
 }
 
 const read = [400, 401, 403, 404];
@@ -34,6 +36,7 @@ const OPS: Record<string, Op> = {
       '201 when created (with `Location`), 200 with the memory when it exists. `export` is reserved. A retired name is 409 naming the restore route. If-Match on an existing memory is compared like every write.',
     body: { schema: S.CreateMemoryBody, required: true },
     ok: { status: 200, description: 'The memory existed', schema: S.MemorySchema, etag: true, alsoCreated: true },
+    ifMatch: true,
     errors: [400, 401, 403, 409],
   },
   exportAll: {
@@ -54,6 +57,7 @@ const OPS: Record<string, Op> = {
     description: 'Tombstones the memory; POST /v1/memories/{memory}/restore brings it back with its history.',
     params: S.MemoryParams,
     ok: { status: 200, description: 'Retired', schema: S.RetiredSchema },
+    ifMatch: true,
     errors: write,
   },
   restore: {
@@ -63,6 +67,7 @@ const OPS: Record<string, Op> = {
     params: S.MemoryParams,
     body: { schema: S.RestoreBody, required: false },
     ok: { status: 200, description: 'The restored memory, or the note write', schema: S.MemorySchema.or(S.WriteResultSchema) },
+    ifMatch: true,
     errors: write,
   },
   listNotes: {
@@ -86,6 +91,7 @@ const OPS: Record<string, Op> = {
     params: S.NoteParams,
     body: { schema: S.PutNoteBody, required: true, markdown: true },
     ok: { status: 200, description: 'The write', schema: S.WriteResultSchema },
+    ifMatch: true,
     errors: write,
   },
   editNote: {
@@ -93,9 +99,16 @@ const OPS: Record<string, Op> = {
     params: S.NoteParams,
     body: { schema: S.PatchNoteBody, required: true },
     ok: { status: 200, description: 'The write', schema: S.WriteResultSchema },
+    ifMatch: true,
     errors: write,
   },
-  deleteNote: { summary: 'Soft-delete a note', params: S.NoteParams, ok: { status: 200, description: 'Deleted', schema: S.NoteDeletedSchema }, errors: write },
+  deleteNote: {
+    summary: 'Soft-delete a note',
+    params: S.NoteParams,
+    ok: { status: 200, description: 'Deleted', schema: S.NoteDeletedSchema },
+    errors: write,
+    ifMatch: true,
+  },
   searchNotes: {
     summary: 'Literal search',
     params: S.MemoryParams,
@@ -134,6 +147,13 @@ const RATE = {
 
 type Responses = NonNullable<RouteConfig['responses']>;
 
+const IfMatchHeader = z.object({
+  'If-Match': z
+    .string()
+    .optional()
+    .openapi({ description: 'The rev the write expects (`sha` or `"sha"`); when the memory has moved on, 409 CONFLICT and nothing is written.' }),
+});
+
 export function buildMemoryOpenApiDocument(): Record<string, unknown> {
   const registry = new OpenAPIRegistry();
   registry.registerComponent('securitySchemes', 'bearerAuth', {
@@ -145,7 +165,11 @@ export function buildMemoryOpenApiDocument(): Record<string, unknown> {
   for (const route of MEMORY_ROUTES) {
     const op = OPS[route.operationId];
     if (!op) throw new Error(`no OpenAPI description for ${route.operationId}`);
-    const okHeaders = { ...RATE, ...(op.ok.etag && { ETag: { description: '`"<rev>"`', schema: str } }) };
+    const okHeaders = {
+      ...RATE,
+      ...(op.ok.etag && { ETag: { description: '`"<rev>"`', schema: str } }),
+      ...(op.redirect && { 'Content-Disposition': { description: '`attachment; filename="…"`', schema: str } }),
+    };
     const okContent: Record<string, { schema: z.ZodType | { type: 'string'; format: 'binary' } }> = {};
     if (op.ok.schema) okContent['application/json'] = { schema: op.ok.schema };
     if (op.ok.content) okContent[op.ok.content] = { schema: { type: 'string', format: 'binary' } };
@@ -180,6 +204,7 @@ export function buildMemoryOpenApiDocument(): Record<string, unknown> {
       request: {
         ...(op.params && { params: op.params }),
         ...(op.query && { query: op.query }),
+        ...(op.ifMatch && { headers: IfMatchHeader }),
         ...(op.body && { body: { required: op.body.required, content } }),
       },
       responses,

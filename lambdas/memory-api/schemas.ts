@@ -33,6 +33,11 @@ const tags = z
   .optional()
   .openapi({ type: 'array', items: { type: 'string' }, description: TAGS_NOTE, param: { style: 'form', explode: true } });
 
+// What the core accepts, for the document (validation is the core's): a memory name, and a
+// listing depth (digits of at least 1, leading `+` and zeros tolerated, or `all`).
+const NAME_DOC = { minLength: 1, maxLength: 64, pattern: '^[a-z0-9_-]+$' };
+const DEPTH_PATTERN = '^(all|\\+?0*[1-9][0-9]*)$';
+
 export const MemoryParams = z.object({
   memory: z.string().openapi({ description: 'Memory name: 1-64 characters of a-z 0-9 _ -; `export` is reserved.', example: 'work' }),
 });
@@ -55,7 +60,13 @@ export const ListNotesQuery = z.object({
       return z.NEVER;
     })
     .optional()
-    .openapi({ description: 'Levels below the folder: an integer of at least 1, or `all`; default 2.', example: '2', type: 'string' }),
+    .openapi({
+      description: 'Levels below the folder: an integer of at least 1, or `all`; default 2.',
+      example: '2',
+      type: 'string',
+      pattern: DEPTH_PATTERN,
+      default: '2',
+    }),
   type: z
     .string()
     .optional()
@@ -74,7 +85,11 @@ export const ListNotesQuery = z.object({
 });
 
 export const SearchQuery = z.object({
-  q: z.string().optional().openapi({ description: 'Required. One literal, case-insensitive substring (never split into words), at most 256 characters.' }),
+  // Required (a missing q is 400): the handler reports it with its own message, so the schema keeps it optional.
+  q: z
+    .string()
+    .optional()
+    .openapi({ description: 'Required. One literal, case-insensitive substring (never split into words), at most 256 characters.', param: { required: true } }),
   folder: z.string().optional().openapi({ description: 'Scope the search to this folder, subfolders included.' }),
   tags,
   limit: intParam(1, DEFAULT_LIMITS.searchMaxLimit, DEFAULT_LIMITS.searchDefaultLimit, 'Page size.'),
@@ -89,7 +104,7 @@ const FrontMatterInput = z
   .openapi({ type: 'object', description: 'Front matter (YAML mapping) as JSON.' });
 
 export const CreateMemoryBody = z
-  .object({ name: z.string({ error: 'is required and must be a string' }).openapi({ example: 'work' }) })
+  .object({ name: z.string({ error: 'is required and must be a string' }).openapi({ example: 'work', ...NAME_DOC }) })
   .openapi('CreateMemoryRequest');
 
 export const PutNoteBody = z
@@ -136,7 +151,7 @@ const sha = z
 
 export const MemorySchema = z
   .strictObject({
-    name: z.string(),
+    name: z.string().openapi(NAME_DOC),
     files: z.number().int(),
     folders: z.number().int(),
     sizeBytes: z.number().int(),

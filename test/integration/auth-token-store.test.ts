@@ -158,6 +158,9 @@ describe('client store', () => {
 
   it("extends a client's expiry only later, and never brings back one that is gone", async () => {
     const clients = new DynamoClientStore(doc, tables.clients);
+    // Expiries in the future of the real clock: DynamoDB Local deletes an item as soon as its TTL has
+    // passed (fixed dates would turn this test into a race once the calendar reaches them).
+    const base = Math.floor(Date.now() / 1000) + 10 * 24 * 3600;
     const client: OAuthClient = {
       clientId: randomName('client'),
       redirectUris: ['https://c.example/cb'],
@@ -166,11 +169,11 @@ describe('client store', () => {
       createdAt: 1_800_000_000,
     };
     await clients.register(client);
-    await clients.extend(client.clientId, 1_800_001_000);
-    expect((await clients.get(client.clientId))?.expiresAt).toBe(1_800_001_000);
-    await clients.extend(client.clientId, 1_800_000_500);
-    expect((await clients.get(client.clientId))?.expiresAt).toBe(1_800_001_000);
-    await clients.extend('gone', 1_800_001_000);
+    await clients.extend(client.clientId, base + 1000);
+    expect((await clients.get(client.clientId))?.expiresAt).toBe(base + 1000);
+    await clients.extend(client.clientId, base + 500);
+    expect((await clients.get(client.clientId))?.expiresAt).toBe(base + 1000);
+    await clients.extend('gone', base + 1000);
     await expect(clients.get('gone')).resolves.toBeUndefined();
   });
 });

@@ -6,9 +6,11 @@ import { DynamoIdempotencyStore } from '../../lambdas/shared/idempotency/store';
 import { RATE_LIMIT_TABLE } from '../../lambdas/shared/rate-limit/tables';
 
 // The claim protocol on DynamoDB Local, with a clock the test moves: two stores are two instances.
+// The clock starts at the real time and only moves forward: DynamoDB Local deletes items whose TTL
+// (taken from this clock) is past, which a clock in 2023 made possible in the middle of a test.
 const ddb = dynamoClient({ region: 'us-east-1', dynamoEndpoint: process.env.TEST_DYNAMODB_ENDPOINT });
 const table = `idem-${randomBytes(4).toString('hex')}`;
-let now = 1_700_000_000_000;
+let now = Date.now();
 const store = () => new DynamoIdempotencyStore(ddb, table, { ttlSeconds: 86_400, leaseSeconds: 60, clock: () => now });
 const answer = { status: 200, body: '{"rev":"r"}', headers: { etag: '"r"' } };
 

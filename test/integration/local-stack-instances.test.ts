@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../bin/local-stack/backends';
+import { cloneBundle } from '../support/memory-git';
 import { ROOT, spawnStack, stopStack, TSX, until as waitFor } from '../support/stack-process';
 
 /**
@@ -91,6 +92,45 @@ test('identical appends from two instances in the same second: every 200 applied
   const note = (await (await v1(b, 'GET', '/memories/shared/notes/log.md')).json()) as { body: string };
   expect(note.body.split('same line').length - 1).toBe(ok);
   expect(ok).toBeGreaterThan(0);
+}, 120000);
+
+test('distinct notes written at once from both processes, over /v1 and MCP: every acknowledged write is in the tree and in one linear history', async () => {
+  expect((await v1(b, 'POST', '/memories', { name: 'many' })).status).toBe(201);
+  const mcpWrite = (base: string, path: string) =>
+    fetch(`${base}/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'memory__write', arguments: { path: `@many/${path}`, body: `# ${path}` } },
+      }),
+      signal: AbortSignal.timeout(30000),
+    }).then(async (r) => (r.status === 200 && !((await r.json()) as { result?: { isError?: boolean } }).result?.isError ? 200 : r.status));
+  const paths = Array.from({ length: 30 }, (_, i) => `p${i % 3}/note-${i}.md`);
+  const codes = await Promise.all(
+    paths.map((path, i) =>
+      i % 3 === 2 ? mcpWrite(i % 2 ? a : b, path) : v1(i % 2 ? a : b, 'PUT', `/memories/many/notes/${path}`, { body: `# ${path}` }).then((r) => r.status),
+    ),
+  );
+  expect(codes.every((c) => c === 200 || c === 503)).toBe(true);
+  const acknowledged = paths.filter((_, i) => codes[i] === 200);
+  expect(acknowledged.length).toBeGreaterThan(0);
+  const bundle = await v1(a, 'GET', '/memories/many/export');
+  expect(bundle.status).toBe(200);
+  const clone = cloneBundle(new Uint8Array(await bundle.arrayBuffer()));
+  try {
+    clone.git('fsck', '--strict', '--no-dangling');
+    const files = clone.git('ls-files').trim().split('\n');
+    for (const p of acknowledged) expect(files).toContain(p);
+    // One commit per note that landed, each on top of the one before: nothing merged, nothing lost.
+    expect(Number(clone.git('rev-list', '--count', 'HEAD').trim())).toBe(files.length);
+    expect(clone.git('rev-list', '--merges', 'HEAD').trim()).toBe('');
+    expect(clone.git('log', '--format=%s').trim().split('\n').sort()).toEqual(files.map((f) => `Create ${f}`).sort());
+  } finally {
+    clone.cleanup();
+  }
 }, 120000);
 
 test('one If-Match from both instances: exactly one winner, every other a 409', async () => {

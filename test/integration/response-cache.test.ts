@@ -1,3 +1,6 @@
+import { dynamoClient } from '../../lambdas/shared/aws/clients';
+import { DynamoTokenBuckets } from '../../lambdas/shared/rate-limit/dynamo-rate-limiter';
+import { LeasingRateLimiter } from '../../lambdas/shared/rate-limit/rate-limiter';
 import { startTestCatalog, type TestCatalog } from '../support/catalog-harness';
 import { docOf, makeRecord } from '../support/records';
 import { loadFixture } from './catalog-fixture';
@@ -33,6 +36,12 @@ it('serves repeated reads identically and changes them as soon as the index chan
 
 it('keeps per-request headers per request on a cache hit', async () => {
   const slow = await startTestCatalog({ config: { anonymous: { rate: 1, burst: 1000 } } });
+  // A clock held still (from the real time: DynamoDB Local expires bucket items by their TTL): a
+  // second of load between the two requests would refill the token the second one spends.
+  const frozen = Date.now();
+  const clock = () => frozen;
+  const ddb = dynamoClient({ region: 'us-east-1', dynamoEndpoint: process.env.TEST_DYNAMODB_ENDPOINT });
+  slow.deps.limiter = new LeasingRateLimiter(new DynamoTokenBuckets(ddb, slow.config.rateLimitTable, clock), { ...slow.config.rateLimiter, clock });
   try {
     await loadFixture(slow);
     const a = await slow.get('/api/categories');
@@ -42,6 +51,7 @@ it('keeps per-request headers per request on a cache hit', async () => {
     expect(b.headers.get('access-control-allow-origin')).toBe('*');
   } finally {
     await slow.close();
+    ddb.destroy();
   }
 });
 

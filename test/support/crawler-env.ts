@@ -160,7 +160,15 @@ let counter = 0;
 
 export async function startCrawlerEnv(
   sourceRows: unknown[],
-  opts: { env?: Record<string, string>; settings?: Partial<CrawlerSettings>; now?: string; latestOnly?: boolean; memoryState?: boolean } = {},
+  opts: {
+    env?: Record<string, string>;
+    settings?: Partial<CrawlerSettings>;
+    now?: string;
+    latestOnly?: boolean;
+    memoryState?: boolean;
+    /** `hang`: slow MCP remotes never answer and the crawler's health timeout ends them (the benchmark, with the production timeouts). */
+    slowRemotes?: 'drop' | 'hang';
+  } = {},
 ): Promise<CrawlerEnv> {
   const ddbEndpoint = process.env.TEST_DYNAMODB_ENDPOINT;
   const s3Endpoint = process.env.TEST_S3_ENDPOINT;
@@ -178,7 +186,7 @@ export async function startCrawlerEnv(
   const icons = await startFakeIcons();
   const github = await startFakeGithub(icons);
   const downloads = await startFakeDownloads();
-  const mcp = await startFakeMcp();
+  const mcp = await startFakeMcp(opts.slowRemotes === 'hang' ? {} : { slowDropAfterMs: 250 });
   const rows = pointRowsAtFakes(sourceRows, mcp, icons);
   const registry = await startFakeRegistry(rows, { ...(opts.latestOnly !== undefined && { latestOnly: opts.latestOnly }) });
 
@@ -189,11 +197,13 @@ export async function startCrawlerEnv(
     PYPI_STATS_URL: downloads.url,
     CRAWL_STATE_TABLE: names.state,
     CRAWLER_ALLOW_PRIVATE_HOSTS: 'true',
-    // The production default too: a fake answering late under a loaded machine would otherwise turn
-    // into an enrichment failure in one crawl and a success in the next (a spurious "change").
-    CRAWLER_HTTP_TIMEOUT_MS: '10000',
-    // The production default: a loopback MCP server under a loaded test machine needs the margin.
-    CRAWLER_HEALTH_TIMEOUT_MS: '5000',
+    // Timeouts no fake reaches, however loaded the machine: every fake answers or fails of its own
+    // accord (the slow MCP remotes drop their connection), so a crawl's outcome is the fakes', never
+    // the clock's. With the production defaults (10 s, 5 s), one late answer among hundreds turned a
+    // success into a failure (health.live, part of the content hash) and a re-crawl wrote. The
+    // timeouts themselves are tested in crawler-http.test.ts and crawler-adapters.test.ts.
+    CRAWLER_HTTP_TIMEOUT_MS: '120000',
+    CRAWLER_HEALTH_TIMEOUT_MS: '120000',
     CRAWLER_RETRY_BASE_MS: '5',
     CRAWLER_HOST_CONCURRENCY: '8',
     GITHUB_TOKEN: 'test-token',

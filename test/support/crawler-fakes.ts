@@ -339,7 +339,12 @@ async function readBody(req: IncomingMessage): Promise<unknown> {
 }
 
 /** Four endpoints on separate ports, as separate hosts would be (so one host's breaker spares the others). */
-export async function startFakeMcp(): Promise<FakeMcp> {
+/**
+ * `slowDropAfterMs`: a slow remote drops the connection after this long instead of never answering.
+ * Unset, only the client's timeout ends the request (the timeout's own test); set, the outcome is
+ * the fake's, whatever the machine's load, and a crawl can use a timeout no live fake ever reaches.
+ */
+export async function startFakeMcp(opts: { slowDropAfterMs?: number } = {}): Promise<FakeMcp> {
   const counts = { live: 0, auth: 0, slow: 0 };
   const sse = new Map<string, SSEServerTransport>();
   const live = await listen(async (req, res, u) => {
@@ -374,7 +379,11 @@ export async function startFakeMcp(): Promise<FakeMcp> {
   const held = new Set<ServerResponse>();
   const slow = await listen((_req, res) => {
     counts.slow++;
-    held.add(res); // never answers; the client's timeout decides
+    held.add(res); // never answers: the client's timeout decides, or the drop below
+    if (opts.slowDropAfterMs !== undefined) {
+      const timer = setTimeout(() => res.destroy(), opts.slowDropAfterMs);
+      res.on('close', () => clearTimeout(timer));
+    }
   });
   // A port that was just closed: connections are refused.
   const deadServer = await listen(() => undefined);

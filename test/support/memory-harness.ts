@@ -10,7 +10,7 @@ import { countStorageCalls, type CallCounter } from '../../lambdas/memory/call-c
 import { MemoryService, type MemoryServiceDeps } from '../../lambdas/memory/service';
 import { memoryTableDefinitions } from '../../lambdas/memory/tables';
 import type { Caller } from '../../lambdas/memory/types';
-import { dynamoClient, s3Client } from '../../lambdas/shared/aws/clients';
+import { dynamoClient, loadSdkBudget, s3Client } from '../../lambdas/shared/aws/clients';
 import { CursorCodec, type KeyRing } from '../../lambdas/shared/cursor';
 
 /**
@@ -38,8 +38,12 @@ export async function startMemoryHarness(): Promise<MemoryHarness> {
   const table = `memories-${id}`;
   const bucket = `memory-${id}`.toLowerCase();
   const opts = { region: 'us-east-1', dynamoEndpoint: ddbEndpoint, s3Endpoint };
-  const dynamodb = dynamoClient(opts);
-  const s3 = s3Client(opts);
+  // Budgets a loaded test machine stays within (50 instances' PUT waves at once kept s3rver from
+  // accepting connections within the production second). The budgets themselves are tested in
+  // aws-clients.test.ts and by the fault tests of the local stack.
+  const budget = { ...loadSdkBudget(), connectTimeoutMs: 10_000, dynamoRequestTimeoutMs: 20_000, s3RequestTimeoutMs: 30_000 };
+  const dynamodb = dynamoClient(opts, budget);
+  const s3 = s3Client(opts, budget);
   await ensureTables(dynamodb, memoryTableDefinitions({ memories: table }));
   await ensureBuckets(s3, [bucket]);
   const keys: KeyRing = { current: { id: 1, secret: randomBytes(32) } };

@@ -1,12 +1,16 @@
 import { EmbeddedSearchIndex } from '../../lambdas/catalog/search/embedded';
 import { renderIcon } from '../../lambdas/catalog/icons';
 import type { ReadmeContent } from '../../lambdas/catalog/domain/types';
+import { randomBytes } from 'node:crypto';
+import { ensureTables } from '../../bin/local-stack/provision';
+import { crawlerTableDefinitions, DynamoCrawlState } from '../../lambdas/crawler/adapters/dynamo-crawl-state';
 import { MemoryCrawlState } from '../../lambdas/crawler/adapters/memory-crawl-state';
+import { documentClient, dynamoClient } from '../../lambdas/shared/aws/clients';
 import { Crawler, runCrawl } from '../../lambdas/crawler/crawler';
 import { computeHighWater } from '../../lambdas/crawler/finalize';
 import type { CrawlerDeps } from '../../lambdas/crawler/settings';
 import { RuleCategoryClassifier } from '../../lambdas/crawler/domain/classify';
-import type { CachedResponse, GithubSource, RepoRef, RunMeta } from '../../lambdas/crawler/domain/ports';
+import type { CachedResponse, CrawlStateStore, GithubSource, RepoRef, RunMeta } from '../../lambdas/crawler/domain/ports';
 import { isValidSlug } from '../../lambdas/crawler/domain/slug';
 import type { RemoteHealth, RepoInfo } from '../../lambdas/crawler/domain/types';
 import { CountingIndex, TestClock, type WriteCounts } from '../support/crawler-env';
@@ -43,9 +47,12 @@ class StubGithub implements GithubSource {
   }
 }
 
+/** The crawl state of the next `setup` (each describe of the service runs on both stores). */
+let nextState: () => CrawlStateStore = () => new MemoryCrawlState();
+
 function setup(rows: unknown[], pageSize = 3) {
   const counts: WriteCounts = { storePut: 0, storeDelete: 0, indexUpsert: 0, indexRemove: 0, iconsStored: 0 };
-  const state = new MemoryCrawlState();
+  const state = nextState();
   const upstream = new ArrayUpstream(rows, pageSize);
   const store = new MemoryCatalogStore();
   const index = new CountingIndex(new EmbeddedSearchIndex({}), counts);
@@ -97,7 +104,28 @@ const rowsV1 = () => [
   { server: { name: 'io.github.bad/row', version: '1.0.0', description: '' }, _meta: {} },
 ];
 
-describe('Crawler (in memory)', () => {
+// The service's promises (resume after a crash mid-plan or mid-unit, retries that repeat nothing)
+// on the in-memory state and on the DynamoDB state it runs on in AWS, conditions and transactions
+// included (the store's own contract: test/integration/crawl-state.test.ts).
+const ddb = dynamoClient({ region: 'us-east-1', dynamoEndpoint: process.env.TEST_DYNAMODB_ENDPOINT });
+afterAll(() => ddb.destroy());
+const STATES: Array<[string, () => Promise<() => CrawlStateStore>]> = [
+  ['in-memory', async () => () => new MemoryCrawlState()],
+  [
+    'DynamoDB Local',
+    async () => {
+      const table = `crawl-service-${randomBytes(4).toString('hex')}`;
+      await ensureTables(ddb, crawlerTableDefinitions(table));
+      return () => new DynamoCrawlState(documentClient(ddb), table);
+    },
+  ],
+];
+
+describe.each(STATES)('Crawler (%s state)', (_name, prepare) => {
+  beforeEach(async () => {
+    nextState = await prepare();
+  });
+
   it('crawls everything: latest version per name, rejects with reasons, unique slugs, categories', async () => {
     const t = setup(rowsV1());
     const report = await runCrawl(t.make());

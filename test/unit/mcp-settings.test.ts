@@ -40,11 +40,10 @@ function harness(initial: string) {
     set: (v: string | Error) => (value = v),
     advance: (ms: number) => (now += ms),
     reads: () => reads,
+    /** The background re-read a request started, however long a loaded machine takes for it. */
+    settle: () => get.refreshed(),
   };
 }
-
-/** Lets the background re-read (a few awaits deep) finish. */
-const settle = () => new Promise((r) => setTimeout(r, 20));
 
 it('builds from the secret on first use and reads it again only after the interval', async () => {
   const h = harness(settings('https://a.example/mcp'));
@@ -55,7 +54,7 @@ it('builds from the secret on first use and reads it again only after the interv
   expect(h.reads()).toBe(1);
   h.advance(60_000);
   await h.get();
-  await settle();
+  await h.settle();
   expect(h.reads()).toBe(2);
   // Unchanged settings: the very same dependencies, nothing rebuilt.
   expect(await h.get()).toBe(first);
@@ -68,7 +67,7 @@ it('rebuilds the verifier when a deploy changed the settings, over the same memo
   h.advance(60_000);
   // The request that notices still answers with what it has; the change lands for the next ones.
   expect(await h.get()).toBe(before);
-  await settle();
+  await h.settle();
   const after = await h.get();
   expect(after.audience).toBe('https://mcp.example.com/mcp');
   expect(after.verifier).not.toBe(before.verifier);
@@ -81,17 +80,17 @@ it('keeps the settings in use when a re-read fails, and tries again after anothe
   h.set(new Error('ThrottlingException'));
   h.advance(60_000);
   await h.get();
-  await settle();
+  await h.settle();
   expect(await h.get()).toBe(before);
   expect(h.reads()).toBe(2);
   h.set(settings('https://b.example/mcp'));
   h.advance(30_000);
   await h.get();
-  await settle();
+  await h.settle();
   expect(h.reads()).toBe(2);
   h.advance(30_000);
   await h.get();
-  await settle();
+  await h.settle();
   expect((await h.get()).audience).toBe('https://b.example/mcp');
 });
 

@@ -24,18 +24,27 @@ searchIndexContract('embedded, snapshot-backed', async () => new EmbeddedSearchI
 const page = { offset: 0, limit: 100 };
 const slugsOf = (records: { slug: string }[]): string[] => records.map((r) => r.slug).sort();
 const doc = (slug: string, description = 'A fixture server.') => makeDoc(makeRecord(slug, { name: `io.test/${slug}`, description }));
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** A clock the test moves: the reader's 200 ms check interval passes when the test says so, whatever the machine's load. */
+function manualClock() {
+  let now = 1_000_000;
+  return { clock: () => now, advance: (ms: number) => (now += ms) };
+}
 
 describe('EmbeddedSearchIndex snapshot sharing', () => {
   it('a reader instance sees upserts and removes of a writer instance on the same file', async () => {
     const file = join(tempDir(), 'index.json');
     const writer = new EmbeddedSearchIndex({ snapshotPath: file });
-    const reader = new EmbeddedSearchIndex({ snapshotPath: file });
+    const time = manualClock();
+    const reader = new EmbeddedSearchIndex({ snapshotPath: file, clock: time.clock });
 
     expect(await reader.slugs()).toEqual([]); // no file yet: an empty catalog
 
     await writer.upsert([doc('a', 'About quokkas.'), doc('b')]);
-    await sleep(250); // past the reader's 200 ms check interval, no explicit refresh
+    // Within the reader's 200 ms check interval it still serves what it has; past it, it reloads
+    // on its own (no explicit refresh).
+    time.advance(199);
+    expect(await reader.slugs()).toEqual([]);
+    time.advance(1);
     expect(slugsOf(await reader.registryPage({ limit: 10 }))).toEqual(['a', 'b']);
     expect(slugsOf((await reader.search({ q: 'quokkas', filters: {}, page })).items)).toEqual(['a']);
 
@@ -59,10 +68,11 @@ describe('EmbeddedSearchIndex snapshot sharing', () => {
   it('concurrent reads during a reload all see the new state', async () => {
     const file = join(tempDir(), 'index.json');
     const writer = new EmbeddedSearchIndex({ snapshotPath: file });
-    const reader = new EmbeddedSearchIndex({ snapshotPath: file });
+    const time = manualClock();
+    const reader = new EmbeddedSearchIndex({ snapshotPath: file, clock: time.clock });
     await reader.slugs();
     await writer.upsert(Array.from({ length: 50 }, (_, i) => doc(`d${i}`)));
-    await sleep(250);
+    time.advance(200);
     const results = await Promise.all(Array.from({ length: 10 }, () => reader.list({ filters: {}, sort: 'name', page })));
     expect(results.map((r) => r.total)).toEqual(Array(10).fill(50));
   });
@@ -127,7 +137,9 @@ index.upsert([{ record, toolText: '', readmeText: '' }]).catch((e) => { console.
     const pending = writer.upsert([doc('second')]).then(() => {
       done = true;
     });
-    await sleep(300);
+    // However slow the machine, the writer cannot get past a fresh lock (stale only after 30 s):
+    // this wait can only make the check stronger, never fail it.
+    await new Promise((r) => setTimeout(r, 300));
     expect(done).toBe(false);
     rmSync(`${file}.lock`);
     await pending;
@@ -154,7 +166,8 @@ index.upsert([{ record, toolText: '', readmeText: '' }]).catch((e) => { console.
       await reader.refresh();
       expect(slugsOf(await reader.registryPage({ limit: 10 }))).toEqual(['solid']);
       expect(warn).toHaveBeenCalled();
-      await expect(writer.upsert([doc('more')])).rejects.toThrow();
+      // A writer does not build on a snapshot it cannot read: it refuses rather than overwrite it.
+      await expect(writer.upsert([doc('more')])).rejects.toThrow(SyntaxError);
       await writer.replaceAll([doc('fresh')]);
       await reader.refresh();
       expect(slugsOf(await reader.registryPage({ limit: 10 }))).toEqual(['fresh']);

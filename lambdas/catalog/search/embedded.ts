@@ -31,6 +31,8 @@ export interface EmbeddedSearchIndexOptions {
    * Created (with its directory) on the first write.
    */
   snapshotPath?: string;
+  /** Milliseconds since the epoch, for the reload check interval (tests move it by hand). */
+  clock?: () => number;
 }
 
 /** Dead documents are purged once they are this share of the index (and at every snapshot write). */
@@ -39,6 +41,7 @@ const COMPACT_DEAD_SHARE = 0.25;
 export class EmbeddedSearchIndex implements SearchIndex {
   private readonly snapshotPath: string | undefined;
   private readonly lockPath: string | undefined;
+  private readonly clock: () => number;
 
   private entries = new Map<string, Entry>();
   private text = new TextIndex<Entry>();
@@ -54,6 +57,7 @@ export class EmbeddedSearchIndex implements SearchIndex {
   constructor(options: EmbeddedSearchIndexOptions = {}) {
     this.snapshotPath = options.snapshotPath === undefined ? undefined : path.resolve(options.snapshotPath);
     this.lockPath = this.snapshotPath === undefined ? undefined : `${this.snapshotPath}.lock`;
+    this.clock = options.clock ?? Date.now;
   }
 
   // ---------------------------------------------------------------- write side
@@ -242,7 +246,7 @@ export class EmbeddedSearchIndex implements SearchIndex {
   private ensureFresh(): Promise<void> {
     if (this.snapshotPath === undefined) return Promise.resolve();
     if (this.pendingCheck !== undefined) return this.pendingCheck;
-    const now = Date.now();
+    const now = this.clock();
     if (now - this.lastCheckAt < RELOAD_CHECK_INTERVAL_MS) return Promise.resolve();
     this.lastCheckAt = now;
     const check = this.serial(() => this.loadIfChanged(false)).finally(() => {

@@ -154,6 +154,8 @@ export class DynamoCrawlState implements CrawlStateStore {
       if (isConditionFailure(err)) {
         const now = await this.getRun(runId);
         if (now && now.steps >= step.step) return;
+        // The same words as the in-memory store: a step that skips one is a planner bug, not a race.
+        if (now) throw new Error(`plan step ${step.step} out of order (at ${now.steps})`);
       }
       throw err;
     }
@@ -217,7 +219,9 @@ export class DynamoCrawlState implements CrawlStateStore {
       );
     } catch (err) {
       if (!isConditionFailure(err)) throw err;
-      // Already completed by an earlier delivery of the same unit: nothing to count twice.
+      // Already completed by an earlier delivery of the same unit: nothing to count twice. A unit
+      // that does not exist fails the same condition; it is an error, as in the in-memory store.
+      if ((await this.getUnit(ref)) === undefined) throw new Error(`unknown unit ${ref.runId}/${ref.unitId}`);
     }
     const run = await this.getRun(ref.runId);
     if (!run) throw new Error(`unknown run ${ref.runId}`);
