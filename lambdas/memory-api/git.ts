@@ -162,7 +162,7 @@ export const gitReceivePack: MemoryRouteHandler = async (ctx, deps) => {
   for (const cmd of commands) {
     if (cmd.ref !== MAIN_REF || commands.length > 1) {
       report.push(pkt(`ng ${cmd.ref} ${cmd.ref === MAIN_REF ? 'push main alone' : 'only main can be pushed'}\n`));
-      if (cmd.ref !== MAIN_REF) messages.push(`a memory has one branch, main: push with git push origin HEAD:main (not ${cmd.ref})`);
+      if (cmd.ref !== MAIN_REF) messages.push(`refused: ${cmd.ref}: a memory has one branch, main; push with git push origin HEAD:main`);
       continue;
     }
     const out = await deps.service.gitPush(ctx.caller, name, cmd, pack.length > 0 ? pack : undefined);

@@ -129,7 +129,11 @@ describe('edit', () => {
   it('replaces the body, appends on a new line, and str_replaces exactly one occurrence (new_str omitted deletes)', async () => {
     const { c } = await session();
     await ok(c, 'memory__write', { path: 'log.md', body: 'first', frontmatter: { a: 1, nested: { x: 1 } } });
-    expect(await ok(c, 'memory__edit', { path: 'log.md', body: 'replaced' })).toEqual({ path: 'log.md', updated: expect.any(String), rev: expect.stringMatching(SHA) });
+    expect(await ok(c, 'memory__edit', { path: 'log.md', body: 'replaced' })).toEqual({
+      path: 'log.md',
+      updated: expect.any(String),
+      rev: expect.stringMatching(SHA),
+    });
     expect((await ok(c, 'memory__read', { path: 'log.md' })).body).toBe('replaced');
 
     await ok(c, 'memory__edit', { path: 'log.md', mode: 'append', body: 'second line' });
