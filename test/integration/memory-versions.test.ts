@@ -144,7 +144,7 @@ describe('diff', () => {
   });
 
   it.each([
-    ['from=' + '0'.repeat(40), 'NOT_FOUND'],
+    [`from=${'0'.repeat(40)}`, 'NOT_FOUND'],
     ['to=nothex', 'BAD_REQUEST'],
     ['path=a', 'BAD_REQUEST'],
   ])('answers %s with %s', async (query, code) => {

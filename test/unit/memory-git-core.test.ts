@@ -221,7 +221,7 @@ describe('rename detection', () => {
 });
 
 describe('a push that loses the race at the conditional write', () => {
-  function services(lock: InMemoryRevLock) {
+  function services() {
     const blobs = new InMemoryBlobStore();
     const cursors = new CursorCodec({ current: { id: 1, secret: randomBytes(32) } });
     const make = (l: InMemoryRevLock) => new MemoryService({ blobs, lock: l, cursors, cache: new ImmutableCache(64 << 20), backoff: async () => undefined });
@@ -246,7 +246,7 @@ describe('a push that loses the race at the conditional write', () => {
 
   test('another writer moving the head between the checks and the move: refused, fetch first, nothing reachable', async () => {
     const lock = new InMemoryRevLock();
-    const { make } = services(lock);
+    const { make } = services();
     const writer = make(lock);
     await writer.createMemory(me, 'm');
     await writer.writeNote(me, 'm', 'a.md', { body: 'a' });
@@ -269,7 +269,7 @@ describe('a push that loses the race at the conditional write', () => {
 
   test('a move that landed but whose answer was lost counts as landed (the writer token, not the sha)', async () => {
     const lock = new InMemoryRevLock();
-    const { make } = services(lock);
+    const { make } = services();
     const writer = make(lock);
     await writer.createMemory(me, 'm');
     await writer.writeNote(me, 'm', 'a.md', { body: 'a' });
