@@ -1,4 +1,7 @@
+import type { ChildProcess } from 'node:child_process';
+import { freePort } from '../../bin/local-stack/backends';
 import { basicUrl, gitSandbox, interpose, type GitSandbox } from '../support/git-client';
+import { spawnStack, stopStack, until } from '../support/stack-process';
 import { startMemoryStack, type MemoryStack } from './memory-api-harness';
 
 /**
@@ -357,5 +360,65 @@ describe('history seen both ways', () => {
     g.write('apply', '../patch.diff', patch);
     await g.ok('apply', ['apply', '--index', '../patch.diff']);
     expect(await g.ok('apply', ['diff', '--cached', '--stat', to])).toBe('');
+  });
+});
+
+describe('across two instances on the same backends', () => {
+  let second: ChildProcess | undefined;
+  let b = '';
+  let log = '';
+
+  beforeAll(async () => {
+    const port = await freePort();
+    b = `http://127.0.0.1:${port}`;
+    second = spawnStack(
+      h.dataDir,
+      port,
+      (t) => {
+        log += t;
+      },
+      { MEMORY_RATE_LIMIT: '100000' },
+    );
+    await until(
+      'the second instance',
+      async () => ((await fetch(`${b}/healthz`)).status === 200 ? true : undefined),
+      120000,
+      () => log,
+    );
+  }, 150000);
+  afterAll(() => stopStack(second));
+
+  it('pushes of the same base to both instances and REST writes to both: one push wins, nothing acknowledged is lost', async () => {
+    const instances = [h.url, b];
+    for (const [i, base] of instances.entries()) {
+      await g.ok('', ['clone', '-q', basicUrl(base, 'work', token), `inst-${i}`]);
+      g.write(`inst-${i}`, `instances/from-${i}.md`, `# from instance ${i}\n`);
+      await g.ok(`inst-${i}`, ['add', '-A']);
+      await g.ok(`inst-${i}`, ['commit', '-q', '-m', `push through instance ${i}`]);
+    }
+    const pushes = await Promise.all(instances.map((base, i) => g.run(`inst-${i}`, ['push', '-q', basicUrl(base, 'work', token), 'main'])));
+    const writes = await Promise.all(
+      instances.map((base, i) =>
+        fetch(`${base}/v1/memories/work/notes/instances/rest-${i}.md`, {
+          method: 'PUT',
+          headers: { ...auth(), 'content-type': 'text/markdown' },
+          body: `# rest ${i}\n`,
+        }),
+      ),
+    );
+    // Both pushes were built on the same head: exactly one can be a fast-forward.
+    expect(pushes.filter((p) => p.status === 0)).toHaveLength(1);
+    for (const p of pushes.filter((x) => x.status !== 0)) expect(p.stderr).toMatch(/\(fetch first\)/);
+    expect(writes.map((w) => w.status)).toEqual([200, 200]);
+    for (const [i] of instances.entries()) {
+      expect((await rest('GET', `/notes/instances/from-${i}.md`)).status).toBe(pushes[i].status === 0 ? 200 : 404);
+      expect((await rest('GET', `/notes/instances/rest-${i}.md`)).status).toBe(200);
+    }
+    // Each instance sees the other's writes at once, and serves the same history.
+    for (const base of instances) {
+      await g.ok('', ['clone', '-q', basicUrl(base, 'work', token), `inst-check-${base.slice(-5)}`]);
+      await g.fsck(`inst-check-${base.slice(-5)}`);
+    }
+    expect(await g.ok(`inst-check-${h.url.slice(-5)}`, ['rev-parse', 'HEAD'])).toBe(await g.ok(`inst-check-${b.slice(-5)}`, ['rev-parse', 'HEAD']));
   });
 });
