@@ -77,6 +77,9 @@ function packets(body: Buffer, stop?: (p: Packet) => boolean): { packets: Packet
 }
 
 const SHA = /^[0-9a-f]{40}$/;
+/** A memory has one branch: a client wants one commit; a stateless round re-sends its common haves and at most a few hundred new ones. */
+const MAX_WANTS = 64;
+const MAX_HAVES = 512;
 
 export const gitUploadPack: MemoryRouteHandler = async (ctx, deps) => {
   const name = repoName(ctx);
@@ -97,6 +100,9 @@ export const gitUploadPack: MemoryRouteHandler = async (ctx, deps) => {
     } else if (p.kind === 'data') throw new ApiError('BAD_REQUEST', `unexpected line in an upload-pack request: ${line.slice(0, 80)}`);
   }
   if (wants.length === 0) return result(UPLOAD_PACK, 'result', [FLUSH]);
+  if (wants.length > MAX_WANTS) return result(UPLOAD_PACK, 'result', [pkt(`ERR upload-pack: at most ${MAX_WANTS} wants per request\n`)]);
+  // Each have costs a lookup or two; past the cap they are not acknowledged, which can only make the pack larger.
+  haves.splice(MAX_HAVES);
   const detailed = caps.has('multi_ack_detailed');
   const multi = detailed || caps.has('multi_ack');
 

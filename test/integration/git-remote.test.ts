@@ -422,3 +422,46 @@ describe('across two instances on the same backends', () => {
     expect(await g.ok(`inst-check-${h.url.slice(-5)}`, ['rev-parse', 'HEAD'])).toBe(await g.ok(`inst-check-${b.slice(-5)}`, ['rev-parse', 'HEAD']));
   });
 });
+
+describe('protocol edges answered in git terms, never a 500', () => {
+  const pktLine = (s: string) => `${(s.length + 4).toString(16).padStart(4, '0')}${s}`;
+  const post = (service: string, body: string | Buffer, type = service) =>
+    h.fetch(`/v1/memories/work.git/${service}`, { method: 'POST', headers: { ...auth(), 'content-type': `application/x-${type}-request` }, body });
+
+  it('refuses a want outside the history with git’s ERR line, and shallow requests with a message', async () => {
+    const res = await post('git-upload-pack', `${pktLine(`want ${'1'.repeat(40)} side-band-64k\n`)}0000${pktLine('done\n')}`);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toMatch(/ERR upload-pack: not our ref 1{40}/);
+    const head = ((await (await h.fetch('/v1/memories/work', { headers: auth() })).json()) as { rev: string }).rev;
+    const shallow = await post('git-upload-pack', `${pktLine(`want ${head}\n`)}${pktLine('deepen 1\n')}0000${pktLine('done\n')}`);
+    expect(await shallow.text()).toMatch(/ERR shallow and partial clones are not supported/);
+  });
+
+  it('answers malformed requests 400 as text, dumb HTTP 400, an unknown memory 404', async () => {
+    for (const res of [
+      await post('git-upload-pack', 'zzzz'),
+      await post('git-receive-pack', `${pktLine('not a command\0report-status\n')}0000`),
+      await h.fetch('/v1/memories/work.git/info/refs', { headers: auth() }),
+    ]) {
+      expect(res.status).toBe(400);
+      expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
+      expect(await res.text()).toMatch(/^BAD_REQUEST: /);
+    }
+    const missing = await h.fetch('/v1/memories/nothing.git/info/refs?service=git-upload-pack', { headers: auth() });
+    expect(missing.status).toBe(404);
+    expect(await missing.text()).toBe('NOT_FOUND: memory "nothing" does not exist\n');
+  });
+
+  it('answers a garbage pack with an unpack error and lands nothing', async () => {
+    const head = ((await (await h.fetch('/v1/memories/work', { headers: auth() })).json()) as { rev: string }).rev;
+    const res = await post(
+      'git-receive-pack',
+      Buffer.concat([Buffer.from(`${pktLine(`${head} ${'2'.repeat(40)} refs/heads/main\0report-status\n`)}0000`), Buffer.from('PACKgarbage')]),
+    );
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(text).toMatch(/unpack (not a pack|pack checksum mismatch)/);
+    expect(text).toMatch(/ng refs\/heads\/main unpacker error/);
+    expect(((await (await h.fetch('/v1/memories/work', { headers: auth() })).json()) as { rev: string }).rev).toBe(head);
+  });
+});
