@@ -1,53 +1,46 @@
-import { gunzipSync } from 'node:zlib';
-import { MAIN_REF, MemoryError, type PushCommand } from '../memory';
-import { header, type HandlerResponse } from '../shared/http/types';
-import { bodyBytes } from './body';
-import type { MemoryApiDeps } from './deps';
+import { MAIN_REF, type PushCommand } from '../memory';
+import { header } from '../shared/http/types';
 import type { MemoryCtx, MemoryRouteHandler } from './context';
 import { ApiError } from './errors';
-import { FLUSH, pkt, PktError, readPackets, sideband, text, type Packet } from './pkt-line';
+import { gitInfoRefsV2, gitUploadPackV2, wantsV2 } from './git-v2';
+import {
+  AGENT,
+  bandSize,
+  MAX_HAVES,
+  MAX_WANTS,
+  NO_SHALLOW,
+  packAnswer,
+  packets,
+  RECEIVE_PACK,
+  repoName,
+  requestBody,
+  result,
+  serviceOf,
+  SHA,
+  UPLOAD_PACK,
+} from './git-wire';
+import { FLUSH, pkt, sideband, text } from './pkt-line';
 
 /**
- * Each memory as a git remote, git's smart HTTP protocol (version 0/1, stateless RPC: every POST
- * stands alone, so any instance answers any request): `GET …/info/refs?service=…` advertises the
+ * Each memory as a git remote, git's smart HTTP protocol (stateless RPC: every POST stands alone,
+ * so any instance answers any request; fetches in v0 here and in v2 in `git-v2.ts`, pushes in v0): `GET …/info/refs?service=…` advertises the
  * head, `POST …/git-upload-pack` negotiates and sends the pack of a clone or fetch, `POST
  * …/git-receive-pack` takes a push. The repository URL is `/v1/memories/<name>.git` (the `.git` is
  * optional). Everything git-specific about HTTP is here; what a push may land and what a fetch sends
  * is the memory core's (`push.ts`, `fetch.ts`).
  */
-export const UPLOAD_PACK = 'git-upload-pack';
-export const RECEIVE_PACK = 'git-receive-pack';
-const AGENT = 'agent=memory-git/1';
 const ZERO = '0'.repeat(40);
 const UPLOAD_CAPS = `multi_ack_detailed side-band-64k side-band thin-pack ofs-delta no-progress allow-reachable-sha1-in-want symref=HEAD:${MAIN_REF} object-format=sha1 ${AGENT}`;
 const RECEIVE_CAPS = `report-status side-band-64k quiet ofs-delta object-format=sha1 ${AGENT}`;
 
-/** git's own HTTP server sends these, so that no proxy caches an advertisement or a pack. */
-const NO_CACHE = { 'cache-control': 'no-cache, max-age=0, must-revalidate', pragma: 'no-cache', expires: 'Fri, 01 Jan 1980 00:00:00 GMT' };
-
-/** The memory a git URL names: `work.git` or `work`. */
-export function repoName(ctx: MemoryCtx): string {
-  const raw = ctx.params.memory ?? '';
-  return raw.endsWith('.git') ? raw.slice(0, -4) : raw;
-}
-
-/** Which service `info/refs` is asked for; the dumb protocol (no `service`) is not served. */
-export function serviceOf(query: Map<string, string[]>): typeof UPLOAD_PACK | typeof RECEIVE_PACK {
-  const s = query.get('service');
-  if (s?.length === 1 && (s[0] === UPLOAD_PACK || s[0] === RECEIVE_PACK)) return s[0];
-  throw new ApiError('BAD_REQUEST', 'only git smart HTTP is served: info/refs needs ?service=git-upload-pack or ?service=git-receive-pack');
-}
-
-const result = (service: string, kind: 'advertisement' | 'result', parts: Buffer[]): HandlerResponse => ({
-  kind: 'binary',
-  body: Buffer.concat(parts),
-  contentType: `application/x-${service}-${kind}`,
-  headers: NO_CACHE,
-});
+export { repoName, serviceOf } from './git-wire';
 
 export const gitInfoRefs: MemoryRouteHandler = async (ctx, deps) => {
   const service = serviceOf(ctx.query);
+  // A client that asks for protocol v2 (git 2.26 and later by default) gets it for fetches; pushes are v0 in every git.
+  // The memory is looked up either way, so that a missing grant or memory is said here, where git shows it.
   const { head } = await deps.service.gitHead(ctx.caller, repoName(ctx));
+  if (service === UPLOAD_PACK && wantsV2(ctx)) return gitInfoRefsV2();
   const caps = service === UPLOAD_PACK ? UPLOAD_CAPS : RECEIVE_CAPS;
   const refs: Buffer[] = [];
   if (!head) refs.push(pkt(`${ZERO} capabilities^{}\0${caps}\n`));
@@ -56,38 +49,15 @@ export const gitInfoRefs: MemoryRouteHandler = async (ctx, deps) => {
   return result(service, 'advertisement', [pkt(`# service=${service}\n`), FLUSH, ...refs, FLUSH]);
 };
 
-/** The request body as bytes: at most `max`, inflated when git sent it gzipped (it does for long negotiations). */
-function requestBody(ctx: MemoryCtx, max: number): Buffer {
-  const raw = bodyBytes(ctx.event, max);
-  if ((header(ctx.event, 'content-encoding') ?? '').trim().toLowerCase() !== 'gzip') return raw;
-  try {
-    return gunzipSync(raw, { maxOutputLength: max });
-  } catch {
-    throw new ApiError('BAD_REQUEST', `the gzipped request body is corrupt or inflates past ${max} bytes`);
-  }
-}
-
-function packets(body: Buffer, stop?: (p: Packet) => boolean): { packets: Packet[]; offset: number } {
-  try {
-    return readPackets(body, stop);
-  } catch (err) {
-    if (err instanceof PktError) throw new ApiError('BAD_REQUEST', `malformed git request: ${err.message}`);
-    throw err;
-  }
-}
-
-const SHA = /^[0-9a-f]{40}$/;
-/** A memory has one branch: a client wants one commit; a stateless round re-sends its common haves and at most a few hundred new ones. */
-const MAX_WANTS = 64;
-const MAX_HAVES = 512;
-
 export const gitUploadPack: MemoryRouteHandler = async (ctx, deps) => {
+  const body = requestBody(ctx, deps.config.gitMaxRequestBytes);
+  if (wantsV2(ctx)) return gitUploadPackV2(ctx, deps, body);
   const name = repoName(ctx);
   const wants: string[] = [];
   const haves: string[] = [];
   const caps = new Set<string>();
   let done = false;
-  for (const p of packets(requestBody(ctx, deps.config.gitMaxRequestBytes)).packets) {
+  for (const p of packets(body).packets) {
     const line = text(p);
     const [verb, arg, ...rest] = line.split(' ');
     if (verb === 'want' && SHA.test(arg ?? '')) {
@@ -95,9 +65,8 @@ export const gitUploadPack: MemoryRouteHandler = async (ctx, deps) => {
       if (wants.length === 1) for (const c of rest) caps.add(c);
     } else if (verb === 'have' && SHA.test(arg ?? '')) haves.push(arg);
     else if (line === 'done') done = true;
-    else if (verb === 'shallow' || verb.startsWith('deepen') || verb === 'filter') {
-      return result(UPLOAD_PACK, 'result', [pkt(`ERR shallow and partial clones are not supported; clone the whole memory\n`)]);
-    } else if (p.kind === 'data') throw new ApiError('BAD_REQUEST', `unexpected line in an upload-pack request: ${line.slice(0, 80)}`);
+    else if (verb === 'shallow' || verb.startsWith('deepen') || verb === 'filter') return result(UPLOAD_PACK, 'result', [pkt(`ERR ${NO_SHALLOW}\n`)]);
+    else if (p.kind === 'data') throw new ApiError('BAD_REQUEST', `unexpected line in an upload-pack request: ${line.slice(0, 80)}`);
   }
   if (wants.length === 0) return result(UPLOAD_PACK, 'result', [FLUSH]);
   if (wants.length > MAX_WANTS) return result(UPLOAD_PACK, 'result', [pkt(`ERR upload-pack: at most ${MAX_WANTS} wants per request\n`)]);
@@ -120,21 +89,13 @@ export const gitUploadPack: MemoryRouteHandler = async (ctx, deps) => {
   }
 
   const common = haves.length > 0 ? await deps.service.gitCommon(ctx.caller, name, haves) : [];
-  let packed: Awaited<ReturnType<MemoryApiDeps['service']['gitPack']>>;
-  try {
-    packed = await deps.service.gitPack(ctx.caller, name, wants, common);
-  } catch (err) {
-    if (err instanceof MemoryError && err.reason === 'invalid_rev') return result(UPLOAD_PACK, 'result', [pkt(`ERR upload-pack: ${err.message}\n`)]);
-    throw err;
-  }
-  const band = caps.has('side-band-64k') ? 65515 : caps.has('side-band') ? 995 : 0;
-  const head = [common.length > 0 ? pkt(`ACK ${common[common.length - 1]}\n`) : pkt('NAK\n')];
-  if (packed.pack.length > deps.config.gitMaxResponseBytes) {
-    const why = `memory "${name}" packs into ${packed.pack.length} bytes, more than this endpoint answers (${deps.config.gitMaxResponseBytes}); clone the <PUBLIC_URL>/v1/memories/${name}.git URL, which streams\n`;
-    return result(UPLOAD_PACK, 'result', [...head, ...(band ? sideband(3, Buffer.from(why), band) : [pkt(`ERR ${why}`)])]);
-  }
-  const progress = band && !caps.has('no-progress') ? sideband(2, Buffer.from(`memory: ${packed.commits} commits, ${packed.objects} objects\n`), band) : [];
-  return result(UPLOAD_PACK, 'result', [...head, ...progress, ...sideband(1, packed.pack, band), ...(band ? [FLUSH] : [])]);
+  const band = bandSize(caps);
+  return packAnswer(ctx, deps, name, wants, common, {
+    head: [common.length > 0 ? pkt(`ACK ${common[common.length - 1]}\n`) : pkt('NAK\n')],
+    band,
+    progress: !caps.has('no-progress'),
+    trailer: band ? [FLUSH] : [],
+  });
 };
 
 export const gitReceivePack: MemoryRouteHandler = async (ctx, deps) => {
@@ -182,7 +143,7 @@ export const gitReceivePack: MemoryRouteHandler = async (ctx, deps) => {
     }
   }
   const status = [pkt(`unpack ${unpack}\n`), ...report, FLUSH];
-  const band = caps.has('side-band-64k') ? 65515 : caps.has('side-band') ? 995 : 0;
+  const band = bandSize(caps);
   if (!band) return result(RECEIVE_PACK, 'result', status);
   const talk = caps.has('quiet') && messages.every((m) => !m.startsWith('refused')) ? [] : messages;
   return result(RECEIVE_PACK, 'result', [

@@ -49,11 +49,12 @@ async function objectCount(dir: string): Promise<number> {
 }
 
 describe('an empty memory', () => {
-  it('clones as an empty repository and takes a first push onto main', async () => {
+  it("clones as an empty repository on main (protocol v2 says so, whatever the client's default branch) and takes a first push", async () => {
     const url = basicUrl(h.url, 'work', token);
-    const clone = await g.run('', ['clone', url, 'first']);
+    const clone = await g.run('', ['-c', 'init.defaultBranch=master', 'clone', url, 'first']);
     expect(clone.status).toBe(0);
     expect(clone.stderr).toMatch(/cloned an empty repository/);
+    expect((await g.ok('first', ['symbolic-ref', 'HEAD'])).trim()).toBe('refs/heads/main');
     g.write('first', 'ideas/today.md', '# Today\n\nTry the #mcp tools\n');
     g.write('first', 'README.md', '# Work\n');
     await g.ok('first', ['add', '-A']);
@@ -110,6 +111,18 @@ describe('clone, edit, push', () => {
     expect((await objectCount('a')) - before).toBe(4);
     expect(await g.ok('a', ['log', '-1', '--format=%s'])).toBe('Create projects/beta.md\n');
     await g.fsck('a');
+  });
+
+  it('speaks protocol v0 to a client that asks for it: clone and pull, only the new objects', async () => {
+    const v0 = ['-c', 'protocol.version=0'];
+    expect((await g.run('', [...v0, 'clone', '-q', basicUrl(h.url, 'work', token), 'v0'])).status).toBe(0);
+    await g.fsck('v0');
+    expect((await rest('PUT', '/notes/v0/note.md', '# v0\n')).status).toBe(200);
+    const before = await objectCount('v0');
+    expect((await g.run('v0', [...v0, '-c', 'fetch.unpackLimit=100000', 'pull', '-q'])).status).toBe(0);
+    expect((await objectCount('v0')) - before).toBe(4);
+    expect(await g.ok('v0', ['show', 'HEAD:v0/note.md'])).toBe('# v0\n');
+    await g.fsck('v0');
   });
 });
 
