@@ -5,7 +5,7 @@ import { bodyBytes } from './body';
 import type { MemoryCtx } from './context';
 import type { MemoryApiDeps } from './deps';
 import { ApiError } from './errors';
-import { FLUSH, pkt, PktError, readPackets, sideband, type Packet } from './pkt-line';
+import { pkt, PktError, readPackets, sideband, type Packet } from './pkt-line';
 
 /** What both protocol versions of the git remote share: bodies, framing, answers, the pack. */
 export const UPLOAD_PACK = 'git-upload-pack';

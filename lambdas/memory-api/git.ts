@@ -1,6 +1,5 @@
 import { MAIN_REF, type PushCommand } from '../memory';
-import { header } from '../shared/http/types';
-import type { MemoryCtx, MemoryRouteHandler } from './context';
+import type { MemoryRouteHandler } from './context';
 import { ApiError } from './errors';
 import { gitInfoRefsV2, gitUploadPackV2, wantsV2 } from './git-v2';
 import {

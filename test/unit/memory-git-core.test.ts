@@ -8,7 +8,7 @@ import { InMemoryBlobStore, InMemoryRevLock } from '../../lambdas/memory/adapter
 import { ImmutableCache } from '../../lambdas/memory/cache';
 import { CHAIN, childLineage, parseLineage, serializeLineage, type Lineage } from '../../lambdas/memory/lineage';
 import { applyDelta, objectId, PackError, readPack } from '../../lambdas/memory/pack';
-import { checkTree, parseCommit } from '../../lambdas/memory/push';
+import { checkTree, parseCommit } from '../../lambdas/memory/push-checks';
 import type { HeadMove, MoveOutcome } from '../../lambdas/memory/ports';
 import { MemoryService } from '../../lambdas/memory/service';
 import { detectRenames, similarity } from '../../lambdas/memory/tree-diff';
