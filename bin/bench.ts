@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { runCatalogBench } from './bench/catalog';
 import { runCrawlerBench } from './bench/crawler';
 import { runMemoryBench } from './bench/memory';
+import { runGitBench } from './bench/git';
 import { runMcpBench } from './bench/mcp';
 import { runLambdasBench } from './bench/lambdas';
 import { runSiteBench } from './bench/site';
@@ -17,6 +18,7 @@ const SECTIONS: Array<{ name: string; run: (log: (m: string) => void) => Promise
   { name: 'catalog', run: runCatalogBench },
   { name: 'crawler', run: runCrawlerBench },
   { name: 'memory', run: runMemoryBench },
+  { name: 'git', run: runGitBench },
   { name: 'mcp', run: runMcpBench },
   { name: 'lambdas', run: runLambdasBench },
   { name: 'site', run: runSiteBench },

@@ -15,6 +15,7 @@ import { CatalogData, type CatalogSearchDomainOptions } from './catalog-data';
 import { Edge } from './edge';
 import { OAuthFront } from './oauth-front';
 import { MemoryApi, type MemoryApiProps } from './memory-api';
+import { MemoryGit } from './memory-git';
 import { MemoryMcp, type MemoryMcpProps } from './memory-mcp';
 import { Site, type SiteProps } from './site';
 
@@ -121,6 +122,8 @@ export class CatalogStack extends Stack {
   readonly oauth: OAuthFront;
   /** The memory REST API (`/v1`): bucket, rev-lock table, function, routes. */
   readonly memory: MemoryApi;
+  /** The git remote (`/v1/memories/<name>.git`): a streaming function URL behind CloudFront. */
+  readonly memoryGit: MemoryGit;
   /** The MCP endpoint (`/mcp`): function, function URL. */
   readonly mcp: MemoryMcp;
   /** The site (`/`, `/servers`, …): render function, routes, CloudFront behaviours. */
@@ -220,6 +223,14 @@ export class CatalogStack extends Stack {
       encryptionKey: props.encryptionKey,
       logLevel: props.memoryApi?.logLevel ?? props.logLevel,
     });
+    // The git remote first: CloudFront takes the first behaviour that matches, and /v1/* matches too.
+    this.memoryGit = new MemoryGit(this, 'MemoryGit', {
+      memory: this.memory,
+      data: this.data,
+      auth: this.auth,
+      logLevel: props.memoryApi?.logLevel ?? props.logLevel,
+    });
+    this.memoryGit.addBehaviors(this.edge);
     this.edge.addApiBehavior('/v1/*', this.api.originDomainName);
 
     // The MCP endpoint: the same memory data, its own function behind a function URL at /mcp.

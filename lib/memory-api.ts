@@ -84,6 +84,8 @@ export class MemoryApi extends Construct {
   readonly routes: TableRoutes;
   /** `ANY /v1/{proxy+}` and `ANY /v1`: the `/v1` catch-all. */
   readonly catchAllRoutes: HttpRoute[];
+  /** The function's environment: the git remote's streaming function (`MemoryGit`) runs the same pipeline with it. */
+  readonly environment: Readonly<Record<string, string>>;
 
   constructor(scope: Construct, id: string, props: MemoryApiProps) {
     super(scope, id);
@@ -119,6 +121,22 @@ export class MemoryApi extends Construct {
     });
 
     const memorySize = props.memorySize ?? 1024;
+    this.environment = {
+      ...memoryDataEnvironment(this.table, this.bucket),
+      MEMORY_CACHE_MB: String(Math.max(16, Math.floor(memorySize / 4))),
+      ...memoryLimitsEnvironment(props),
+      MEMORY_RATE_LIMIT: String(props.rateLimit ?? 60),
+      MEMORY_RATE_WINDOW_SECONDS: String(props.rateWindowSeconds ?? 60),
+      MEMORY_EXPORT_INLINE_BYTES: String(props.exportInlineBytes ?? 4 * 1024 * 1024),
+      MEMORY_EXPORT_URL_SECONDS: String(props.exportUrlSeconds ?? 300),
+      // A clone answered here (API Gateway, buffered) must fit Lambda's 6 MB once base64-encoded;
+      // a larger one is told to use the streaming URL of the git remote (`MemoryGit`).
+      MEMORY_GIT_MAX_RESPONSE_BYTES: String(4 * 1024 * 1024),
+      RATE_LIMIT_TABLE: data.rateLimitTable.tableName,
+      CURSOR_SECRET_ARN: data.cursorKeysSecret.secretArn,
+      ORIGIN_VERIFY_SECRET_ARN: data.originVerifySecret.secretArn,
+      ...auth.verifierEnvironment(),
+    };
     ({ fn: this.fn, role: this.role } = appFunction(this, 'Function', {
       description: 'Memory REST API /v1 (routes of MEMORY_API plus the /v1 catch-all)',
       roleDescription: 'Memory REST API function: memory objects in S3, the rev lock, rate-limit buckets, token verification',
@@ -131,19 +149,7 @@ export class MemoryApi extends Construct {
       logRetention: props.logRetention,
       logLevel: props.logLevel,
       serviceName: 'memory',
-      environment: {
-        ...memoryDataEnvironment(this.table, this.bucket),
-        MEMORY_CACHE_MB: String(Math.max(16, Math.floor(memorySize / 4))),
-        ...memoryLimitsEnvironment(props),
-        MEMORY_RATE_LIMIT: String(props.rateLimit ?? 60),
-        MEMORY_RATE_WINDOW_SECONDS: String(props.rateWindowSeconds ?? 60),
-        MEMORY_EXPORT_INLINE_BYTES: String(props.exportInlineBytes ?? 4 * 1024 * 1024),
-        MEMORY_EXPORT_URL_SECONDS: String(props.exportUrlSeconds ?? 300),
-        RATE_LIMIT_TABLE: data.rateLimitTable.tableName,
-        CURSOR_SECRET_ARN: data.cursorKeysSecret.secretArn,
-        ORIGIN_VERIFY_SECRET_ARN: data.originVerifySecret.secretArn,
-        ...auth.verifierEnvironment(),
-      },
+      environment: { ...this.environment },
     }));
 
     // Least privilege: the memory data, one bucket policy per request on the rate limiter, token

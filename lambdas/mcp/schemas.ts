@@ -61,9 +61,31 @@ export const searchInput = strictObject({
     .describe('The nextCursor of the previous page, verbatim, to get the next page of the same search.'),
 });
 
-export const readInput = strictObject({ path: notePath });
+const revArg = string().regex(/^[0-9a-fA-F]{40}$/, 'must be a rev: a full commit sha of 40 hex characters');
+
+export const readInput = strictObject({
+  path: notePath,
+  rev: revArg
+    .optional()
+    .describe(
+      'Optional. Read the note as it was at this rev (the `rev` a write returned, or one from `history`), not as it is now. not_found when it did not exist there.',
+    ),
+  history: number()
+    .int('history must be an integer from 1 to 50')
+    .min(1, 'history must be an integer from 1 to 50')
+    .max(50, 'history must be an integer from 1 to 50')
+    .optional()
+    .describe(
+      'Optional. Also list the last N versions of this note (1-50), newest first, each with its rev: pass a rev back as `rev` to read that version; write it back with memory__write to restore it.',
+    ),
+});
 
 export const listInput = strictObject({
+  changedSince: revArg
+    .optional()
+    .describe(
+      "Optional. A rev (e.g. the `rev` of an earlier list or write): list only the notes added, changed, renamed or deleted since then, flat, each with `change`, to catch up with what other clients wrote. The result's `rev` is the next changedSince.",
+    ),
   folder: folderArg
     .optional()
     .describe('Folder to list; "@<vault>" lists a vault\'s root. Omit to list the default memory\'s root plus one "@<vault>/" folder per other vault.'),
@@ -83,11 +105,18 @@ const idempotencyKeyArg = string()
     'Optional. A unique value (e.g. a UUID) for this change: a retry with the same key and arguments returns the first result and changes nothing again. Remembered for a day.',
   );
 
+const expectedRevArg = revArg
+  .optional()
+  .describe(
+    "Optional. The rev this change was based on (from memory__read with history, a write result or memory__list): if the memory has changed since, nothing is written and the call fails with conflict, so another client's write is never overwritten unseen.",
+  );
+
 export const writeInput = strictObject({
   path: notePath,
   body: string().describe('The complete markdown body, without a front-matter (---) block; replaces the whole note.'),
   frontmatter: frontmatterArg.optional().describe('Front matter as a JSON object; replaces the whole map (omit for none).'),
   idempotencyKey: idempotencyKeyArg,
+  expectedRev: expectedRevArg,
 });
 
 export const EDIT_MODES = ['replace', 'append', 'str_replace'] as const;
@@ -105,11 +134,13 @@ export const editInput = strictObject({
     .describe('str_replace only: exact text of the body, whitespace included, that occurs exactly once.'),
   new_str: string().optional().describe('str_replace only: the replacement; omit to delete old_str.'),
   idempotencyKey: idempotencyKeyArg,
+  expectedRev: expectedRevArg,
 });
 
 export const deleteInput = strictObject({
   path: notePath.describe('Path of the note to delete (soft delete: it stays in the history and memory__read still shows it with deleted: true).'),
   idempotencyKey: idempotencyKeyArg,
+  expectedRev: expectedRevArg,
 });
 
 // Results ---------------------------------------------------------------------------------------
@@ -129,6 +160,17 @@ export const searchOutput = object({
   nextCursor: string().optional().describe('Pass as cursor for the next page; absent on the last page'),
 });
 
+const revOut = string().describe('A rev: the commit sha of a version of the memory');
+
+const version = object({
+  rev: revOut,
+  time: timestamp,
+  author: string().describe('Who made the change'),
+  message: string(),
+  change: zEnum(['added', 'modified', 'deleted', 'renamed']),
+  from: string().optional().describe('The path before a rename'),
+});
+
 export const readOutput = object({
   path: string(),
   title: string(),
@@ -137,9 +179,18 @@ export const readOutput = object({
   tags: array(string()),
   updated: timestamp,
   deleted: boolean().describe('True for a soft-deleted note: its last content is shown'),
+  rev: revOut.optional().describe('The rev this read is consistent with (the current one, or the `rev` asked for): the expectedRev of a write based on it'),
+  history: array(version).optional().describe('With the history argument: the versions of this note, newest first'),
 });
 
-export const listFileEntry = object({ type: literal('file'), path: string(), title: string(), updated: timestamp }).meta({ id: 'ListFileEntry' });
+export const listFileEntry = object({
+  type: literal('file'),
+  path: string(),
+  title: string(),
+  updated: timestamp,
+  change: zEnum(['added', 'modified', 'deleted', 'renamed']).optional().describe('With changedSince: how the note changed since that rev'),
+  from: string().optional().describe('With changedSince, for a rename: the path before'),
+}).meta({ id: 'ListFileEntry' });
 
 export type ListFileEntry = Infer<typeof listFileEntry>;
 export interface ListFolderEntry {
@@ -166,11 +217,16 @@ export const listOutput = object({
   entries: array(union([listFileEntry, listFolderEntry])),
   truncated: boolean().describe('True when the folder has more entries than the per-folder limit (the first ones are shown)'),
   files: number().int().min(0).describe('Notes inside the folder at any depth'),
+  rev: revOut.optional().describe("With changedSince: the memory's rev now, the changedSince of the next catch-up"),
 });
 
-export const writeOutput = object({ path: string(), updated: timestamp });
+export const writeOutput = object({
+  path: string(),
+  updated: timestamp,
+  rev: revOut.optional().describe('The rev after this change: the expectedRev of the next one'),
+});
 export const editOutput = writeOutput;
-export const deleteOutput = object({ path: string(), deleted: literal(true) });
+export const deleteOutput = object({ path: string(), deleted: literal(true), rev: revOut.optional().describe('The rev of the deleting commit') });
 
 /** The structured content of a failed call; every output schema admits it (see `toolJsonSchemas`). */
 export const errorOutput = object({

@@ -19,7 +19,7 @@ import {
   type ListEntryOut,
   type ListFolderEntry,
 } from './schemas';
-import { DEFAULT_MEMORY, defaultTarget, display, parseFolder, parseNotePath, vaultTarget, type Target } from './vault';
+import { DEFAULT_MEMORY, defaultTarget, display, parseFolder, parseNotePath, vaultTarget, type FolderTarget, type NoteTarget, type Target } from './vault';
 
 export { toolErrorResult, type McpTool, type ToolContext } from './define-tool';
 
@@ -63,14 +63,18 @@ const read = defineTool({
   description:
     'Read one note by its exact path (not a title or a query; use memory__search or memory__list to find paths). ' +
     'Returns the markdown body, the front matter as an object, tags and the last update time. ' +
-    'A note that was deleted is still returned, with its last content and deleted: true. "@<vault>/<path>" reads from a named vault.',
+    'A note that was deleted is still returned, with its last content and deleted: true. "@<vault>/<path>" reads from a named vault. ' +
+    'Earlier versions: pass history (e.g. 10) to list the versions of the note with their revs, then rev to read one of them; to restore it, memory__write its body and frontmatter back.',
   scope: 'memory:read',
   annotations: { readOnlyHint: true, openWorldHint: false },
   input: readInput,
   output: readOutput,
   async run(args, ctx) {
     const t = parseNotePath(args.path);
-    const note = await against(t, () => ctx.service.readNote(ctx.caller, t.memory, t.path, { includeDeleted: true }));
+    const note = await against(t, () =>
+      ctx.service.readNote(ctx.caller, t.memory, t.path, { includeDeleted: true, ...(args.rev !== undefined && { rev: args.rev }) }),
+    );
+    const history = args.history === undefined ? undefined : await against(t, () => versionsOf(ctx, t, args.history as number));
     return {
       path: t.display,
       title: note.title,
@@ -79,6 +83,8 @@ const read = defineTool({
       tags: note.tags,
       updated: note.updated,
       deleted: note.deleted,
+      rev: note.rev,
+      ...(history !== undefined && { history }),
     };
   },
 });
@@ -89,7 +95,8 @@ const list = defineTool({
   description:
     "Browse the memory as a tree: the folder's files (path, title, updated) and subfolders (with their recursive file count and, at depth 2, their children). " +
     'Without folder: the default memory\'s root plus one "@<vault>/" folder per named vault. At most 100 entries per folder are shown; ' +
-    'a folder flagged truncated has more and is not expanded, so list that folder on its own (or use memory__search). tags filters to notes carrying all of them.',
+    'a folder flagged truncated has more and is not expanded, so list that folder on its own (or use memory__search). tags filters to notes carrying all of them. ' +
+    "With changedSince (a rev): only the notes changed since then, flat, each with change (added, modified, renamed, deleted); the result's rev is the next changedSince.",
   scope: 'memory:read',
   annotations: { readOnlyHint: true, openWorldHint: false },
   input: listInput,
@@ -97,6 +104,8 @@ const list = defineTool({
   async run(args, ctx) {
     const depth = args.depth as 1 | 2;
     const max = ctx.config.listMaxEntries;
+    if (args.changedSince !== undefined)
+      return listChanges(ctx, args.folder === undefined ? { ...defaultTarget(), folder: '' } : parseFolder(args.folder), args.changedSince, args.tags);
     if (args.folder === undefined) return listEverything(ctx, depth, args.tags);
     const t = parseFolder(args.folder);
     const listing = await against(t, () =>
@@ -122,8 +131,8 @@ const write = defineTool({
     const t = parseNotePath(args.path);
     // The core validates front matter as JSON data (validateFrontMatter); the cast only names its type.
     const input = args.frontmatter === undefined ? { body: args.body } : { body: args.body, frontmatter: args.frontmatter as FrontMatter };
-    const out = await against(t, () => ctx.service.writeNote(ctx.caller, t.memory, t.path, input, { createMemory: true }));
-    return { path: t.display, updated: out.updated };
+    const out = await against(t, () => ctx.service.writeNote(ctx.caller, t.memory, t.path, input, { createMemory: true, ...expected(args.expectedRev) }));
+    return { path: t.display, updated: out.updated, rev: out.rev };
   },
 });
 
@@ -140,10 +149,10 @@ const edit = defineTool({
   output: editOutput,
   async run(args, ctx) {
     const t = parseNotePath(args.path);
-    const { path: _path, frontmatter, ...rest } = args;
+    const { path: _path, frontmatter, expectedRev, idempotencyKey: _key, ...rest } = args;
     const edit = frontmatter === undefined ? rest : { ...rest, frontmatter: frontmatter as FrontMatter };
-    const out = await against(t, () => ctx.service.editNote(ctx.caller, t.memory, t.path, edit));
-    return { path: t.display, updated: out.updated };
+    const out = await against(t, () => ctx.service.editNote(ctx.caller, t.memory, t.path, edit, expected(expectedRev)));
+    return { path: t.display, updated: out.updated, rev: out.rev };
   },
 });
 
@@ -159,8 +168,8 @@ const remove = defineTool({
   output: deleteOutput,
   async run(args, ctx) {
     const t = parseNotePath(args.path);
-    await against(t, () => ctx.service.deleteNote(ctx.caller, t.memory, t.path));
-    return { path: t.display, deleted: true as const };
+    const out = await against(t, () => ctx.service.deleteNote(ctx.caller, t.memory, t.path, expected(args.expectedRev)));
+    return { path: t.display, deleted: true as const, rev: out.rev };
   },
 });
 
@@ -169,6 +178,51 @@ export const TOOLS_BY_NAME: ReadonlyMap<string, McpTool> = new Map(TOOLS.map((t)
 
 // ------------------------------------------------------------------------------------------------
 // Helpers
+
+/** `expectedRev` as the core's write option (a stale one is CONFLICT: the tool error `conflict`). */
+const expected = (rev: string | undefined): { expectedRev?: string } => (rev === undefined ? {} : { expectedRev: rev });
+
+/**
+ * The last `n` versions of a note: its history (following renames), each entry with the change to
+ * the note itself, paths as the caller addresses them.
+ */
+async function versionsOf(ctx: ToolContext, t: NoteTarget, n: number) {
+  const page = await ctx.service.historyPage(ctx.caller, t.memory, { path: t.path, limit: n });
+  let current = t.path;
+  return page.commits.map((c) => {
+    const ch = c.changes.find((x) => x.path === current) ?? c.changes.find((x) => x.from === current) ?? { path: current, change: 'modified' as const };
+    const out = {
+      rev: c.rev,
+      time: c.time,
+      author: c.author.name,
+      message: c.message,
+      change: ch.change,
+      ...(ch.from !== undefined && { from: display(t, ch.from) }),
+    };
+    if (ch.change === 'renamed' && ch.from !== undefined) current = ch.from;
+    return out;
+  });
+}
+
+/** memory__list with changedSince: the notes changed since that rev in one memory, flat. */
+async function listChanges(ctx: ToolContext, t: FolderTarget, since: string, tags: readonly string[] | undefined): Promise<input<typeof listOutput>> {
+  const out = await against(t, () => ctx.service.changesSince(ctx.caller, t.memory, since, { folder: t.folder, tags }));
+  const max = ctx.service.limits.listMaxLimit;
+  return {
+    folder: display(t, normaliseFolder(t.folder)),
+    entries: out.changes.slice(0, max).map((c) => ({
+      type: 'file' as const,
+      path: display(t, c.path),
+      title: c.title,
+      updated: c.updated,
+      change: c.change,
+      ...(c.from !== undefined && { from: display(t, c.from) }),
+    })),
+    truncated: out.changes.length > max,
+    files: out.changes.length,
+    rev: out.rev,
+  };
+}
 
 function normaliseFolder(folder: string): string {
   const f = folder.trim();

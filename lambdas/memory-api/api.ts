@@ -11,12 +11,12 @@ import {
   type Problem,
   type RequestContext,
 } from '../shared/http/pipeline';
-import type { HttpResult } from '../shared/http/types';
+import type { HttpEvent, HttpResult } from '../shared/http/types';
 import type { RateDecision, RatePolicy } from '../shared/rate-limit/rate-limiter';
 import type { MemoryApiDeps } from './deps';
-import { ApiError, errorResult, forbidden, internalError, toApiError } from './errors';
+import { ApiError, errorResult, forbidden, gitErrorResult, internalError, toApiError } from './errors';
 import { MEMORY_HANDLERS, type MemoryCtx } from './endpoints';
-import { ALIAS_HEADERS, baseOperation, isAliasPath, MEMORY_API, MEMORY_FN, scopeOf } from './routes';
+import { ALIAS_HEADERS, baseOperation, isAliasPath, isGitOperation, MEMORY_API, MEMORY_FN, scopeOf } from './routes';
 import { idempotent } from './idempotency';
 
 /** What a browser may send and read (bearer, not cookies: `*` is safe). */
@@ -46,8 +46,22 @@ function callerOf(principal: Principal): Caller {
   return { account: principal.sub, grants: principal.memories, author: { name } };
 }
 
-/** The `/v1` envelope's wording of the pipeline's problems. */
-function memoryProblem(problem: Problem): HttpResult {
+/** git's requests under /v1 (for problems answered before a route is known, e.g. a 429). */
+const GIT_PATH = /^\/v1\/(memories|vaults)\/[^/]+\/(info\/refs|git-upload-pack|git-receive-pack)$/;
+
+/**
+ * The `/v1` envelope's wording of the pipeline's problems; on the git remote's paths, the same as
+ * one line of text (what git shows its user).
+ */
+function memoryProblem(problem: Problem, event: HttpEvent): HttpResult {
+  const result = jsonProblem(problem);
+  if (!GIT_PATH.test(event.rawPath ?? '')) return result;
+  const { error } = JSON.parse(result.body as string) as { error: { code: ApiError['code']; message: string } };
+  const { 'content-type': _type, ...headers } = result.headers;
+  return { ...gitErrorResult(new ApiError(error.code, error.message, headers)), statusCode: result.statusCode };
+}
+
+function jsonProblem(problem: Problem): HttpResult {
   switch (problem.kind) {
     case 'not_found':
       return errorResult(new ApiError('NOT_FOUND', 'No such endpoint'));
@@ -67,9 +81,9 @@ function memoryProblem(problem: Problem): HttpResult {
   }
 }
 
-/** Every write route (not GET) takes an `Idempotency-Key`. */
+/** Every write route (not GET) takes an `Idempotency-Key`; git's requests are git's own protocol and do not. */
 function idempotentWrites(ops: Record<string, Operation<MemoryApiDeps, Principal>>): Record<string, Operation<MemoryApiDeps, Principal>> {
-  const writes = new Set(MEMORY_API.routes.filter((r) => r.method !== 'GET').map((r) => r.operationId));
+  const writes = new Set(MEMORY_API.routes.filter((r) => r.method !== 'GET' && !isGitOperation(r.operationId)).map((r) => r.operationId));
   return Object.fromEntries(Object.entries(ops).map(([id, op]) => [id, writes.has(id) ? idempotent(op) : op]));
 }
 
@@ -93,7 +107,10 @@ export const MEMORY_POLICY: ApiPolicy<MemoryApiDeps, Principal> = {
       },
     ),
   ),
-  auth: { mode: 'required', verify: (deps, authorization) => deps.verifier.verify(authorization) },
+  auth: {
+    mode: 'required',
+    verify: (deps, authorization, route) => deps.verifier.verify(isGitOperation(route.operationId) ? bearerOf(authorization) : authorization),
+  },
   limit: {
     limiter: (deps) => deps.limiter,
     bucket: ({ event, deps }) => ({ key: `ip:${clientIp(event, deps.originSecret())}`, policy: memoryRatePolicy(deps) }),
@@ -101,7 +118,7 @@ export const MEMORY_POLICY: ApiPolicy<MemoryApiDeps, Principal> = {
     headers: (d, policy, deps) => rateLimitHeaders(d, policy, deps.config.rateWindowSeconds),
   },
   authorize: (ctx: RequestContext<MemoryApiDeps, Principal>) => {
-    const scope = scopeOf(ctx.route);
+    const scope = scopeOf(ctx.route, ctx.query);
     if (!ctx.principal || !hasScope(ctx.principal, scope)) throw forbidden(`This token lacks the ${scope} scope`);
   },
   preflight: (allowed) => ({
@@ -114,12 +131,13 @@ export const MEMORY_POLICY: ApiPolicy<MemoryApiDeps, Principal> = {
     body: '',
   }),
   problem: memoryProblem,
-  error: (err) => {
+  error: (err, at) => {
     let unexpected = false;
     const e = toApiError(err, () => {
       unexpected = true;
     });
-    return unexpected ? undefined : errorResult(e);
+    if (unexpected) return undefined;
+    return isGitOperation(at.operationId) ? gitErrorResult(e) : errorResult(e);
   },
   headers: (event) => ({
     'access-control-allow-origin': '*',
@@ -129,6 +147,21 @@ export const MEMORY_POLICY: ApiPolicy<MemoryApiDeps, Principal> = {
 };
 
 export const handleMemoryRequest = createPipeline(MEMORY_POLICY);
+
+/**
+ * The token of a git request: git sends credentials as HTTP Basic (the token is the password, any
+ * user name; or the user name when the password is empty) or, with `http.extraHeader`, as a bearer.
+ */
+export function bearerOf(authorization: string | undefined): string | undefined {
+  const m = /^\s*Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(authorization ?? '');
+  if (!m) return authorization;
+  const decoded = Buffer.from(m[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  const user = colon < 0 ? decoded : decoded.slice(0, colon);
+  const password = colon < 0 ? '' : decoded.slice(colon + 1);
+  const token = password || user;
+  return token ? `Bearer ${token}` : undefined;
+}
 
 /** The Lambda entry: a failed initialisation (a secret or table unreachable) is a 503 with Retry-After; the next request retries. */
 export function createMemoryApiHandler(getDeps: () => Promise<MemoryApiDeps>) {

@@ -31,6 +31,16 @@ export interface MemoryApiConfig {
   exportInlineBytes: number;
   /** Lifetime of the presigned URL of a large export (`MEMORY_EXPORT_URL_SECONDS`, 300). */
   exportUrlSeconds: number;
+  /**
+   * The git remote's limits. A push body (`MEMORY_GIT_MAX_PUSH_BYTES`, 4 MiB: Lambda takes at most 6 MB
+   * per request and a binary body travels base64, 4/3 larger); a fetch negotiation body
+   * (`MEMORY_GIT_MAX_REQUEST_BYTES`, 1 MiB); a clone or fetch answer (`MEMORY_GIT_MAX_RESPONSE_BYTES`,
+   * 190 MiB, under the 200 MB of a streamed response; the buffered function behind API Gateway is
+   * given 4 MiB by CDK, and a larger clone there is told to use the streaming URL).
+   */
+  gitMaxPushBytes: number;
+  gitMaxRequestBytes: number;
+  gitMaxResponseBytes: number;
   /** Cursor keys: a JSON file locally, a Secrets Manager secret in AWS. */
   cursorKeysFile?: string;
   cursorSecretArn?: string;
@@ -53,6 +63,9 @@ export function loadMemoryApiConfig(env: Env = process.env): MemoryApiConfig {
     maxRequestBytes: envNumber(env, 'MEMORY_MAX_REQUEST_BYTES', 2 * memory.limits.maxNoteBytes + 64 * 1024, { positive: true }),
     exportInlineBytes: envNumber(env, 'MEMORY_EXPORT_INLINE_BYTES', 4 * 1024 * 1024, { positive: true }),
     exportUrlSeconds: envNumber(env, 'MEMORY_EXPORT_URL_SECONDS', 300, { positive: true }),
+    gitMaxPushBytes: envNumber(env, 'MEMORY_GIT_MAX_PUSH_BYTES', 4 * 1024 * 1024, { positive: true }),
+    gitMaxRequestBytes: envNumber(env, 'MEMORY_GIT_MAX_REQUEST_BYTES', 1024 * 1024, { positive: true }),
+    gitMaxResponseBytes: envNumber(env, 'MEMORY_GIT_MAX_RESPONSE_BYTES', 190 * 1024 * 1024, { positive: true }),
     cursorKeysFile: envString(env, 'CURSOR_KEYS_FILE'),
     cursorSecretArn: envString(env, 'CURSOR_SECRET_ARN'),
     originVerifySecret: envString(env, 'ORIGIN_VERIFY_SECRET'),

@@ -1,25 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import type { Caller, FrontMatter, ListSort, ListType, Memory, Note, NoteInput } from '../memory';
+import type { FrontMatter, ListSort, ListType, Memory, Note, NoteInput } from '../memory';
 import { validateQuery } from '../shared/http/query';
-import { header, json, type HandlerResponse, type HttpEvent } from '../shared/http/types';
+import { header, json, type HandlerResponse } from '../shared/http/types';
 import { bodyBytes, isJson, isMarkdown, jsonBody, mediaType, parseJson, utf8Text, validate } from './body';
 import { EXPORT_PREFIX } from './config';
+import type { MemoryCtx, MemoryRouteHandler } from './context';
 import type { MemoryApiDeps } from './deps';
 import { badRequest } from './errors';
 import { ifMatchOption } from './if-match';
-import { CreateMemoryBody, ListNotesQuery, PatchNoteBody, PutNoteBody, RestoreBody, SearchQuery, type MemoryOut } from './schemas';
+import { gitInfoRefs, gitReceivePack, gitUploadPack } from './git';
+import { CreateMemoryBody, ListNotesQuery, PatchNoteBody, PutNoteBody, ReadNoteQuery, RestoreBody, SearchQuery, type MemoryOut } from './schemas';
+import { diff, history, move } from './versions';
 
-/** What a `/v1` handler sees: the request, its decoded path parameters, the verified caller. */
-export interface MemoryCtx {
-  event: HttpEvent;
-  query: Map<string, string[]>;
-  /** Decoded exactly once (by API Gateway, or by the local server's matcher). */
-  params: Record<string, string>;
-  caller: Caller;
-  requestId: string;
-}
-
-export type MemoryRouteHandler = (ctx: MemoryCtx, deps: MemoryApiDeps) => Promise<HandlerResponse>;
+export type { MemoryCtx, MemoryRouteHandler } from './context';
 
 // Handlers are thin: parse, call the core, shape the response. Validation rules live in the core.
 
@@ -71,9 +64,10 @@ export const retireMemory: MemoryRouteHandler = async (ctx, deps) => {
 export const restore: MemoryRouteHandler = async (ctx, deps) => {
   const body = jsonBody(ctx.event, RestoreBody, deps.config.maxRequestBytes, { required: false });
   if (body.path !== undefined) {
-    const out = await deps.service.restoreNote(ctx.caller, p(ctx, 'memory'), body.path, ifMatch(ctx));
+    const out = await deps.service.restoreNote(ctx.caller, p(ctx, 'memory'), body.path, { ...ifMatch(ctx), ...(body.rev !== undefined && { rev: body.rev }) });
     return json({ path: out.path, rev: out.rev, updated: out.updated });
   }
+  if (body.rev !== undefined) throw badRequest('rev restores a note: give path too');
   // Retiring and restoring never move the head, so there is nothing If-Match could protect; a
   // malformed value is still refused like on every write.
   ifMatch(ctx);
@@ -142,11 +136,12 @@ const noteOut = (n: Note) => ({
 });
 
 export const readNote: MemoryRouteHandler = async (ctx, deps) => {
-  const note = await deps.service.readNote(ctx.caller, p(ctx, 'memory'), p(ctx, 'path'));
-  const headers = { ...etag(note.rev), vary: 'Accept' };
-  if (wantsMarkdown(header(ctx.event, 'accept'))) {
-    return { kind: 'text', body: note.markdown, contentType: 'text/markdown; charset=utf-8', headers: { ...headers, 'cache-control': 'no-store' } };
-  }
+  const { rev } = validateQuery(ReadNoteQuery, { multi: [] }, ctx.query);
+  const note = await deps.service.readNote(ctx.caller, p(ctx, 'memory'), p(ctx, 'path'), rev === undefined ? {} : { rev });
+  // A note at a given rev never changes: a private cache may keep it.
+  const caching = rev === undefined ? 'no-store' : 'private, max-age=31536000, immutable';
+  const headers = { ...etag(note.rev), vary: 'Accept', 'cache-control': caching };
+  if (wantsMarkdown(header(ctx.event, 'accept'))) return { kind: 'text', body: note.markdown, contentType: 'text/markdown; charset=utf-8', headers };
   return json(noteOut(note), headers);
 };
 
@@ -232,4 +227,10 @@ export const MEMORY_HANDLERS: Record<string, MemoryRouteHandler> = {
   deleteNote,
   searchNotes,
   exportMemory,
+  history,
+  diff,
+  move,
+  gitInfoRefs,
+  gitUploadPack,
+  gitReceivePack,
 };

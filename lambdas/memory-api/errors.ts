@@ -90,3 +90,20 @@ export function errorResult(err: ApiError): HttpResult {
     body: JSON.stringify({ error: { code: err.code, message: err.message } }),
   };
 }
+
+/** The `WWW-Authenticate` of the git remote: git asks for credentials (and curl sends them) only after a Basic challenge. */
+export const GIT_CHALLENGE = 'Basic realm="memory", charset="UTF-8"';
+
+/**
+ * An error of the git remote. git shows a `text/plain` error body to its user (`remote: …`) and
+ * ignores JSON, so the same code and message go as one line of text; a 401 challenges for Basic.
+ */
+export function gitErrorResult(err: ApiError): HttpResult {
+  const headers = { ...err.headers };
+  if (err.status === 401) headers['www-authenticate'] = GIT_CHALLENGE;
+  return {
+    statusCode: err.status,
+    headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store', ...headers },
+    body: `${err.code}: ${err.message}\n`,
+  };
+}

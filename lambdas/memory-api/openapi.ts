@@ -63,7 +63,7 @@ const OPS: Record<string, Op> = {
   restore: {
     summary: 'Restore a retired memory, or a soft-deleted note',
     description:
-      'Without a body: the retired memory comes back with its full history (the per-account ceiling applies). With `{ "path" }`: the deleted note comes back with its last content as a new commit (409 when a note lives at the path again).',
+      'Without a body: the retired memory comes back with its full history (the per-account ceiling applies). With `{ "path" }`: the deleted note comes back with its last content as a new commit (409 when a note lives at the path again). With `{ "path", "rev" }`: the note as it was at that rev, as one new commit, whatever it is now (404 when it did not exist there; 404 for a rev outside the history).',
     params: S.MemoryParams,
     body: { schema: S.RestoreBody, required: false },
     ok: { status: 200, description: 'The restored memory, or the note write', schema: S.MemorySchema.or(S.WriteResultSchema) },
@@ -79,8 +79,10 @@ const OPS: Record<string, Op> = {
   },
   readNote: {
     summary: 'Read a note',
-    description: "JSON by default; `Accept: text/markdown` returns the file exactly as stored. `ETag` is the memory's rev.",
+    description:
+      "JSON by default; `Accept: text/markdown` returns the file exactly as stored. `ETag` is the memory's rev. With `?rev=`, the note as it was at that rev (`ETag` is that rev; 404 when it did not exist there or the rev is not in this memory's history).",
     params: S.NoteParams,
+    query: S.ReadNoteQuery,
     ok: { status: 200, description: 'The note', schema: S.NoteSchema, etag: true, content: 'text/markdown' },
     errors: read,
   },
@@ -123,6 +125,56 @@ const OPS: Record<string, Op> = {
     ok: { status: 200, description: 'The bundle', content: 'application/x-git-bundle' },
     errors: read,
     redirect: true,
+  },
+  history: {
+    summary: 'History: commits newest first, each with the notes it changed',
+    description:
+      'Along first parents (`git log --first-parent`: one entry per write or pushed commit; a pushed merge is one entry). With `path`, only the commits that touched that note, following renames and moves (`git log --follow`); such a page examines at most 1,000 commits and may end short with a `nextCursor` that continues the scan. 404 for a path that never existed in the whole history.',
+    params: S.MemoryParams,
+    query: S.HistoryQuery,
+    ok: { status: 200, description: 'A page of commits', schema: S.HistorySchema, etag: true },
+    errors: read,
+  },
+  diff: {
+    summary: 'Diff between two revs',
+    description:
+      'A unified diff (`text/x-diff`, what `git diff` writes and `git apply` takes) by default; with `Accept: application/json`, per-note hunks. `to` defaults to the current rev, `from` to the first parent of `to`. Larger than 4 MiB of diff: 400 (narrow it with `path` or closer revs).',
+    params: S.MemoryParams,
+    query: S.DiffQuery,
+    ok: { status: 200, description: 'The diff', schema: S.DiffSchema, content: 'text/x-diff' },
+    errors: read,
+  },
+  move: {
+    summary: 'Move (rename) a note',
+    description:
+      'One commit that git sees as a rename (`git log --follow` works). With `updateLinks: true`, `[[wikilinks]]` and relative markdown links to the note are rewritten in every note in the same commit, listed in `linksUpdated`. 404 when `from` is not a note, 409 when `to` is one (or If-Match is stale).',
+    params: S.MemoryParams,
+    body: { schema: S.MoveBody, required: true },
+    ok: { status: 200, description: 'The move', schema: S.MoveResultSchema },
+    errors: write,
+  },
+  gitInfoRefs: {
+    summary: 'git smart HTTP: ref advertisement',
+    description:
+      'The git remote `/v1/memories/{memory}.git` (the `.git` is optional): `git clone`, `git pull`, `git push`. `?service=git-upload-pack` (needs memory:read) or `?service=git-receive-pack` (memory:write). The token goes to git as the HTTP Basic password (any user name) or with `http.extraHeader`; a 401 challenges for Basic. Errors of the git routes are one line of `text/plain` (`CODE: message`), which git shows its user.',
+    params: S.MemoryParams,
+    ok: { status: 200, description: 'pkt-line advertisement', content: 'application/x-git-upload-pack-advertisement' },
+    errors: read,
+  },
+  gitUploadPack: {
+    summary: 'git smart HTTP: fetch and clone (negotiation and pack)',
+    description: 'Needs memory:read. Stateless RPC, multi_ack_detailed, side-band-64k; only what the client lacks travels.',
+    params: S.MemoryParams,
+    ok: { status: 200, description: 'ACK/NAK and the pack', content: 'application/x-git-upload-pack-result' },
+    errors: read,
+  },
+  gitReceivePack: {
+    summary: 'git smart HTTP: push',
+    description:
+      'Needs memory:write. Fast-forward onto the current rev of `main` only, through the rev lock; every pushed note passes the rules of a REST write. Refusals are git report-status lines with their reasons on the side band. Push bodies up to 4 MiB.',
+    params: S.MemoryParams,
+    ok: { status: 200, description: 'report-status', content: 'application/x-git-receive-pack-result' },
+    errors: write,
   },
 };
 

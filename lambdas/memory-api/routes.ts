@@ -41,7 +41,21 @@ export const MEMORY_ROUTES: readonly RouteDef[] = [
   route('DELETE', '/{memory}/notes/{path+}', 'deleteNote'),
   route('GET', '/{memory}/search', 'searchNotes'),
   route('GET', '/{memory}/export', 'exportMemory'),
+  route('GET', '/{memory}/history', 'history'),
+  route('GET', '/{memory}/diff', 'diff'),
+  route('POST', '/{memory}/move', 'move'),
+  // The git remote (`/v1/memories/<name>.git`, smart HTTP): `{memory}` is the name with or without `.git`.
+  route('GET', '/{memory}/info/refs', 'gitInfoRefs'),
+  route('POST', '/{memory}/git-upload-pack', 'gitUploadPack'),
+  route('POST', '/{memory}/git-receive-pack', 'gitReceivePack'),
 ];
+
+/** The operations of git's smart HTTP protocol: text errors, HTTP Basic accepted, no Idempotency-Key. */
+export const GIT_OPERATIONS: ReadonlySet<string> = new Set(['gitInfoRefs', 'gitUploadPack', 'gitReceivePack']);
+
+/** Whether an operation (of either prefix) is a git one. */
+export const isGitOperation = (operationId: string | undefined): boolean =>
+  operationId !== undefined && GIT_OPERATIONS.has(operationId.endsWith(ALIAS_SUFFIX) ? operationId.slice(0, -ALIAS_SUFFIX.length) : operationId);
 
 /** The same routes under the deprecated `/v1/vaults` prefix. */
 export const VAULT_ALIAS_ROUTES: readonly RouteDef[] = MEMORY_ROUTES.map((r) => ({
@@ -61,7 +75,15 @@ export function baseOperation(r: RouteDef): string {
   return r.operationId.endsWith(ALIAS_SUFFIX) ? r.operationId.slice(0, -ALIAS_SUFFIX.length) : r.operationId;
 }
 
-export function scopeOf(r: RouteDef): OperationScope {
+/**
+ * Reads need `memory:read`, writes `memory:write`. git's requests are read or write by service, not
+ * by verb: a clone POSTs to git-upload-pack (a read), and `info/refs` advertises for a push
+ * (`?service=git-receive-pack`, which needs write: a read-only token learns at once it cannot push).
+ */
+export function scopeOf(r: RouteDef, query?: Map<string, string[]>): OperationScope {
+  const op = baseOperation(r);
+  if (op === 'gitUploadPack') return 'memory:read';
+  if (op === 'gitInfoRefs') return query?.get('service')?.[0] === 'git-receive-pack' ? 'memory:write' : 'memory:read';
   return r.method === 'GET' ? 'memory:read' : 'memory:write';
 }
 

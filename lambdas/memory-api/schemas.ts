@@ -132,14 +132,51 @@ export const PatchNoteBody = z
   })
   .openapi('PatchNoteRequest');
 
+const revParam = (description: string) =>
+  z
+    .string()
+    .optional()
+    .openapi({ description: `${description} A full commit sha (40 hex characters) of this memory's history.`, example: 'a'.repeat(40) });
+
 export const RestoreBody = z
   .object({
     path: z
       .string({ error: 'must be a string' })
       .optional()
       .openapi({ description: 'A soft-deleted note to bring back; without it the retired memory itself is restored.' }),
+    rev: z.string({ error: 'must be a string' }).optional().openapi({
+      description:
+        'With `path`: bring the note back as it was at this rev (a commit of the history), as one new commit, whatever it is now (404 when it did not exist there).',
+    }),
   })
   .openapi('RestoreRequest');
+
+export const ReadNoteQuery = z.object({
+  rev: revParam('Read the note as it was at this rev (404 when it did not exist there).'),
+});
+
+export const HistoryQuery = z.object({
+  path: z.string().optional().openapi({ description: 'Only the commits that touched this note, following it through renames and moves.' }),
+  limit: intParam(1, DEFAULT_LIMITS.historyMaxLimit, DEFAULT_LIMITS.historyDefaultLimit, 'Commits per page.'),
+  cursor: z.string().optional().openapi({ description: 'Opaque cursor from `nextCursor`; bound to the memory and the path.' }),
+});
+
+export const DiffQuery = z.object({
+  from: revParam('The older side; default the first parent of `to` (the changes of that one commit).'),
+  to: revParam('The newer side; default the current rev.'),
+  path: z.string().optional().openapi({ description: 'Only this note (under either of its names, for a rename).' }),
+});
+
+export const MoveBody = z
+  .object({
+    from: z.string({ error: 'is required and must be a string' }).openapi({ example: 'inbox/idea.md' }),
+    to: z.string({ error: 'is required and must be a string' }).openapi({ example: 'projects/alpha/idea.md' }),
+    updateLinks: z.boolean({ error: 'must be a boolean' }).optional().openapi({
+      description:
+        'Rewrite `[[wikilinks]]` (by path, unique file name or title) and relative markdown links to the note in every note, in the same commit. Default false.',
+    }),
+  })
+  .openapi('MoveRequest');
 
 // ---------- responses ----------
 
@@ -216,6 +253,62 @@ export const SearchPageSchema = z.strictObject({ results: z.array(SearchHitSchem
 export const ExportRedirectSchema = z
   .strictObject({ url: z.string().openapi({ format: 'uri' }), expiresAt: iso })
   .openapi('ExportRedirect', { description: 'Body of the 302 of a large export; `Location` carries the same URL.' });
+
+const change = z.enum(['added', 'modified', 'deleted', 'renamed']);
+
+export const HistoryEntrySchema = z
+  .strictObject({
+    rev: sha,
+    parents: z.array(sha),
+    time: iso.openapi({ description: "The commit's committer time (a write's own time)." }),
+    author: z
+      .strictObject({ name: z.string(), sub: z.string().openapi({ description: 'The account whose token landed the commit.' }) })
+      .openapi({ description: 'The git author name (`sub (client)` for writes through the API; as committed for pushed commits).' }),
+    message: z.string(),
+    changes: z.array(z.strictObject({ path: z.string(), change, from: z.string().optional().openapi({ description: 'The path before a rename.' }) })),
+    moreChanges: z.number().int().optional().openapi({ description: 'Changes beyond the per-commit cap (1,000), counted but not listed.' }),
+  })
+  .openapi('HistoryEntry');
+
+export const HistorySchema = z
+  .strictObject({ commits: z.array(HistoryEntrySchema), nextCursor: z.string().optional() })
+  .openapi('History', { description: 'Newest first, along first parents (`git log --first-parent`).' });
+
+export const DiffHunkSchema = z
+  .strictObject({
+    oldStart: z.number().int(),
+    oldLines: z.number().int(),
+    newStart: z.number().int(),
+    newLines: z.number().int(),
+    lines: z.array(z.string()).openapi({ description: "Unified-diff lines: ' ' context, '-' removed, '+' added, '\\' no newline at end of file." }),
+  })
+  .openapi('DiffHunk');
+
+export const FileDiffSchema = z
+  .strictObject({
+    path: z.string(),
+    change,
+    from: z.string().optional(),
+    oldBlob: sha.optional(),
+    newBlob: sha.optional(),
+    similarity: z.number().int().optional().openapi({ description: 'Renames: percent alike (100: same content).' }),
+    hunks: z.array(DiffHunkSchema),
+  })
+  .openapi('FileDiff');
+
+export const DiffSchema = z
+  .strictObject({ from: sha.nullable().openapi({ description: 'Null when `to` is the first commit.' }), to: sha, files: z.array(FileDiffSchema) })
+  .openapi('Diff');
+
+export const MoveResultSchema = z
+  .strictObject({
+    from: z.string(),
+    to: z.string(),
+    rev: sha,
+    updated: iso,
+    linksUpdated: z.array(z.string()).openapi({ description: 'Notes whose links were rewritten in the same commit.' }),
+  })
+  .openapi('MoveResult');
 
 export const ErrorSchema = z
   .strictObject({ error: z.strictObject({ code: z.enum(V1_ERROR_CODES as [string, ...string[]]), message: z.string() }) })

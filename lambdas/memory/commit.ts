@@ -4,6 +4,7 @@ import { checkExpectedRev } from './content';
 import { MemoryError, staleRev } from './errors';
 import type { GitOverlay } from './git-overlay';
 import { isoSeconds, type IndexStore } from './index-store';
+import { childLineage, type Lineages } from './lineage';
 import type { NoteMeta } from './markdown';
 import { memoryNotFound, type Memories } from './memories';
 import { fileEntry, indexStats, rebuildTrees, type FileEntry, type NoteIndex } from './note-index';
@@ -23,8 +24,14 @@ export interface Put {
   meta: NoteMeta;
 }
 
-/** A write's change as planned against one head; `noop` makes no commit. */
-export type Plan = { kind: 'noop'; updated: string } | { kind: 'put'; puts: Put[]; message: string } | { kind: 'remove'; path: string; message: string };
+/**
+ * A write's change as planned against one head; `noop` makes no commit. `movedAway` (a move) takes
+ * paths out of the tree without leaving a tombstone: the note lives on under another path.
+ */
+export type Plan =
+  | { kind: 'noop'; updated: string }
+  | { kind: 'put'; puts: Put[]; movedAway?: string[]; message: string }
+  | { kind: 'remove'; path: string; message: string };
 
 /** What a plan is made against: the rev item, its head's index (null before the first write), the objects. */
 export interface Base {
@@ -44,6 +51,7 @@ export interface CommitDeps {
   lock: RevLock;
   blobs: BlobStore;
   indexes: IndexStore;
+  lineages: Lineages;
   memories: Memories;
   limits: MemoryLimits;
   clock: () => Date;
@@ -98,16 +106,24 @@ export class CommitLoop {
     if (rec?.state !== 'active') throw memoryNotFound(name);
     if (expected !== undefined && rec.head !== expected) throw staleRev(rec.name, rec);
     for (let attempt = 1; ; attempt++) {
-      const index = rec.head ? await this.deps.indexes.load(rec, rec.head) : null;
       const git = this.deps.git(rec);
+      const head = rec.head;
+      // The parent's index and lineage in parallel: one round trip when cold.
+      const [index, parent] = await Promise.all([
+        head ? this.deps.indexes.load(rec, head) : null,
+        head ? this.deps.lineages.ensure(rec, git, head) : undefined,
+      ]);
+      if (head && !parent) throw new Error(`the head ${head} of memory ${rec.name} is not a commit in storage`);
       const step = await plan({ rec, index, git });
       if (step.kind === 'noop') return { path, rev: rec.head as string, updated: step.updated, changed: false };
 
       const { sha, time, built } = await this.build(caller, rec, index, git, step);
-      // One wave: every new object and the index, in parallel; only then may the head move.
-      await this.deps.blobs.putMany(rec.id, [...git.pending(), ...this.deps.indexes.items(built)]);
+      const lineages = [...(parent?.created ?? []), childLineage(sha, parent ? [parent.lineage] : [])];
+      // One wave: every new object, the index and the lineage, in parallel; only then may the head move.
+      await this.deps.blobs.putMany(rec.id, [...git.pending(), ...this.deps.indexes.items(built), ...this.deps.lineages.items(lineages)]);
       git.persisted();
       this.deps.indexes.remember(rec, built);
+      this.deps.lineages.remember(rec, lineages);
 
       const writer = randomUUID();
       const moved = await lock.moveHead(rec.account, rec.name, rec.head, { head: sha, updated: time, writer, ...indexStats(built) });
@@ -135,7 +151,7 @@ export class CommitLoop {
     const seconds = Math.floor(this.deps.clock().getTime() / 1000);
     const time = isoSeconds(seconds);
     const next = this.nextIndex(index, step, time);
-    const changed = step.kind === 'put' ? step.puts.map((p) => p.path) : [step.path];
+    const changed = step.kind === 'put' ? [...step.puts.map((p) => p.path), ...(step.movedAway ?? [])] : [step.path];
     const { trees, root } = await rebuildTrees(git, next.files, index?.trees ?? new Map(), changed);
     const who = author(caller, seconds);
     const sha = await git.writeCommit({ message: `${step.message}\n`, tree: root, parent: rec.head ? [rec.head] : [], author: who, committer: who });
@@ -146,6 +162,7 @@ export class CommitLoop {
     const files = new Map(index?.files ?? []);
     const tombstones = new Map(index?.tombstones ?? []);
     if (step.kind === 'put') {
+      for (const p of step.movedAway ?? []) files.delete(p);
       for (const p of step.puts) {
         files.set(p.path, fileEntry(p.blob, p.meta, time));
         tombstones.delete(p.path);

@@ -36,6 +36,19 @@ export interface MemoryLimits {
   maxImportNotes: number;
   /** Tombstones kept in the index (older deletions stay recoverable through git history). */
   maxTombstones: number;
+  /** History page size: default and maximum. */
+  historyDefaultLimit: number;
+  historyMaxLimit: number;
+  /** Commits one history request with `path` examines at most; past them the page ends with a cursor. */
+  historyScanCommits: number;
+  /** Changes listed per history entry (a large import lists the first ones and counts the rest). */
+  historyMaxChanges: number;
+  /** Largest diff answered, in bytes of diff text (larger: 400, narrow it with `path` or closer revs). */
+  maxDiffBytes: number;
+  /** Commits one push may bring. */
+  maxPushCommits: number;
+  /** Objects one push may bring (commits, trees and notes). */
+  maxPushObjects: number;
 }
 
 export const DEFAULT_LIMITS: MemoryLimits = {
@@ -55,6 +68,13 @@ export const DEFAULT_LIMITS: MemoryLimits = {
   maxWriteAttempts: 100,
   maxTombstones: 5000,
   maxImportNotes: 5000,
+  historyDefaultLimit: 20,
+  historyMaxLimit: 100,
+  historyScanCommits: 1000,
+  historyMaxChanges: 1000,
+  maxDiffBytes: 4 * 1024 * 1024,
+  maxPushCommits: 10_000,
+  maxPushObjects: 100_000,
 };
 
 export interface MemoryConfig extends ClientOptions {
@@ -85,6 +105,13 @@ export const LIMIT_VARIABLES: Readonly<Record<keyof MemoryLimits, string>> = {
   maxWriteAttempts: 'MEMORY_MAX_WRITE_ATTEMPTS',
   maxImportNotes: 'MEMORY_MAX_IMPORT_NOTES',
   maxTombstones: 'MEMORY_MAX_TOMBSTONES',
+  historyDefaultLimit: 'MEMORY_HISTORY_DEFAULT_LIMIT',
+  historyMaxLimit: 'MEMORY_HISTORY_MAX_LIMIT',
+  historyScanCommits: 'MEMORY_HISTORY_SCAN_COMMITS',
+  historyMaxChanges: 'MEMORY_HISTORY_MAX_CHANGES',
+  maxDiffBytes: 'MEMORY_MAX_DIFF_BYTES',
+  maxPushCommits: 'MEMORY_MAX_PUSH_COMMITS',
+  maxPushObjects: 'MEMORY_MAX_PUSH_OBJECTS',
 };
 
 /** Every limit from its variable, the default when unset; a page default above its maximum is refused. */
@@ -96,6 +123,7 @@ export function loadMemoryLimits(env: Env = process.env): MemoryLimits {
   for (const [def, max] of [
     ['listDefaultLimit', 'listMaxLimit'],
     ['searchDefaultLimit', 'searchMaxLimit'],
+    ['historyDefaultLimit', 'historyMaxLimit'],
   ] as const) {
     if (limits[def] > limits[max]) throw new Error(`${LIMIT_VARIABLES[def]} (${limits[def]}) must not exceed ${LIMIT_VARIABLES[max]} (${limits[max]})`);
   }

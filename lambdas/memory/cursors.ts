@@ -7,7 +7,7 @@ import type { MemoryRecord } from './ports';
  * purpose (the memory and the query), so later pages read the same snapshot and a cursor of another
  * query is refused. 24 bytes of payload keep every cursor under 200 characters whatever the query.
  */
-export type CursorKind = 'notes' | 'search';
+export type CursorKind = 'notes' | 'search' | 'history';
 
 export interface Position {
   /** The commit the pages are read at; null when the memory has no history. */

@@ -21,6 +21,7 @@ export type MemoryErrorReason =
   | 'memory_not_found'
   | 'note_not_found'
   | 'no_history'
+  | 'rev_not_found'
   | 'unexportable_history'
   | 'stale_rev'
   | 'ceiling'
@@ -66,7 +67,7 @@ export class MemoryError extends Error {
 export const badRequest = (reason: MemoryErrorReason, message: string, field?: string): MemoryError =>
   new MemoryError('BAD_REQUEST', reason, message, field === undefined ? {} : { field });
 
-export const notFound = (reason: 'memory_not_found' | 'note_not_found' | 'no_history', message: string): MemoryError =>
+export const notFound = (reason: 'memory_not_found' | 'note_not_found' | 'no_history' | 'rev_not_found', message: string): MemoryError =>
   new MemoryError('NOT_FOUND', reason, message);
 
 export const conflict = (reason: MemoryErrorReason, message: string): MemoryError => new MemoryError('CONFLICT', reason, message);

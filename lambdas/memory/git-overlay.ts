@@ -2,9 +2,11 @@ import {
   packObjects,
   readBlob,
   readCommit,
+  readObject,
   readTree,
   writeBlob,
   writeCommit,
+  writeObject,
   writeTree,
   type CommitObject,
   type PromiseFsClient,
@@ -48,6 +50,8 @@ function statOf(kind: 'dir' | 'file', size: number): Record<string, unknown> {
 
 /** Parallel object reads per request: search, exports and walks load many small immutable objects. */
 export const READ_CONCURRENCY = 32;
+
+export type GitObjectType = 'blob' | 'tree' | 'commit' | 'tag';
 
 export const objectCacheKey = (memoryId: string, sha: string): string => `o:${memoryId}:${sha}`;
 
@@ -132,6 +136,22 @@ export class GitOverlay {
     return (await this.raw(oid)) !== undefined;
   }
 
+  /** Whether the object exists (in this request, the cache or S3). */
+  has(oid: string): Promise<boolean> {
+    return this.prefetch(oid);
+  }
+
+  /** Any object's type and inflated content (without the loose-object header). */
+  async readObject(oid: string): Promise<{ type: GitObjectType; content: Uint8Array }> {
+    const out = await readObject({ fs: this.fs, gitdir: GITDIR, oid, format: 'content' });
+    return { type: out.type as GitObjectType, content: out.object as Uint8Array };
+  }
+
+  /** Stores an object given as type and content (e.g. one received in a pack); returns its id. */
+  writeObject(type: GitObjectType, content: Uint8Array): Promise<string> {
+    return writeObject({ fs: this.fs, gitdir: GITDIR, type, object: content, format: 'content' });
+  }
+
   async readText(oid: string): Promise<string> {
     const { blob } = await readBlob({ fs: this.fs, gitdir: GITDIR, oid });
     return Buffer.from(blob).toString('utf8');
@@ -168,9 +188,13 @@ export class GitOverlay {
     return [...this.written].map(([sha, body]) => ({ kind: 'object', sha, body }));
   }
 
-  /** After the wave succeeded: the written objects are in S3 now, so they join the shared cache. */
-  persisted(): void {
+  /**
+   * After the wave succeeded: the written objects are in S3 now, so they join the shared cache.
+   * With `only`, the others were not stored (a push's unreachable objects) and are forgotten.
+   */
+  persisted(only?: ReadonlySet<string>): void {
     for (const [sha, body] of this.written) {
+      if (only && !only.has(sha)) continue;
       this.cache.set(objectCacheKey(this.memoryId, sha), body, body.length + 64);
       this.loaded.set(sha, body);
     }

@@ -11,5 +11,7 @@ export { memoryTableDefinitions, type MemoryTableNames } from './tables';
 export { ImmutableCache } from './cache';
 export { countStorageCalls, type CallCounter, type CallCounts } from './call-counter';
 export { isValidMemoryName } from './paths';
+export { MAIN_REF, type PushCommand, type PushOutcome } from './push';
+export type { FetchPack } from './fetch';
 export type { FrontMatter, JsonValue } from './markdown';
 export type { FileListEntry, FolderEntry, ListEntry, ListSort, ListType, SearchHit } from './listing';

@@ -179,7 +179,7 @@ export function composeNote(frontmatter: FrontMatter, body: string): string {
 }
 
 /** Iterates the lines of markdown, telling whether each is inside a fenced code block (or is a fence). */
-function* linesWithFences(body: string): Generator<{ line: string; code: boolean }> {
+export function* linesWithFences(body: string): Generator<{ line: string; code: boolean }> {
   let fence: { char: string; len: number } | null = null;
   for (const raw of body.split('\n')) {
     const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
@@ -203,7 +203,7 @@ function* linesWithFences(body: string): Generator<{ line: string; code: boolean
  * at the next backtick run of the same length; a scan per run length keeps this linear on hostile
  * input (a backtracking pattern is quadratic on long runs of backticks).
  */
-function withoutCodeSpans(line: string): string {
+export function withoutCodeSpans(line: string): string {
   if (!line.includes('`')) return line;
   const runs = [...line.matchAll(/`+/g)].map((m) => ({ start: m.index as number, len: m[0].length }));
   const byLength = new Map<number, number[]>();

@@ -5,12 +5,15 @@
  * stack, in-memory for unit tests.
  */
 
-/** What a stored item is: a git loose object (deflated, as in `.git/objects`) or a commit's index. */
-export type BlobKind = 'object' | 'index';
+/**
+ * What a stored item is: a git loose object (deflated, as in `.git/objects`), a commit's index, or
+ * a commit's lineage (its parents, depths and first-parent ancestors: what history walks batch on).
+ */
+export type BlobKind = 'object' | 'index' | 'lineage';
 
 export interface BlobItem {
   kind: BlobKind;
-  /** The git object id, or for an index the commit it describes. */
+  /** The git object id, or for an index or a lineage the commit it describes. */
   sha: string;
   body: Uint8Array;
 }

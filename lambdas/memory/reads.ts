@@ -3,7 +3,9 @@ import { pageSize, tagArgs } from './content';
 import { cursorPurpose, type PageCursors } from './cursors';
 import { badRequest, notFound } from './errors';
 import type { GitOverlay } from './git-overlay';
+import { resolveRev } from './history';
 import type { IndexStore } from './index-store';
+import type { Lineages } from './lineage';
 import { compareHits, listEntries, type ListSort, type ListType } from './listing';
 import { parseNoteLenient } from './markdown';
 import type { Memories } from './memories';
@@ -20,6 +22,7 @@ export interface ReadsDeps {
   texts: NoteTexts;
   search: NoteSearch;
   cursors: PageCursors;
+  lineages: Lineages;
   limits: MemoryLimits;
   git: (rec: MemoryRecord) => GitOverlay;
   /** How the caller's transport restores a note (`path` given) or a memory. */
@@ -33,10 +36,14 @@ export interface ReadsDeps {
 export class NoteReads {
   constructor(private readonly deps: ReadsDeps) {}
 
-  async readNote(caller: Caller, rawName: string, rawPath: string, opts: { includeDeleted?: boolean } = {}): Promise<Note> {
+  async readNote(caller: Caller, rawName: string, rawPath: string, opts: { includeDeleted?: boolean; rev?: string } = {}): Promise<Note> {
     const name = this.deps.memories.access(caller, rawName);
     const path = validateNotePath(rawPath, this.deps.limits);
     const rec = await this.deps.memories.active(caller, name);
+    if (opts.rev !== undefined) {
+      const rev = await resolveRev(this.deps.lineages, rec, this.deps.git(rec), opts.rev);
+      return this.readAt(rec, rev, path, opts.includeDeleted === true);
+    }
     if (!rec.head) throw notFound('note_not_found', `note "${path}" does not exist`);
     return this.readAt(rec, rec.head, path, opts.includeDeleted === true);
   }

@@ -5,11 +5,16 @@ import { ImmutableCache } from './cache';
 import { CommitLoop } from './commit';
 import { DEFAULT_LIMITS, type MemoryLimits } from './config';
 import { PageCursors } from './cursors';
+import { MemoryDiffs } from './diffs';
+import { MemoryHistory } from './history';
 import { MemoryError, StorageError, unavailable } from './errors';
 import { Exports } from './exports';
+import { Fetches, type FetchPack } from './fetch';
 import { GitOverlay } from './git-overlay';
 import { StoredIndexes, type IndexStore } from './index-store';
+import { Lineages } from './lineage';
 import { Memories } from './memories';
+import { Pushes, type PushCommand, type PushOutcome } from './push';
 import { NoteReads } from './reads';
 import { ScanSearch, type NoteSearch } from './search';
 import { NoteTexts } from './texts';
@@ -17,7 +22,14 @@ import type { BlobStore, MemoryRecord, RevLock } from './ports';
 import type {
   BundleExport,
   Caller,
+  ChangesSince,
   DeleteResult,
+  DiffQuery,
+  DiffResult,
+  HistoryPage,
+  HistoryQuery,
+  MoveInput,
+  MoveResult,
   ListNotesQuery,
   Memory,
   Note,
@@ -77,6 +89,10 @@ export class MemoryService {
   private readonly reads: NoteReads;
   private readonly writes: NoteWrites;
   private readonly exports: Exports;
+  private readonly history: MemoryHistory;
+  private readonly diffs: MemoryDiffs;
+  private readonly pushes: Pushes;
+  private readonly fetches: Fetches;
 
   constructor(deps: MemoryServiceDeps) {
     const limits: MemoryLimits = { ...DEFAULT_LIMITS, ...deps.limits };
@@ -93,7 +109,18 @@ export class MemoryService {
       newId: deps.newId ?? (() => randomBytes(12).toString('hex')),
       restoreHint,
     });
-    const commits = new CommitLoop({ lock: deps.lock, blobs: deps.blobs, indexes, memories, limits, clock, backoff: deps.backoff ?? defaultBackoff, git });
+    const lineages = new Lineages(deps.blobs, cache);
+    const commits = new CommitLoop({
+      lock: deps.lock,
+      blobs: deps.blobs,
+      indexes,
+      lineages,
+      memories,
+      limits,
+      clock,
+      backoff: deps.backoff ?? defaultBackoff,
+      git,
+    });
     this.limits = limits;
     this.memories = memories;
     this.reads = new NoteReads({
@@ -103,10 +130,15 @@ export class MemoryService {
       texts,
       search: deps.search ?? new ScanSearch(texts, git),
       cursors: new PageCursors(deps.cursors),
+      lineages,
       limits,
       git,
     });
-    this.writes = new NoteWrites({ memories, commits, texts, limits, clock });
+    this.writes = new NoteWrites({ memories, commits, texts, indexes, lineages, limits, clock });
+    this.history = new MemoryHistory({ memories, lineages, texts, cursors: deps.cursors, limits, git });
+    this.diffs = new MemoryDiffs({ memories, lineages, indexes, texts, limits, git });
+    this.pushes = new Pushes({ lock: deps.lock, blobs: deps.blobs, indexes, lineages, memories, limits, git });
+    this.fetches = new Fetches({ memories, lineages, git });
     this.exports = new Exports({ memories, indexes, texts, git });
   }
 
@@ -135,9 +167,29 @@ export class MemoryService {
 
   // Notes: reads
 
-  /** A note at the head; with `includeDeleted`, a soft-deleted note's last content (`deleted: true`). */
-  readNote(caller: Caller, rawName: string, rawPath: string, opts: { includeDeleted?: boolean } = {}): Promise<Note> {
+  /**
+   * A note at the head, or with `rev` as it was at that rev (a commit of this memory's history); with
+   * `includeDeleted`, a soft-deleted note's last content (`deleted: true`).
+   */
+  readNote(caller: Caller, rawName: string, rawPath: string, opts: { includeDeleted?: boolean; rev?: string } = {}): Promise<Note> {
     return guard(() => this.reads.readNote(caller, rawName, rawPath, opts));
+  }
+
+  // History and versions
+
+  /** Commits newest first (first-parent line), each with its changes; with `path`, those that touched it. */
+  historyPage(caller: Caller, rawName: string, query: HistoryQuery = {}): Promise<HistoryPage> {
+    return guard(() => this.history.page(caller, rawName, query));
+  }
+
+  /** Line hunks between two revs (default: the head and its parent). */
+  diff(caller: Caller, rawName: string, query: DiffQuery = {}): Promise<DiffResult> {
+    return guard(() => this.diffs.diff(caller, rawName, query));
+  }
+
+  /** The notes changed between `since` and the head (so a client catches up with what others wrote). */
+  changesSince(caller: Caller, rawName: string, since: string, filter: { folder?: string; tags?: readonly string[] } = {}): Promise<ChangesSince> {
+    return guard(() => this.diffs.changesSince(caller, rawName, since, filter));
   }
 
   listNotes(caller: Caller, rawName: string, query: ListNotesQuery = {}): Promise<NoteListing> {
@@ -146,6 +198,28 @@ export class MemoryService {
 
   searchNotes(caller: Caller, rawName: string, query: SearchQuery): Promise<SearchPage> {
     return guard(() => this.reads.searchNotes(caller, rawName, query));
+  }
+
+  // Git (the smart HTTP remote of memory-api)
+
+  /** The head a git client is shown (null: an empty memory). */
+  gitHead(caller: Caller, rawName: string): Promise<{ name: string; head: string | null }> {
+    return guard(() => this.pushes.head(caller, rawName));
+  }
+
+  /** The client's `have`s this memory shares (negotiation of a fetch). */
+  gitCommon(caller: Caller, rawName: string, haves: readonly string[]): Promise<string[]> {
+    return guard(() => this.fetches.common(caller, rawName, haves));
+  }
+
+  /** The pack a fetch or clone receives. */
+  gitPack(caller: Caller, rawName: string, wants: readonly string[], haves: readonly string[]): Promise<FetchPack> {
+    return guard(() => this.fetches.pack(caller, rawName, wants, haves));
+  }
+
+  /** A push: checked as writes are, landed through the rev lock, or refused with git's reasons. */
+  gitPush(caller: Caller, rawName: string, command: PushCommand, pack: Uint8Array | undefined): Promise<PushOutcome> {
+    return guard(() => this.pushes.receive(caller, rawName, command, pack));
   }
 
   // Notes: writes
@@ -162,9 +236,17 @@ export class MemoryService {
     return guard(() => this.writes.deleteNote(caller, rawName, rawPath, opts));
   }
 
-  /** A soft-deleted note back with its last content, as a new commit (CONFLICT when a note lives there again). */
-  restoreNote(caller: Caller, rawName: string, rawPath: string, opts: WriteOptions = {}): Promise<WriteResult> {
+  /**
+   * A soft-deleted note back with its last content, as a new commit (CONFLICT when a note lives there
+   * again); with `rev`, the note as it was at that rev, whatever it is now.
+   */
+  restoreNote(caller: Caller, rawName: string, rawPath: string, opts: WriteOptions & { rev?: string } = {}): Promise<WriteResult> {
     return guard(() => this.writes.restoreNote(caller, rawName, rawPath, opts));
+  }
+
+  /** A note to another path in one commit (a rename to git); with `updateLinks`, the links to it too. */
+  moveNote(caller: Caller, rawName: string, input: MoveInput, opts: WriteOptions = {}): Promise<MoveResult> {
+    return guard(() => this.writes.moveNote(caller, rawName, input, opts));
   }
 
   /** Many notes (raw markdown each) as one commit; `path` of the result is the empty string. */

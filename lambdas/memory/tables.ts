@@ -14,6 +14,8 @@ import { tableDefinition, type TableDefinition, type TableSchema } from '../shar
  * immutable and may be referenced by history):
  *   m/<id>/objects/<sha[0..2]>/<sha[2..]>  a git loose object (zlib-deflated), as in `.git/objects`
  *   m/<id>/index/<commit sha>              the derived index of that commit (gzipped JSON)
+ *   m/<id>/lineage/<commit sha>            the commit's lineage (parents, depth, generation, first-parent
+ *                                          ancestors), derived and immutable like the index (`lineage.ts`)
  * `<id>` is the memory's random storage id from its rev-lock item, so a memory's objects can be
  * copied into `.git/objects` of any repository as they are (the documented recovery procedure).
  */
@@ -29,6 +31,6 @@ export function memoryTableDefinitions(names: MemoryTableNames): TableDefinition
   return [tableDefinition(names.memories, MEMORY_TABLE)];
 }
 
-export function objectKey(memoryId: string, kind: 'object' | 'index', sha: string): string {
-  return kind === 'object' ? `m/${memoryId}/objects/${sha.slice(0, 2)}/${sha.slice(2)}` : `m/${memoryId}/index/${sha}`;
+export function objectKey(memoryId: string, kind: 'object' | 'index' | 'lineage', sha: string): string {
+  return kind === 'object' ? `m/${memoryId}/objects/${sha.slice(0, 2)}/${sha.slice(2)}` : `m/${memoryId}/${kind}/${sha}`;
 }

@@ -127,3 +127,109 @@ export interface ZipExport {
   bytes: Uint8Array;
   memories: string[];
 }
+
+export type ChangeKind = 'added' | 'modified' | 'deleted' | 'renamed';
+
+export interface HistoryQuery {
+  /** Only the commits that touched this note (following renames). */
+  path?: string;
+  /** 1-100, default 20. */
+  limit?: number;
+  cursor?: string;
+}
+
+export interface HistoryChange {
+  path: string;
+  change: ChangeKind;
+  /** The path before a rename. */
+  from?: string;
+}
+
+export interface HistoryEntry {
+  rev: string;
+  parents: string[];
+  /** ISO 8601: the commit's committer time (a REST or MCP write's own time). */
+  time: string;
+  /** The git author's name; `sub` is the account the memory belongs to, whose token landed the commit. */
+  author: { name: string; sub: string };
+  message: string;
+  changes: HistoryChange[];
+  /** Changes beyond the per-entry cap, counted but not listed (a large import). */
+  moreChanges?: number;
+}
+
+export interface HistoryPage {
+  commits: HistoryEntry[];
+  nextCursor?: string;
+  /** The head the first page started from (null: no history). */
+  rev: string | null;
+}
+
+export interface DiffQuery {
+  /** Default: the first parent of `to` (the changes of that one commit). */
+  from?: string;
+  /** Default: the head. */
+  to?: string;
+  path?: string;
+}
+
+export interface DiffHunk {
+  oldStart: number;
+  oldLines: number;
+  newStart: number;
+  newLines: number;
+  /** Unified-diff lines: a leading ' ', '-' or '+' (and '\' for "No newline at end of file"). */
+  lines: string[];
+}
+
+export interface FileDiff {
+  path: string;
+  change: ChangeKind;
+  from?: string;
+  oldBlob?: string;
+  newBlob?: string;
+  /** Renames: percent alike (100: unchanged content). */
+  similarity?: number;
+  hunks: DiffHunk[];
+}
+
+export interface DiffResult {
+  /** Null when `to` is the first commit (its diff is against the empty tree). */
+  from: string | null;
+  to: string;
+  files: FileDiff[];
+}
+
+export interface ChangedNote {
+  path: string;
+  change: ChangeKind;
+  from?: string;
+  title: string;
+  /** ISO 8601 of the change (for a deletion, when it was deleted when known, else the head's time). */
+  updated: string;
+  tags: string[];
+}
+
+export interface ChangesSince {
+  since: string;
+  /** The head the changes lead up to: the next `changedSince`. */
+  rev: string;
+  changes: ChangedNote[];
+}
+
+export interface MoveInput {
+  from: string;
+  to: string;
+  /** Rewrite `[[wikilinks]]` and relative markdown links to the note in every note. */
+  updateLinks?: boolean;
+}
+
+export interface MoveResult {
+  from: string;
+  to: string;
+  rev: string;
+  updated: string;
+  /** Notes whose links were rewritten (the moved note too, when its own relative links changed). */
+  linksUpdated: string[];
+  changed: boolean;
+}

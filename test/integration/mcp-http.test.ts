@@ -238,7 +238,11 @@ describe('scopes and grants are tool errors', () => {
   it('limits a token granted one vault to it: the default memory and other vaults are forbidden', async () => {
     const sub = user();
     const c: Client = await h.connect(h.token({ sub, memories: ['work'] }));
-    expect(await ok(c, 'memory__write', { path: '@work/a.md', body: 'x' })).toEqual({ path: '@work/a.md', updated: expect.any(String) });
+    expect(await ok(c, 'memory__write', { path: '@work/a.md', body: 'x' })).toEqual({
+      path: '@work/a.md',
+      updated: expect.any(String),
+      rev: expect.stringMatching(/^[0-9a-f]{40}$/),
+    });
     expect(await toolError(c, 'memory__write', { path: 'a.md', body: 'x' })).toEqual({
       code: 'forbidden',
       message: 'the default memory is not granted to this token',

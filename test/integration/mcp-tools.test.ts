@@ -25,6 +25,7 @@ async function session(sub = user(), scope?: string): Promise<{ sub: string; c: 
   return { sub, c: await h.connect(token), caller: { account: sub }, token };
 }
 
+const SHA = /^[0-9a-f]{40}$/;
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
 
 describe('tools/list', () => {
@@ -56,7 +57,7 @@ describe('write and read', () => {
       body: '# Decisions\n\nUse Postgres. #db',
       frontmatter: { status: 'draft', tags: ['acme'] },
     });
-    expect(written).toEqual({ path: 'projects/acme/decisions.md', updated: expect.stringMatching(ISO) });
+    expect(written).toEqual({ path: 'projects/acme/decisions.md', updated: expect.stringMatching(ISO), rev: expect.stringMatching(SHA) });
 
     const note = await ok(c, 'memory__read', { path: 'projects/acme/decisions.md' });
     expect(note).toEqual({
@@ -67,6 +68,7 @@ describe('write and read', () => {
       tags: ['acme', 'db'],
       updated: written.updated,
       deleted: false,
+      rev: written.rev,
     });
 
     const core = await h.stack.memory.service.readNote(caller, 'default', 'projects/acme/decisions.md');
@@ -88,6 +90,7 @@ describe('write and read', () => {
     expect(await ok(c, 'memory__write', { path: '@work/todo/today.md', body: 'ship it' })).toEqual({
       path: '@work/todo/today.md',
       updated: expect.any(String),
+      rev: expect.stringMatching(SHA),
     });
     expect(await ok(c, 'memory__read', { path: '@work/todo/today.md' })).toMatchObject({ path: '@work/todo/today.md', body: 'ship it' });
     expect((await h.stack.memory.service.readNote(caller, 'work', 'todo/today.md')).body).toBe('ship it');
@@ -101,7 +104,7 @@ describe('write and read', () => {
   it('reads a deleted note with its last content and deleted: true; a path that never existed is not_found', async () => {
     const { c } = await session();
     await ok(c, 'memory__write', { path: 'gone.md', body: 'last words' });
-    expect(await ok(c, 'memory__delete', { path: 'gone.md' })).toEqual({ path: 'gone.md', deleted: true });
+    expect(await ok(c, 'memory__delete', { path: 'gone.md' })).toEqual({ path: 'gone.md', deleted: true, rev: expect.stringMatching(SHA) });
     expect(await ok(c, 'memory__read', { path: 'gone.md' })).toMatchObject({ path: 'gone.md', body: 'last words', deleted: true });
     expect(await toolError(c, 'memory__read', { path: 'never.md' })).toEqual({ code: 'not_found', message: 'note "never.md" does not exist' });
     expect((await toolError(c, 'memory__read', { path: '@nowhere/a.md' })).code).toBe('not_found');
@@ -126,7 +129,11 @@ describe('edit', () => {
   it('replaces the body, appends on a new line, and str_replaces exactly one occurrence (new_str omitted deletes)', async () => {
     const { c } = await session();
     await ok(c, 'memory__write', { path: 'log.md', body: 'first', frontmatter: { a: 1, nested: { x: 1 } } });
-    expect(await ok(c, 'memory__edit', { path: 'log.md', body: 'replaced' })).toEqual({ path: 'log.md', updated: expect.any(String) });
+    expect(await ok(c, 'memory__edit', { path: 'log.md', body: 'replaced' })).toEqual({
+      path: 'log.md',
+      updated: expect.any(String),
+      rev: expect.stringMatching(SHA),
+    });
     expect((await ok(c, 'memory__read', { path: 'log.md' })).body).toBe('replaced');
 
     await ok(c, 'memory__edit', { path: 'log.md', mode: 'append', body: 'second line' });
@@ -159,6 +166,7 @@ describe('edit', () => {
     expect(await ok(c, 'memory__edit', { path: '@work/a.md', mode: 'str_replace', old_str: 'once', new_str: 'twice' })).toEqual({
       path: '@work/a.md',
       updated: expect.any(String),
+      rev: expect.stringMatching(SHA),
     });
     expect((await toolError(c, 'memory__edit', { path: '@work/a.md', mode: 'str_replace', old_str: 'dup', new_str: 'x' })).code).toBe('invalid_argument');
     expect((await toolError(c, 'memory__edit', { path: '@work/a.md', mode: 'str_replace', old_str: 'absent' })).code).toBe('invalid_argument');
@@ -176,7 +184,7 @@ describe('delete', () => {
     const { c, caller } = await session();
     await ok(c, 'memory__write', { path: '@work/old.md', body: 'obsolete plan' });
     await ok(c, 'memory__write', { path: '@work/keep.md', body: 'keep' });
-    expect(await ok(c, 'memory__delete', { path: '@work/old.md' })).toEqual({ path: '@work/old.md', deleted: true });
+    expect(await ok(c, 'memory__delete', { path: '@work/old.md' })).toEqual({ path: '@work/old.md', deleted: true, rev: expect.stringMatching(SHA) });
     expect((await ok(c, 'memory__search', { query: 'obsolete', folder: '@work' })).results).toEqual([]);
     const listing = await ok<{ entries: Array<{ path: string }> }>(c, 'memory__list', { folder: '@work' });
     expect(listing.entries.map((e) => e.path)).toEqual(['@work/keep.md']);
@@ -547,7 +555,7 @@ describe('bad arguments are tool errors, never protocol errors', () => {
     const res = (await c.callTool({ name: 'memory__read', arguments: args as Record<string, unknown> })) as CallToolResult;
     expect(res.isError).toBe(true);
     expect(res.structuredContent).toEqual({
-      error: { code: 'invalid_argument', message: expect.stringMatching(/^arguments must be an object of named arguments \(path\), not /) },
+      error: { code: 'invalid_argument', message: expect.stringMatching(/^arguments must be an object of named arguments \(path, rev, history\), not /) },
     });
   });
 

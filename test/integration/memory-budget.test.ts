@@ -67,29 +67,32 @@ function oneWave(ev: string[]): boolean {
 }
 
 describe('write', () => {
-  test('warm: one rev read, one wave of PUTs (blob, changed trees, commit, index), one conditional write', async () => {
+  test('warm: one rev read, one wave of PUTs (blob, changed trees, commit, index, lineage), one conditional write', async () => {
     const svc = h.service();
     await svc.writeNote(me, 'big', 'area-1/topic-1/warmup.md', { body: 'warm the cache' });
     const { calls, events: ev } = await measure(() => svc.writeNote(me, 'big', 'area-1/topic-1/new.md', { body: 'hello' }));
-    // blob + 3 trees (area-1/topic-1, area-1, root) + commit + index
-    expect(calls).toEqual({ 'dynamodb.GetItem': 1, 's3.PutObject': 6, 'dynamodb.UpdateItem': 1 });
+    // blob + 3 trees (area-1/topic-1, area-1, root) + commit + index + lineage
+    expect(calls).toEqual({ 'dynamodb.GetItem': 1, 's3.PutObject': 7, 'dynamodb.UpdateItem': 1 });
     expect(oneWave(ev)).toBe(true);
   });
 
-  test('cold: the same plus the parent index', async () => {
+  test("cold: the same plus the parent's index and lineage, fetched in parallel", async () => {
     const { calls, events: ev } = await measure(() => h.service().writeNote(me, 'big', 'root-note.md', { body: 'at the root' }));
-    // blob + root tree + commit + index
-    expect(calls).toEqual({ 'dynamodb.GetItem': 1, 's3.GetObject': 1, 's3.PutObject': 4, 'dynamodb.UpdateItem': 1 });
+    // blob + root tree + commit + index + lineage
+    expect(calls).toEqual({ 'dynamodb.GetItem': 1, 's3.GetObject': 2, 's3.PutObject': 5, 'dynamodb.UpdateItem': 1 });
     expect(oneWave(ev)).toBe(true);
+    // Both GETs were in flight together: one round trip.
+    const gets = ev.map((e, i) => (e === 'start GetObject' ? i : -1)).filter((i) => i >= 0);
+    expect(gets.every((i) => i < ev.indexOf('end GetObject'))).toBe(true);
   });
 
   test('edit, cold: plus the old note; delete, warm: no GET', async () => {
     const svc = h.service();
     const edit = await measure(() => svc.editNote(me, 'big', 'area-2/topic-2/note-2.md', { mode: 'append', body: 'more' }));
-    expect(edit.calls).toEqual({ 'dynamodb.GetItem': 1, 's3.GetObject': 2, 's3.PutObject': 6, 'dynamodb.UpdateItem': 1 });
+    expect(edit.calls).toEqual({ 'dynamodb.GetItem': 1, 's3.GetObject': 3, 's3.PutObject': 7, 'dynamodb.UpdateItem': 1 });
     const del = await measure(() => svc.deleteNote(me, 'big', 'area-2/topic-2/note-2.md'));
-    // No blob: trees, commit and index only.
-    expect(del.calls).toEqual({ 'dynamodb.GetItem': 1, 's3.PutObject': 5, 'dynamodb.UpdateItem': 1 });
+    // No blob: trees, commit, index and lineage only.
+    expect(del.calls).toEqual({ 'dynamodb.GetItem': 1, 's3.PutObject': 6, 'dynamodb.UpdateItem': 1 });
     expect(oneWave(del.events)).toBe(true);
   });
 

@@ -48,7 +48,7 @@ it('would catch a renamed argument, a removed result field and a narrowed enum',
   expect(mutate((t) => t[4].inputSchema.properties.mode.enum.pop())).not.toEqual([]);
   expect(mutate((t) => (t[2].inputSchema.properties.depth.maximum = 3))).not.toEqual([]);
   // Additions pass: a new optional argument, a new result field, a new error code.
-  expect(mutate((t) => (t[1].inputSchema.properties.rev = { type: 'string' }))).toEqual([]);
+  expect(mutate((t) => (t[1].inputSchema.properties.asOf = { type: 'string' }))).toEqual([]);
   expect(mutate((t) => t[0].outputSchema.properties.error.properties.code.enum.push('too_large'))).toEqual([]);
 });
 

@@ -114,7 +114,11 @@ it('charges one call per JSON-RPC request of a batch (notifications are free), s
 
 it('reads a base64 body (function URLs flag binary content types)', async () => {
   const res = await handleMcpRequest(event(call('memory__write', { path: 'a.md', body: 'x' }), { base64: true }), deps(), 'r');
-  expect(JSON.parse(res.body as string).result.structuredContent).toEqual({ path: 'a.md', updated: expect.any(String) });
+  expect(JSON.parse(res.body as string).result.structuredContent).toEqual({
+    path: 'a.md',
+    updated: expect.any(String),
+    rev: expect.stringMatching(/^[0-9a-f]{40}$/),
+  });
 });
 
 it('answers 413 to a body over the configured size, and a JSON-RPC parse error to a body that is not JSON', async () => {

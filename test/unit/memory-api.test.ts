@@ -13,21 +13,30 @@ import { MEMORY_HANDLERS, wantsMarkdown } from '../../lambdas/memory-api/endpoin
 import { parseIfMatch } from '../../lambdas/memory-api/if-match';
 import { v1RestoreHint } from '../../lambdas/memory-api/wiring';
 import { buildMemoryOpenApiDocument } from '../../lambdas/memory-api/openapi';
-import { baseOperation, isAliasPath, MEMORY_API, MEMORY_ROUTES, scopeOf, VAULT_ALIAS_ROUTES } from '../../lambdas/memory-api/routes';
+import { baseOperation, isAliasPath, isGitOperation, MEMORY_API, MEMORY_ROUTES, scopeOf, VAULT_ALIAS_ROUTES } from '../../lambdas/memory-api/routes';
 import { checkContract } from '../support/contract-snapshot';
 import { expectMemoryError } from '../support/memory-harness';
 
 describe('the /v1 route table', () => {
-  it('has the twelve endpoints of spec 2 plus restore, each with a handler, and an alias twin of each', () => {
-    expect(MEMORY_ROUTES).toHaveLength(13);
-    expect(VAULT_ALIAS_ROUTES).toHaveLength(13);
+  it('has the twelve endpoints of spec 2, restore, history, diff, move and the git remote, each with a handler, and an alias twin of each', () => {
+    expect(MEMORY_ROUTES).toHaveLength(19);
+    expect(VAULT_ALIAS_ROUTES).toHaveLength(19);
     for (const r of MEMORY_API.routes) expect(MEMORY_HANDLERS[baseOperation(r)]).toBeDefined();
-    expect(new Set(MEMORY_API.routes.map(routeKey)).size).toBe(26);
-    expect(new Set(MEMORY_API.routes.map((r) => r.operationId)).size).toBe(26);
+    expect(new Set(MEMORY_API.routes.map(routeKey)).size).toBe(38);
+    expect(new Set(MEMORY_API.routes.map((r) => r.operationId)).size).toBe(38);
   });
 
-  it('needs memory:read on GET and memory:write elsewhere', () => {
-    for (const r of MEMORY_API.routes) expect(scopeOf(r)).toBe(r.method === 'GET' ? 'memory:read' : 'memory:write');
+  it('needs memory:read on GET and memory:write elsewhere, except git, whose scope follows the service', () => {
+    for (const r of MEMORY_API.routes) {
+      if (isGitOperation(r.operationId)) continue;
+      expect(scopeOf(r)).toBe(r.method === 'GET' ? 'memory:read' : 'memory:write');
+    }
+    const git = (op: string) => MEMORY_ROUTES.find((r) => r.operationId === op) as (typeof MEMORY_ROUTES)[number];
+    expect(scopeOf(git('gitUploadPack'))).toBe('memory:read');
+    expect(scopeOf(git('gitReceivePack'))).toBe('memory:write');
+    expect(scopeOf(git('gitInfoRefs'), new Map([['service', ['git-upload-pack']]]))).toBe('memory:read');
+    expect(scopeOf(git('gitInfoRefs'), new Map([['service', ['git-receive-pack']]]))).toBe('memory:write');
+    expect(scopeOf(git('gitInfoRefs'))).toBe('memory:read');
   });
 
   it('resolves /memories/export to the zip, never to a memory named export, and keeps {path+} greedy', () => {

@@ -6,6 +6,12 @@ import { objectKey } from '../tables';
 /** Immutable content-addressed bytes: cacheable forever by anyone who may read them. */
 const IMMUTABLE = 'private, max-age=31536000, immutable';
 
+const CONTENT_TYPES: Record<BlobKind, string> = {
+  object: 'application/x-git-loose-object',
+  index: 'application/gzip',
+  lineage: 'application/octet-stream',
+};
+
 /**
  * Git objects and indexes in S3 (key layout in `tables.ts`). Objects are immutable and named by
  * their hash, so writes need no condition and a repeated write is harmless; the only mutable state
@@ -40,7 +46,7 @@ export class S3BlobStore implements BlobStore {
               Key: objectKey(memoryId, item.kind, item.sha),
               Body: item.body,
               // No Content-Encoding on indexes: no HTTP layer may transparently inflate them.
-              ContentType: item.kind === 'object' ? 'application/x-git-loose-object' : 'application/gzip',
+              ContentType: CONTENT_TYPES[item.kind],
               CacheControl: IMMUTABLE,
             }),
           );

@@ -92,7 +92,7 @@ export interface ApiPolicy<D, P = unknown> {
    * Token verification (the `Authorization` header in, the caller out, or a typed failure thrown).
    * `required`: a failure is answered through `error`; `optional`: a bad token is no principal.
    */
-  auth?: { mode: 'required' | 'optional'; verify: (deps: D, authorization: string | undefined) => Promise<P> };
+  auth?: { mode: 'required' | 'optional'; verify: (deps: D, authorization: string | undefined, route: RouteDef) => Promise<P> };
   limit?: LimitRule<D, P>;
   /** Checks before anything else (MCP's Origin and protocol version); a result ends the request. */
   screen?(event: HttpEvent, resolution: Resolution, deps: D): HttpResult | undefined;
@@ -163,7 +163,7 @@ export function createPipeline<D, P>(policy: ApiPolicy<D, P>, observers: readonl
       const auth = policy.auth;
       const verified: Promise<Verified<P>> | undefined =
         auth && resolution.kind === 'route'
-          ? auth.verify(deps, header(event, 'authorization')).then(
+          ? auth.verify(deps, header(event, 'authorization'), resolution.route).then(
               (principal) => ({ principal }),
               (failure: unknown) => ({ failure }),
             )

@@ -1,0 +1,145 @@
+import * as path from 'node:path';
+import { ArnFormat, Duration, Names, SecretValue, Stack } from 'aws-cdk-lib';
+import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
+import * as origins from 'aws-cdk-lib/aws-cloudfront-origins';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type * as logs from 'aws-cdk-lib/aws-logs';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import { Construct } from 'constructs';
+import { MEMORIES_PREFIX, VAULTS_PREFIX } from '../lambdas/memory-api/routes';
+import { MEMORY_API_EXTERNALS } from './bundling-externals';
+import type { CatalogData } from './catalog-data';
+import { ORIGIN_VERIFY_HEADER, type Edge } from './edge';
+import type { Identity } from './identity';
+import { appFunction, type FunctionLogLevel } from './lambda-function';
+import { grantMemoryData, type MemoryApi } from './memory-api';
+import { acknowledge, nagFlatten } from './nag';
+import { grantTable } from './tables';
+
+export interface MemoryGitProps {
+  /** The memory REST API: its data and its function's environment, which this function shares. */
+  readonly memory: MemoryApi;
+  /** The rate-limit table, the cursor keys and the origin-verify secret. */
+  readonly data: CatalogData;
+  readonly auth: Identity;
+  /** @default lambdas/memory-api/git-handler.ts */
+  readonly entry?: string;
+  /** A clone packs the memory in memory. @default 2048 */
+  readonly memorySize?: number;
+  /** CloudFront waits at most `originReadTimeout` for the first byte; called on its URL directly, a clone may take this long. @default Duration.minutes(5) */
+  readonly timeout?: Duration;
+  /** Largest clone or fetch answer (MEMORY_GIT_MAX_RESPONSE_BYTES), under Lambda's 200 MB streamed response. @default 199229440 (190 MiB) */
+  readonly maxResponseBytes?: number;
+  /** How long CloudFront waits for the function's first byte (a pack is built before it is sent). At most 60 s without a quota increase. @default Duration.seconds(60) */
+  readonly originReadTimeout?: Duration;
+  /** @default RetentionDays.ONE_MONTH */
+  readonly logRetention?: logs.RetentionDays;
+  /** @default 'INFO' */
+  readonly logLevel?: FunctionLogLevel;
+}
+
+const DEFAULT_ENTRY = path.join(__dirname, '..', 'lambdas', 'memory-api', 'git-handler.ts');
+
+/** The distribution paths of the git remote: `<memory>.git/info/refs`, `…/git-upload-pack`, `…/git-receive-pack`. */
+export const GIT_PATH_PATTERNS: readonly string[] = [`${MEMORIES_PREFIX}/*.git/*`, `${VAULTS_PREFIX}/*.git/*`];
+
+/**
+ * The git remote in AWS. API Gateway answers every `/v1` route through a buffered Lambda, whose
+ * answer is at most 6 MB and 30 s: enough for most fetches, not for the clone of a large memory. This
+ * function runs the same `/v1` pipeline with the memory API's environment, behind a function URL
+ * in RESPONSE_STREAM mode (up to 200 MB), and CloudFront sends `/v1/memories/*.git/*` to it. Auth is
+ * NONE on the URL, as for `/mcp`: the bearer token (git's Basic password) is checked in the function.
+ * CloudFront adds the origin-verify header and the viewer-address function, so the rate limit keys
+ * on the viewer's IP as it does behind API Gateway. The verifier's settings depend on the
+ * distribution, which depends on this function's URL: like `MemoryMcp`, the function reads them from
+ * a secret it names by a fixed name (`MEMORY_SETTINGS_SECRET`), so no dependency cycle forms.
+ */
+export class MemoryGit extends Construct {
+  readonly fn: NodejsFunction;
+  readonly role: iam.Role;
+  readonly functionUrl: lambda.FunctionUrl;
+  /** The verifier's settings (audience, public URL, Cognito client ids), read by the function at init and every 5 minutes. */
+  readonly settings: secretsmanager.Secret;
+  private readonly props: MemoryGitProps;
+
+  constructor(scope: Construct, id: string, props: MemoryGitProps) {
+    super(scope, id);
+    this.props = props;
+    const { memory, data, auth } = props;
+    const memorySize = props.memorySize ?? 2048;
+    const stack = Stack.of(this);
+    const settingsName = `${stack.stackName}/${Names.uniqueId(this)}/settings`;
+    const verifier = auth.verifierEnvironment();
+    this.settings = new secretsmanager.Secret(this, 'Settings', {
+      secretName: settingsName,
+      description: 'Settings of the git remote function that depend on the distribution (audience, public URL, Cognito client ids); not a credential',
+      secretObjectValue: Object.fromEntries(Object.entries(verifier).map(([k, v]) => [k, SecretValue.unsafePlainText(v)])),
+    });
+    const environment = Object.fromEntries(Object.entries(memory.environment).filter(([k]) => !(k in verifier)));
+    ({ fn: this.fn, role: this.role } = appFunction(this, 'Function', {
+      description: 'Git remote of the memories (smart HTTP, /v1/memories/<name>.git), streamed',
+      roleDescription: 'Git remote function: memory objects in S3, the rev lock, rate-limit buckets, token verification',
+      entry: props.entry ?? DEFAULT_ENTRY,
+      bundling: { externalModules: [...MEMORY_API_EXTERNALS] },
+      memorySize,
+      timeout: props.timeout ?? Duration.minutes(5),
+      logRetention: props.logRetention,
+      logLevel: props.logLevel,
+      serviceName: 'memory-git',
+      environment: {
+        ...environment,
+        MEMORY_SETTINGS_SECRET: settingsName,
+        MEMORY_CACHE_MB: String(Math.max(16, Math.floor(memorySize / 4))),
+        MEMORY_GIT_MAX_RESPONSE_BYTES: String(props.maxResponseBytes ?? 190 * 1024 * 1024),
+      },
+    }));
+    grantMemoryData(memory.table, memory.bucket, this.role);
+    grantTable(data.rateLimitTable, this.role, ['dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:GetItem']);
+    auth.grantTokenVerification(this.role);
+    data.cursorKeysSecret.grantRead(this.role);
+    data.originVerifySecret.grantRead(this.role);
+    const settingsArn = stack.formatArn({
+      service: 'secretsmanager',
+      resource: 'secret',
+      resourceName: `${settingsName}-??????`,
+      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+    });
+    this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [settingsArn] }));
+    acknowledge(
+      this.role,
+      `AwsSolutions-IAM5[Resource::${nagFlatten(this, settingsArn)}]`,
+      'Secrets Manager appends six random characters to a secret name in its ARN; the grant names this one settings secret by its fixed name (a reference would close a dependency cycle through the distribution), read-only.',
+    );
+    acknowledge(
+      this.settings,
+      'AwsSolutions-SMG4',
+      'This secret holds deploy-time settings (audience, public URL, app client ids, table names) that are not credentials; nothing in it can be rotated, and each deployment rewrites it.',
+    );
+    this.functionUrl = this.fn.addFunctionUrl({ authType: lambda.FunctionUrlAuthType.NONE, invokeMode: lambda.InvokeMode.RESPONSE_STREAM });
+  }
+
+  /**
+   * Sends the git paths of the distribution to the function URL. CloudFront takes the first
+   * behaviour that matches, so call this before `/v1/*` is added.
+   */
+  addBehaviors(edge: Edge): void {
+    const origin = new origins.FunctionUrlOrigin(this.functionUrl, {
+      customHeaders: { [ORIGIN_VERIFY_HEADER]: this.props.data.originVerifySecret.secretValue.unsafeUnwrap() },
+      readTimeout: this.props.originReadTimeout ?? Duration.seconds(60),
+    });
+    for (const pattern of GIT_PATH_PATTERNS) {
+      edge.distribution.addBehavior(pattern, origin, {
+        viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.HTTPS_ONLY,
+        allowedMethods: cloudfront.AllowedMethods.ALLOW_ALL,
+        cachedMethods: cloudfront.CachedMethods.CACHE_GET_HEAD,
+        cachePolicy: cloudfront.CachePolicy.CACHING_DISABLED,
+        originRequestPolicy: cloudfront.OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
+        // Packs are compressed already.
+        compress: false,
+        functionAssociations: [{ function: edge.viewerAddressFunction, eventType: cloudfront.FunctionEventType.VIEWER_REQUEST }],
+      });
+    }
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * CDK assertions on the git remote (synthesized once): the streaming function runs the /v1
+ * pipeline with the memory API's environment, behind a function URL in RESPONSE_STREAM mode; the
+ * distribution sends the git paths to it before `/v1/*`; the buffered /v1 function caps its git
+ * answers at what a buffered Lambda response carries; cdk-nag leaves nothing unacknowledged.
+ */
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { App, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import type { IConstruct } from 'constructs';
+import { CatalogStack } from '../../lib/catalog-stack';
+import { GIT_PATH_PATTERNS } from '../../lib/memory-git';
+
+const ROOT = path.join(__dirname, '..', '..');
+const CONTEXT = (JSON.parse(readFileSync(path.join(ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> }).context;
+
+type Resource = { Type: string; Properties: Record<string, unknown> };
+
+let app: App;
+let stack: CatalogStack;
+let template: Template;
+let violations: string[];
+
+function logicalId(scope: IConstruct): string {
+  const cfn = scope.node.defaultChild ?? scope;
+  return Stack.of(scope).resolve((cfn as unknown as { logicalId: string }).logicalId) as string;
+}
+
+beforeAll(() => {
+  app = new App({ context: CONTEXT });
+  stack = new CatalogStack(app, 'McpCatalog', { env: { account: '123456789012', region: 'us-east-1' } });
+  template = Template.fromStack(stack);
+  const gitPath = stack.memoryGit.node.path;
+  violations = new AwsSolutionsChecks()
+    .validateScope(app)
+    .violations.flatMap((v) => v.violatingResources.map((r) => `${v.ruleName} at ${r.constructPath ?? ''}`))
+    .filter((v) => v.includes(gitPath));
+}, 300_000);
+
+const variables = (fn: IConstruct) =>
+  ((template.toJSON().Resources[logicalId(fn)] as Resource).Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+
+it('runs the /v1 pipeline with the memory API environment, streaming up to 190 MiB', () => {
+  const fn = template.toJSON().Resources[logicalId(stack.memoryGit.fn)] as Resource;
+  expect(fn.Properties).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], MemorySize: 2048, Timeout: 300 });
+  const env = variables(stack.memoryGit.fn);
+  const api = variables(stack.memory.fn);
+  for (const k of ['MEMORY_TABLE', 'MEMORY_BUCKET', 'RATE_LIMIT_TABLE', 'CURSOR_SECRET_ARN', 'ORIGIN_VERIFY_SECRET_ARN', 'MEMORY_RATE_LIMIT']) {
+    expect(env[k]).toEqual(api[k]);
+  }
+  // The verifier's settings depend on the distribution, which points at this function: a secret by name, not the environment.
+  expect(env.AUTH_MODE).toBeUndefined();
+  expect(env.AUTH_AUDIENCE).toBeUndefined();
+  expect(env.MEMORY_SETTINGS_SECRET).toMatch(/^McpCatalog\/.+\/settings$/);
+  const secret = template.toJSON().Resources[logicalId(stack.memoryGit.settings)] as Resource;
+  expect(secret.Properties.Name).toBe(env.MEMORY_SETTINGS_SECRET);
+  expect(JSON.stringify(secret.Properties.SecretString)).toMatch(/AUTH_MODE.*cognito/);
+  expect(env.MEMORY_GIT_MAX_RESPONSE_BYTES).toBe(String(190 * 1024 * 1024));
+  // The buffered function behind API Gateway answers git only what fits a buffered response.
+  expect(api.MEMORY_GIT_MAX_RESPONSE_BYTES).toBe(String(4 * 1024 * 1024));
+});
+
+it('has a function URL in RESPONSE_STREAM mode with auth NONE (the bearer is checked in the function)', () => {
+  template.hasResourceProperties('AWS::Lambda::Url', {
+    TargetFunctionArn: { 'Fn::GetAtt': [logicalId(stack.memoryGit.fn), 'Arn'] },
+    AuthType: 'NONE',
+    InvokeMode: 'RESPONSE_STREAM',
+  });
+});
+
+it('sends the git paths to the function URL before /v1/*, uncached, with the viewer-address function and the origin secret', () => {
+  const [distribution] = Object.values(template.findResources('AWS::CloudFront::Distribution'));
+  const config = distribution.Properties.DistributionConfig as {
+    CacheBehaviors: Array<Record<string, unknown>>;
+    Origins: Array<{
+      Id: string;
+      DomainName: unknown;
+      OriginCustomHeaders?: Array<{ HeaderName: string }>;
+      CustomOriginConfig?: { OriginReadTimeout?: number };
+    }>;
+  };
+  const patterns = config.CacheBehaviors.map((b) => b.PathPattern);
+  for (const p of GIT_PATH_PATTERNS) expect(patterns.indexOf(p)).toBeGreaterThanOrEqual(0);
+  expect(Math.max(...GIT_PATH_PATTERNS.map((p) => patterns.indexOf(p)))).toBeLessThan(patterns.indexOf('/v1/*'));
+  for (const b of config.CacheBehaviors.filter((x) => GIT_PATH_PATTERNS.includes(x.PathPattern as string))) {
+    expect(b).toMatchObject({
+      AllowedMethods: ['GET', 'HEAD', 'OPTIONS', 'PUT', 'PATCH', 'POST', 'DELETE'],
+      CachePolicyId: '4135ea2d-6df8-44a3-9df3-4b5a84be39ad',
+      Compress: false,
+    });
+    expect(b.FunctionAssociations).toEqual([expect.objectContaining({ EventType: 'viewer-request' })]);
+    const origin = config.Origins.find((o) => o.Id === b.TargetOriginId);
+    expect(JSON.stringify(origin?.DomainName)).toContain(logicalId(stack.memoryGit.functionUrl));
+    expect(origin?.OriginCustomHeaders?.map((h) => h.HeaderName)).toEqual(['x-origin-verify']);
+    expect(origin?.CustomOriginConfig?.OriginReadTimeout).toBe(60);
+  }
+});
+
+it('leaves cdk-nag with nothing unacknowledged on what it adds', () => {
+  expect(violations).toEqual([]);
+});
