@@ -76,7 +76,7 @@ export async function bundle(entry: string, outfile: string, external: readonly 
 }
 
 /** Median milliseconds of `code` in fresh Node processes (what a cold start pays to load it). */
-function freshProcessMs(code: string): number {
+export function freshProcessMs(code: string): number {
   const samples: number[] = [];
   for (let i = 0; i < RUNS; i++) {
     const out = spawnSync(
