@@ -62,5 +62,5 @@ test("the README's shell blocks work as pasted, every command, in order", () => 
   // The MCP write answered a tool result, not an error, and the favorites example pinned and listed its server.
   expect(run.stdout).toMatch(/"structuredContent":\{"path":"ideas\/today\.md"/);
   expect(run.stdout).toMatch(/"data":\{"slug":"ai-abstergo-mcp-time"\}/);
-  expect(run.stdout).toMatch(/"slug":"ai-abstergo-mcp-time"[^]*"slug":"ai-abstergo-mcp-time"/);
+  expect(run.stdout).toMatch(/"slug":"ai-abstergo-mcp-time"[\s\S]*"slug":"ai-abstergo-mcp-time"/);
 }, 150000);
