@@ -24,10 +24,15 @@
 
 import { DynamoCatalogStore } from '../catalog/adapters/dynamo-catalog-store';
 import { S3IconStore } from '../catalog/adapters/s3-icon-store';
-import { createOpenSearchClient, OpenSearchIndex } from '../catalog/search/opensearch';
+import { rebuildIndex } from '../catalog/reindex';
+import { searchIndexForWrites } from '../catalog/search/engines';
+import { S3SnapshotWriter } from '../catalog/search/s3-snapshot';
 import { documentClient, dynamoClient, loadBatchSdkBudget, s3Config } from '../shared/aws/clients';
 import { loadCatalogConfig } from '../catalog/config';
 import { logger } from '../shared/logger';
+import { CRAWL_METRICS } from '../shared/observability/metric-names';
+import { countMetric, flushMetrics } from '../shared/observability/metrics';
+import { traced } from '../shared/observability/tracing';
 import { DynamoCrawlState } from './adapters/dynamo-crawl-state';
 import { loadCrawlerConfig } from './config';
 import type { Crawler } from './crawler';
@@ -35,24 +40,39 @@ import type { PlanMode } from './settings';
 import type { UnitRef } from './domain/ports';
 import { createCrawler } from './wiring';
 
-let instance: Crawler | undefined;
+interface Instance {
+  crawler: Crawler;
+  store: DynamoCatalogStore;
+  index: ReturnType<typeof searchIndexForWrites>;
+}
 
-function crawler(): Crawler {
+let instance: Instance | undefined;
+
+/**
+ * Built once per Lambda instance. The search index is the OpenSearch domain (units index each
+ * server they write), or in the small-catalog mode the S3 snapshot writer (units write DynamoDB
+ * only; finalize writes the whole snapshot).
+ */
+function crawlerInstance(): Instance {
   if (instance) return instance;
   const catalog = loadCatalogConfig();
   const config = loadCrawlerConfig();
-  if (!catalog.opensearchUrl) throw new Error('OPENSEARCH_URL is required in AWS');
   // Tasks of up to 15 minutes with no caller waiting: a slow batch is waited for, not failed.
   const doc = documentClient(dynamoClient(catalog, loadBatchSdkBudget()));
-  instance = createCrawler(config, {
-    store: new DynamoCatalogStore(doc, catalog.catalogTable),
-    index: new OpenSearchIndex({ client: createOpenSearchClient(catalog.opensearchUrl, catalog.region), index: catalog.opensearchIndex }),
-    icons: new S3IconStore((mod) => new mod.S3Client(s3Config(catalog, loadBatchSdkBudget())), catalog.iconsBucket),
+  const store = new DynamoCatalogStore(doc, catalog.catalogTable);
+  const index = searchIndexForWrites(catalog);
+  const crawler = createCrawler(config, {
+    store,
+    index,
+    icons: new S3IconStore((mod) => traced(new mod.S3Client(s3Config(catalog, loadBatchSdkBudget()))), catalog.iconsBucket),
     state: new DynamoCrawlState(doc, config.stateTable),
     region: catalog.region,
   }).crawler;
+  instance = { crawler, store, index };
   return instance;
 }
+
+const crawler = (): Crawler => crawlerInstance().crawler;
 
 function isPlanMode(v: unknown): v is PlanMode {
   return v === 'auto' || v === 'full' || v === 'incremental';
@@ -62,6 +82,8 @@ export async function planHandler(event: { mode?: unknown; maxSteps?: unknown } 
   const maxSteps = typeof event.maxSteps === 'number' && event.maxSteps > 0 ? event.maxSteps : Number(process.env.CRAWLER_PLAN_MAX_STEPS ?? 200);
   const plan = await crawler().planCrawl({ ...(isPlanMode(event.mode) && { mode: event.mode }), maxSteps });
   logger.info('crawl planned', { runId: plan.runId, mode: plan.mode, resumed: plan.resumed, planned: plan.planned, units: plan.units.length });
+  if (plan.lastFinishedAt !== undefined)
+    countMetric(CRAWL_METRICS.freshnessSeconds, Math.max(0, (Date.now() - Date.parse(plan.lastFinishedAt)) / 1000), 'Seconds');
   return { runId: plan.runId, planned: plan.planned, units: plan.planned ? plan.units : [] };
 }
 
@@ -85,7 +107,24 @@ export async function unitHandler(event: { runId?: unknown; unitId?: unknown }) 
 
 export async function finalizeHandler(event: { runId?: unknown }) {
   if (typeof event.runId !== 'string') throw new Error('finalize event needs runId');
-  const report = await crawler().finalizeRun(event.runId);
+  const { crawler: c, store, index } = crawlerInstance();
+  const report = await c.finalizeRun(event.runId);
+  const changed = report.counts.added + report.counts.updated + report.counts.removed;
+  // Small-catalog mode: the snapshot is rebuilt from DynamoDB when the crawl changed something (or none exists yet).
+  if (index instanceof S3SnapshotWriter && (changed > 0 || !(await index.exists()))) {
+    const servers = await rebuildIndex(store, index);
+    countMetric(CRAWL_METRICS.snapshotsWritten);
+    logger.info('search snapshot rebuilt', { runId: report.runId, servers });
+  }
+  countMetric(CRAWL_METRICS.succeeded);
+  countMetric(CRAWL_METRICS.added, report.counts.added);
+  countMetric(CRAWL_METRICS.updated, report.counts.updated);
+  countMetric(CRAWL_METRICS.removed, report.counts.removed);
+  countMetric(CRAWL_METRICS.rejected, report.counts.rejected);
+  countMetric(CRAWL_METRICS.enrichmentFailures, report.counts.enrichmentFailures);
+  if (report.finishedAt !== undefined) {
+    countMetric(CRAWL_METRICS.durationSeconds, (Date.parse(report.finishedAt) - Date.parse(report.startedAt)) / 1000, 'Seconds');
+  }
   const summary = {
     runId: report.runId,
     mode: report.mode,
@@ -98,15 +137,25 @@ export async function finalizeHandler(event: { runId?: unknown }) {
   return summary;
 }
 
-export async function handler(event: { action?: unknown; mode?: unknown; maxSteps?: unknown; runId?: unknown; unitId?: unknown }) {
-  switch (event.action) {
-    case 'plan':
-      return planHandler({ mode: event.mode, maxSteps: event.maxSteps });
-    case 'unit':
-      return unitHandler({ runId: event.runId, unitId: event.unitId });
-    case 'finalize':
-      return finalizeHandler({ runId: event.runId });
-    default:
-      throw new Error(`unknown crawler action ${String(event.action)}`);
+/** The one entry of the state machine's three tasks; every log line carries Lambda's request id, metrics are published at the end. */
+export async function handler(
+  event: { action?: unknown; mode?: unknown; maxSteps?: unknown; runId?: unknown; unitId?: unknown },
+  context?: { awsRequestId?: string },
+) {
+  if (context?.awsRequestId) logger.appendKeys({ requestId: context.awsRequestId });
+  try {
+    switch (event.action) {
+      case 'plan':
+        return await planHandler({ mode: event.mode, maxSteps: event.maxSteps });
+      case 'unit':
+        return await unitHandler({ runId: event.runId, unitId: event.unitId });
+      case 'finalize':
+        return await finalizeHandler({ runId: event.runId });
+      default:
+        throw new Error(`unknown crawler action ${String(event.action)}`);
+    }
+  } finally {
+    logger.removeKeys(['requestId']);
+    flushMetrics();
   }
 }

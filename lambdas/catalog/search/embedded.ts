@@ -15,7 +15,7 @@ import { SearchWindowError, type ListQuery, type PageResult, type RegistryQuery,
 import { README_INDEX_CHARS, type CatalogRecord, type Facets, type SearchDocument, type SlugEntry } from '../domain/types';
 
 import { buildView, compileFilters, latestBySlug, lowerBound, parseInstant, toEntry, topHits, type Entry, type Hit, type View } from './embedded-view';
-import { MISSING, readSnapshot, statSignature, withFileLock, writeSnapshot } from './snapshot-file';
+import { encodeSnapshot, type LoadedSnapshot, MISSING, readSnapshot, statSignature, withFileLock, writeSnapshot } from './snapshot-file';
 import { TextIndex } from './text-index';
 
 /** Same window as OpenSearch's default `max_result_window`, so both adapters page alike. */
@@ -29,6 +29,11 @@ export interface EmbeddedSearchIndexOptions {
    * Created (with its directory) on the first write.
    */
   snapshotPath?: string;
+  /**
+   * Content to start from, already decoded (an S3 snapshot in AWS, see `s3-snapshot.ts`); the
+   * index then lives in memory only (no `snapshotPath`).
+   */
+  loaded?: Pick<LoadedSnapshot, 'entries' | 'text'>;
 }
 
 /** Dead documents are purged once they are this share of the index (and at every snapshot write). */
@@ -52,6 +57,18 @@ export class EmbeddedSearchIndex implements SearchIndex {
   constructor(options: EmbeddedSearchIndexOptions = {}) {
     this.snapshotPath = options.snapshotPath === undefined ? undefined : path.resolve(options.snapshotPath);
     this.lockPath = this.snapshotPath === undefined ? undefined : `${this.snapshotPath}.lock`;
+    if (options.loaded !== undefined) {
+      if (this.snapshotPath !== undefined) throw new Error('an embedded index starts from a snapshot file or from loaded content, not both');
+      this.entries = options.loaded.entries;
+      this.text = options.loaded.text;
+    }
+  }
+
+  /** The snapshot's JSON text of the current content (what the S3 snapshot store writes). */
+  encodeSnapshot(): string {
+    const json = encodeSnapshot(this.text);
+    this.view = undefined; // encoding compacts the text index: derived ranks are rebuilt on the next read
+    return json;
   }
 
   // ---------------------------------------------------------------- write side
