@@ -8,11 +8,12 @@ import * as path from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as cxapi from 'aws-cdk-lib/cx-api';
-import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { MEMORY_API } from '../../lambdas/memory-api/routes';
 import { routeKey } from '../../lambdas/shared/http/route-table';
 import { CatalogStack } from '../../lib/catalog-stack';
+import { nagViolations } from '../support/nag';
+import { MEMORY_BUCKET_DENIED_ACTIONS } from '../../lib/memory-api';
 
 const ROOT = path.join(__dirname, '..', '..');
 const CONTEXT = (JSON.parse(readFileSync(path.join(ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> }).context;
@@ -31,12 +32,11 @@ function logicalId(scope: IConstruct): string {
 
 beforeAll(() => {
   app = new App({ context: { ...CONTEXT, [cxapi.ASSET_RESOURCE_METADATA_ENABLED_CONTEXT]: true } });
-  stack = new CatalogStack(app, 'McpCatalog', { env: { account: '123456789012', region: 'us-east-1' }, memoryApi: { rateLimit: 60 } });
+  stack = new CatalogStack(app, 'McpCatalog', { env: { account: '123456789012', region: 'us-east-1' }, sharpLayer: 'skip', memoryApi: { rateLimit: 60 } });
   template = Template.fromStack(stack);
   const memoryPath = stack.memory.node.path;
-  violations = new AwsSolutionsChecks()
-    .validateScope(app)
-    .violations.flatMap((v) => v.violatingResources.map((r) => `${v.ruleName} at ${r.constructPath ?? ''}`))
+  violations = nagViolations(app)
+    .flatMap((v) => v.violatingResources.map((r) => `${v.ruleName} at ${r.constructPath ?? ''}`))
     .filter(
       (v) =>
         v.includes(memoryPath) ||
@@ -56,12 +56,14 @@ describe('data', () => {
       OwnershipControls: { Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] },
       LoggingConfiguration: { LogFilePrefix: 's3/memories/' },
     });
-    expect(bucket.Properties.VersioningConfiguration).toBeUndefined();
+    // Versioned: an object overwritten or deleted by mistake comes back (README, "Restore"); AWS Backup needs it too.
+    expect(bucket.Properties.VersioningConfiguration).toEqual({ Status: 'Enabled' });
     const rules = (bucket.Properties.LifecycleConfiguration as { Rules: Array<Record<string, unknown>> }).Rules;
     expect(rules).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ Prefix: 'exports/', ExpirationInDays: 1, Status: 'Enabled' }),
-        expect.objectContaining({ AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, NoncurrentVersionExpiration: { NoncurrentDays: 1 } }),
+        expect.objectContaining({ Prefix: 'exports/', ExpirationInDays: 1, NoncurrentVersionExpiration: { NoncurrentDays: 1 }, Status: 'Enabled' }),
+        expect.objectContaining({ AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, NoncurrentVersionExpiration: { NoncurrentDays: 90 } }),
+        expect.objectContaining({ ExpiredObjectDeleteMarker: true }),
       ]),
     );
     // Nothing but exports expires: git objects are referenced by history forever.
@@ -72,6 +74,18 @@ describe('data', () => {
         Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Action: 's3:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
       },
     });
+    // The bucket itself refuses deletes by either memory function, whatever their roles are granted later.
+    const policy = Object.values(template.findResources('AWS::S3::BucketPolicy')).find(
+      (p) => JSON.stringify(p.Properties.Bucket) === JSON.stringify({ Ref: logicalId(stack.memory.bucket) }),
+    );
+    if (!policy) throw new Error('the memory bucket has no bucket policy');
+    const denied = (policy.Properties.PolicyDocument.Statement as Array<{ Effect: string; Action: string[]; Principal?: { AWS?: unknown } }>).filter(
+      (st) => st.Effect === 'Deny' && Array.isArray(st.Action) && st.Action.includes('s3:DeleteObject'),
+    );
+    // (CDK merges the two functions' statements into one with both principals.)
+    const principals = denied.flatMap((st) => [st.Principal?.AWS].flat()).map((p) => JSON.stringify(p));
+    expect(principals.sort()).toEqual([stack.memory.role, stack.mcp.role].map((r) => JSON.stringify({ 'Fn::GetAtt': [logicalId(r), 'Arn'] })).sort());
+    for (const st of denied) expect([...st.Action].sort()).toEqual([...MEMORY_BUCKET_DENIED_ACTIONS].sort());
   });
 
   it('keeps the rev lock in an on-demand, PITR, encrypted table keyed like memoryTableDefinitions', () => {
@@ -123,9 +137,15 @@ describe('function and permissions', () => {
     const policies = Object.values(template.findResources('AWS::IAM::Policy')).filter((p) =>
       (p.Properties.Roles as Array<{ Ref: string }>).some((r) => r.Ref === logicalId(stack.memory.role)),
     );
-    const statements = policies.flatMap(
-      (p) => (p.Properties.PolicyDocument as { Statement: Array<{ Action: string | string[]; Resource: unknown }> }).Statement,
+    const all = policies.flatMap(
+      (p) => (p.Properties.PolicyDocument as { Statement: Array<{ Effect: string; Action: string | string[]; Resource: unknown }> }).Statement,
     );
+    // What it may do; what it may never do is one Deny on the memory bucket (asserted below).
+    const statements = all.filter((st) => st.Effect === 'Allow');
+    const denies = all.filter((st) => st.Effect === 'Deny');
+    expect(denies).toHaveLength(1);
+    expect([...(denies[0].Action as string[])].sort()).toEqual([...MEMORY_BUCKET_DENIED_ACTIONS].sort());
+    expect(JSON.stringify(denies[0].Resource)).toContain(logicalId(stack.memory.bucket));
     const actionsOn = (id: string) =>
       statements
         .filter((st) => JSON.stringify(st.Resource).includes(id))
@@ -152,6 +172,8 @@ describe('function and permissions', () => {
       's3:PutObject /m/*',
     ]);
     expect(JSON.stringify(statements)).not.toMatch(/"s3:\*"|"dynamodb:\*"|s3:DeleteObject|dynamodb:DeleteItem|dynamodb:Scan/);
+    // Only X-Ray (which has no resource-level permissions) is granted on every resource.
+    expect(statements.filter((st) => st.Resource === '*').flatMap((st) => st.Action)).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
   });
 });
 

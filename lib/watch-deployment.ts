@@ -1,0 +1,90 @@
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import { Duration } from 'aws-cdk-lib';
+import { EVENT_METRICS } from '../lambdas/shared/observability/metric-names';
+import type { Stack } from 'aws-cdk-lib';
+import type { CatalogApi } from './catalog-api';
+import type { CatalogCrawler } from './catalog-crawler';
+import type { CatalogData } from './catalog-data';
+import type { CatalogStackProps } from './catalog-stack-props';
+import type { Edge } from './edge';
+import type { EdgeLogRetention } from './edge-log-retention';
+import type { Identity } from './identity';
+import type { MemoryApi } from './memory-api';
+import type { MemoryMcp } from './memory-mcp';
+import type { Monitoring } from './monitoring';
+import type { OAuthFront } from './oauth-front';
+
+/** What is watched: the parts of a `CatalogStack`. */
+export interface WatchedDeployment extends Stack {
+  readonly monitoring: Monitoring;
+  readonly data: CatalogData;
+  readonly api: CatalogApi;
+  readonly auth: Identity;
+  readonly oauth: OAuthFront;
+  readonly memory: MemoryApi;
+  readonly mcp: MemoryMcp;
+  readonly crawler: CatalogCrawler;
+  readonly edge: Edge;
+  readonly edgeLogRetention: EdgeLogRetention;
+}
+import { acknowledge } from './nag';
+
+/**
+ * Every failure path of the deployment into the alarm topic, and the dashboard: the HTTP API (5xx
+ * rate, p99), every function (errors, throttles), the MCP function URL (5xx rate), every table
+ * (throttles, system errors), the search domain (health) or snapshot loads, the crawler (failed
+ * runs, dead letters, staleness). CloudFront's alarm is here when the stack is in us-east-1, else
+ * in the deployment's us-east-1 alarms stack (lib/deployment.ts); its graphs are here either way.
+ */
+export function watchDeployment(stack: WatchedDeployment, props: CatalogStackProps): void {
+  const m = stack.monitoring;
+  m.watchHttpApi('Api', stack.api.httpApi);
+  m.watchFunction('CatalogFunction', stack.api.fn);
+  m.watchFunction('FavoritesFunction', stack.api.favoritesFn);
+  m.watchFunction('OAuthFunction', stack.oauth.fn);
+  m.watchFunction('MemoryFunction', stack.memory.fn);
+  m.watchFunction('McpFunction', stack.mcp.fn);
+  m.watchFunction('CrawlerFunction', stack.crawler.fn);
+  m.watchFunctionUrl('Mcp', stack.mcp.fn);
+
+  const tables = {
+    CatalogTable: stack.data.catalogTable,
+    RateLimitTable: stack.data.rateLimitTable,
+    TokenTable: stack.auth.tokenTable,
+    ClientTable: stack.auth.clientTable,
+    FavoritesTable: stack.auth.favoritesTable,
+    MemoryTable: stack.memory.table,
+    CrawlStateTable: stack.crawler.stateTable,
+  };
+  for (const [name, table] of Object.entries(tables)) m.watchTable(name, table);
+
+  if (stack.data.searchDomain && stack.data.searchDomainSize) {
+    m.watchSearchDomain(stack.data.searchDomain, stack.data.searchDomainSize);
+  } else {
+    m.alarm('SearchSnapshotLoadFailed', {
+      alarmDescription:
+        'A catalog instance could not load a new search snapshot generation and keeps serving the previous one (see the catalog function logs); `npm run reindex` writes a fresh one',
+      metric: m.appMetric(EVENT_METRICS.snapshotLoadFailures, 'catalog', { statistic: 'Sum', period: Duration.minutes(5) }),
+      threshold: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+  }
+
+  for (const alarm of [stack.crawler.failedRunsAlarm, stack.crawler.deadLetterAlarm, stack.crawler.timedOutRunsAlarm]) if (alarm) m.adopt(alarm);
+  m.watchCrawlFreshness(props.crawlSchedule ?? Duration.hours(6), stack.crawler.stateMachine);
+
+  if (stack.region === 'us-east-1') {
+    m.watchDistribution(stack.edge.distribution);
+    m.watchFunction('EdgeLogRetentionFunction', stack.edgeLogRetention.fn);
+  }
+  m.showDistribution(stack.edge.distribution);
+  m.showApplication(['catalog', 'favorites', 'oauth', 'memory', 'mcp']);
+
+  acknowledge(
+    stack.api.stage,
+    'Serverless-APIGWXrayEnabled',
+    'HTTP APIs (API Gateway v2) have no X-Ray tracing; every function behind it is traced (active tracing, AWS SDK calls as subsegments), which is where the time goes.',
+  );
+}
