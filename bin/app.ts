@@ -17,13 +17,8 @@
  */
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
-import { deployCatalog } from '../lib/deployment';
+import { type Deployment, deployCatalog } from '../lib/deployment';
 import { type StageConfig, STAGES } from './stages';
-
-function optionalEnv(name: string): string | undefined {
-  const v = process.env[name];
-  return v === undefined || v.trim() === '' ? undefined : v.trim();
-}
 
 function choice<T extends string>(app: App, key: string, allowed: readonly T[]): T | undefined {
   const v: unknown = app.node.tryGetContext(key);
@@ -33,21 +28,28 @@ function choice<T extends string>(app: App, key: string, allowed: readonly T[]):
   return v as T;
 }
 
-const app = new App();
-const stage = (app.node.tryGetContext('stage') as string | undefined) ?? 'prod';
-const config: StageConfig = STAGES[stage] ?? {};
-const searchEngine = choice(app, 'searchEngine', ['opensearch', 'embedded'] as const);
-const sharpLayer = choice(app, 'sharpLayer', ['build', 'skip'] as const);
+/** The deployment `app`'s context and the environment choose (exported for tests). */
+export function catalogApp(app: App, env: NodeJS.ProcessEnv = process.env, stages: Readonly<Record<string, StageConfig>> = STAGES): Deployment {
+  const optionalEnv = (name: string): string | undefined => {
+    const v = env[name];
+    return v === undefined || v.trim() === '' ? undefined : v.trim();
+  };
+  const stage = (app.node.tryGetContext('stage') as string | undefined) ?? 'prod';
+  const config: StageConfig = stages[stage] ?? {};
+  const searchEngine = choice(app, 'searchEngine', ['opensearch', 'embedded'] as const);
+  const sharpLayer = choice(app, 'sharpLayer', ['build', 'skip'] as const);
+  const deployment = deployCatalog(app, {
+    ...config,
+    stage,
+    region: config.region ?? optionalEnv('CDK_DEPLOY_REGION') ?? optionalEnv('CDK_DEFAULT_REGION') ?? 'us-east-1',
+    account: config.account ?? optionalEnv('CDK_DEPLOY_ACCOUNT') ?? optionalEnv('CDK_DEFAULT_ACCOUNT'),
+    ...(searchEngine && { searchEngine }),
+    ...(sharpLayer && { sharpLayer }),
+  });
+  // cdk-nag 3.x packs are policy-validation plugins (not Aspects): findings that are not acknowledged
+  // with a reason fail `cdk synth` and land in cdk.out/policy-validation-report.json.
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new ServerlessChecks(app));
+  return deployment;
+}
 
-deployCatalog(app, {
-  ...config,
-  stage,
-  region: config.region ?? optionalEnv('CDK_DEPLOY_REGION') ?? optionalEnv('CDK_DEFAULT_REGION') ?? 'us-east-1',
-  account: config.account ?? optionalEnv('CDK_DEPLOY_ACCOUNT') ?? optionalEnv('CDK_DEFAULT_ACCOUNT'),
-  ...(searchEngine && { searchEngine }),
-  ...(sharpLayer && { sharpLayer }),
-});
-
-// cdk-nag 3.x packs are policy-validation plugins (not Aspects): findings that are not acknowledged
-// with a reason fail `cdk synth` and land in cdk.out/policy-validation-report.json.
-Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new ServerlessChecks(app));
+if (require.main === module) catalogApp(new App());

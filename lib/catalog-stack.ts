@@ -280,8 +280,10 @@ export class CatalogStack extends Stack {
     });
     new CfnOutput(this, 'McpUrl', { description: 'The URL MCP clients connect to (Streamable HTTP; OAuth discovery from its 401)', value: `${publicUrl}/mcp` });
     new CfnOutput(this, 'ApiUrl', {
-      description: 'HTTP API endpoint (answers 403 without CloudFront; disabled when apiOriginDomain is set)',
-      value: this.api.httpApi.apiEndpoint,
+      description: this.api.originDomain
+        ? "The HTTP API's own domain (CloudFront's origin; the execute-api endpoint is disabled)"
+        : "HTTP API endpoint (CloudFront's origin; it answers 403 to anyone else)",
+      value: this.api.originDomain ? `https://${this.api.originDomainName}` : this.api.httpApi.apiEndpoint,
     });
     new CfnOutput(this, 'AlarmTopicArn', { description: 'SNS topic every alarm notifies (subscribe here)', value: this.monitoring.topic.topicArn });
     new CfnOutput(this, 'CrawlerStateMachineArn', {

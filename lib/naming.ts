@@ -38,9 +38,9 @@ export function fitName(text: string, max: number): string {
 
 /**
  * CloudFormation resource types whose name is unique per account (CloudFront and WAF for CloudFront
- * are global services; a dashboard's ARN has no region), with where the name sits and how long it
- * may be. CDK derives a default from the construct path, which holds the stage (the stack id) but
- * not the region.
+ * are global services), with where the name sits and how long it may be. CDK derives a default from
+ * the construct path, which holds the stage (the stack id) but not the region. (Dashboards are
+ * account-wide too; the one dashboard is named `<stage>-mcp-catalog-<region>` by `Monitoring`.)
  */
 export const ACCOUNT_GLOBAL_NAMES: Readonly<Record<string, { path: string[]; max: number }>> = {
   'AWS::CloudFront::CachePolicy': { path: ['CachePolicyConfig', 'Name'], max: 128 },
@@ -50,7 +50,6 @@ export const ACCOUNT_GLOBAL_NAMES: Readonly<Record<string, { path: string[]; max
   'AWS::CloudFront::Function': { path: ['Name'], max: 64 },
   'AWS::CloudFront::KeyValueStore': { path: ['Name'], max: 64 },
   'AWS::WAFv2::WebACL': { path: ['Name'], max: 128 },
-  'AWS::CloudWatch::Dashboard': { path: ['DashboardName'], max: 255 },
 };
 
 /**

@@ -822,4 +822,22 @@ describe('the bundles CDK builds', () => {
       expect({ id, bytes: Buffer.byteLength(bundle) < 1024 * 1024 }).toEqual({ id, bytes: true });
     }
   });
+
+  it('put the X-Ray SDK in an xray.js beside each traced function, out of index.js, loaded by the computed require of tracing.ts', () => {
+    const outdir = s.app.synth().directory;
+    const traced = Object.entries(s.template.findResources('AWS::Lambda::Function')).filter(
+      ([, r]) => (r as { Properties: { TracingConfig?: { Mode?: string } } }).Properties.TracingConfig?.Mode === 'Active',
+    );
+    expect(traced.length).toBeGreaterThanOrEqual(6);
+    for (const [id, r] of traced) {
+      const key = ((r as { Properties: { Code: { S3Key: string } } }).Properties.Code.S3Key as string).replace(/\.zip$/, '');
+      const dir = path.join(outdir, `asset.${key}`);
+      const chunk = readFileSync(path.join(dir, 'xray.js'), 'utf8');
+      expect({ id, captures: chunk.includes('captureAWSv3Client') }).toEqual({ id, captures: true });
+      const index = readFileSync(path.join(dir, 'index.js'), 'utf8');
+      // The X-Ray SDK's own strings are in the chunk only.
+      expect({ id, inIndex: index.includes('AWS_XRAY_DAEMON_ADDRESS') }).toEqual({ id, inIndex: false });
+      expect({ id, inChunk: chunk.includes('AWS_XRAY_DAEMON_ADDRESS') }).toEqual({ id, inChunk: true });
+    }
+  });
 });
