@@ -7,6 +7,7 @@ import { runCrawlerBench } from './bench/crawler';
 import { runMemoryBench } from './bench/memory';
 import { runMcpBench } from './bench/mcp';
 import { runLambdasBench } from './bench/lambdas';
+import { runEmbeddedBench } from './bench/embedded';
 import type { BenchSection } from './bench/stats';
 
 /** `npm run bench`: every benchmark in one run; the figures go to BENCHMARKS.md. */
@@ -17,6 +18,7 @@ const SECTIONS: Array<{ name: string; run: (log: (m: string) => void) => Promise
   { name: 'memory', run: runMemoryBench },
   { name: 'mcp', run: runMcpBench },
   { name: 'lambdas', run: runLambdasBench },
+  { name: 'embedded', run: runEmbeddedBench },
 ];
 
 function render(sections: BenchSection[], started: Date): string {

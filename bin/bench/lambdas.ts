@@ -24,7 +24,11 @@ const FUNCTIONS: ReadonlyArray<readonly [string, string, readonly string[]]> = [
   ['MCP (/mcp)', 'lambdas/mcp/handler.ts', SDK_EXTERNALS],
   ['crawler', 'lambdas/crawler/handler.ts', SDK_EXTERNALS],
   ['icon-not-found (Lambda@Edge)', 'lambdas/edge/icon-not-found.ts', SDK_EXTERNALS],
+  ['edge log retention (daily)', 'lambdas/ops/edge-log-retention.ts', SDK_EXTERNALS],
 ];
+
+/** The X-Ray part of tracing, built beside every traced function's index.js (lib/lambda-function.ts) and required on its first request. */
+const XRAY_CHUNK = 'lambdas/shared/observability/xray.ts';
 
 /** The bundle, as NodejsFunction builds it: minified CommonJS, `external` left to the runtime. */
 async function bundle(entry: string, outfile: string, external: readonly string[]): Promise<number> {
@@ -75,6 +79,12 @@ export async function runLambdasBench(log: (m: string) => void): Promise<BenchSe
       rows.push([`${name}: bundle, minified`, `${(size / 1024).toFixed(0)} KB`, '< 1 MB', verdict(size < 1024 * 1024)]);
       rows.push([`${name}: module init`, ms(init), '< 150 ms', verdict(init < 150)]);
     }
+    log('bundling the X-Ray chunk');
+    const chunk = join(dir, 'xray.js');
+    const chunkSize = await bundle(XRAY_CHUNK, chunk, SDK_EXTERNALS);
+    const chunkInit = freshProcessMs(`require(${JSON.stringify(chunk)})`);
+    rows.push(['X-Ray chunk (xray.js, beside each traced function): size', `${(chunkSize / 1024).toFixed(0)} KB`, 'not in any bundle above', 'informational']);
+    rows.push(["X-Ray chunk: load, paid by a traced instance's first request", ms(chunkInit), '', 'informational']);
     const sdk = freshProcessMs("require('@aws-sdk/client-s3');require('@aws-sdk/client-dynamodb');require('@aws-sdk/lib-dynamodb')");
     rows.push(['floor: the AWS SDK S3 + DynamoDB clients alone, module init', ms(sdk), '', 'informational']);
   } finally {
@@ -85,6 +95,7 @@ export async function runLambdasBench(log: (m: string) => void): Promise<BenchSe
     rows,
     method: [
       `- Bundles: esbuild as CDK's \`NodejsFunction\` bundles them (minified, CommonJS, \`@aws-sdk/*\` left to the Lambda runtime, except for the /v1 function, which bundles the S3 presigner and leaves only the SDK's client and lib packages out); sizes in KiB.`,
+      `- Tracing: each traced function gets the X-Ray SDK (Powertools Tracer) as a separate \`xray.js\` beside its \`index.js\`, required by a computed specifier on the first request of an instance with active tracing (lambdas/shared/observability/tracing.ts): its size is in no bundle row and its load in no init row; its own rows say what a traced cold start pays on top. Powertools Metrics is in each bundle and loaded on the first metric.`,
       `- Init: median of ${RUNS} fresh \`node\` processes timing \`require()\` of the bundle, with the AWS SDK loaded from node_modules as the runtime provides it. The "floor" row is the AWS SDK's S3 and DynamoDB clients alone: the memory REST, MCP and crawler functions need both on every request, so their init cannot go below it on this machine; what they add above it is their own code (isomorphic-git, yaml, zod, the MCP SDK). Moving those requires into the first request would meet the figure without making a cold start faster (Lambda's init phase runs at full CPU), so they stay at module scope and the miss is reported as it is.`,
     ].join('\n'),
   };
