@@ -71,6 +71,9 @@ export interface MonitoringProps {
 
 const FIVE_MINUTES = Duration.minutes(5);
 
+/** The operations a table's system-errors alarm reads when the caller names none. */
+const DEFAULT_TABLE_OPERATIONS = [dynamodb.Operation.GET_ITEM, dynamodb.Operation.PUT_ITEM, dynamodb.Operation.UPDATE_ITEM, dynamodb.Operation.QUERY];
+
 /** The alarm topic, the alarms, and the dashboard they are drawn on. */
 export class Monitoring extends Construct {
   readonly topic: sns.ITopic;
@@ -254,8 +257,12 @@ export class Monitoring extends Construct {
     return alarm;
   }
 
-  /** Throttled requests and system errors of a table (on-demand tables throttle only past their account or partition limits). */
-  watchTable(name: string, table: dynamodb.ITable): cloudwatch.Alarm[] {
+  /**
+   * Throttled requests and system errors of a table (on-demand tables throttle only past their
+   * account or partition limits). DynamoDB publishes system errors per operation, and each metric an
+   * alarm reads is billed, so the alarm reads the operations the table is used with.
+   */
+  watchTable(name: string, table: dynamodb.ITable, operations: dynamodb.Operation[] = DEFAULT_TABLE_OPERATIONS): cloudwatch.Alarm[] {
     const throttled = new cloudwatch.MathExpression({
       label: `${name}: throttle events`,
       expression: 'FILL(r, 0) + FILL(w, 0)',
@@ -273,17 +280,6 @@ export class Monitoring extends Construct {
       evaluationPeriods: 1,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
-    const operations = [
-      dynamodb.Operation.GET_ITEM,
-      dynamodb.Operation.PUT_ITEM,
-      dynamodb.Operation.UPDATE_ITEM,
-      dynamodb.Operation.DELETE_ITEM,
-      dynamodb.Operation.QUERY,
-      dynamodb.Operation.SCAN,
-      dynamodb.Operation.BATCH_GET_ITEM,
-      dynamodb.Operation.BATCH_WRITE_ITEM,
-      dynamodb.Operation.TRANSACT_WRITE_ITEMS,
-    ];
     const systemErrors = this.alarm(`${name}SystemErrors`, {
       alarmDescription: `${name} table: DynamoDB answered requests with a 500 (a service-side error)`,
       metric: table.metricSystemErrorsForOperations({ operations, period: FIVE_MINUTES }),

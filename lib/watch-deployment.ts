@@ -1,4 +1,5 @@
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import { Duration } from 'aws-cdk-lib';
 import { EVENT_METRICS } from '../lambdas/shared/observability/metric-names';
 import type { Stack } from 'aws-cdk-lib';
@@ -47,16 +48,22 @@ export function watchDeployment(stack: WatchedDeployment, props: CatalogStackPro
   m.watchFunction('CrawlerFunction', stack.crawler.fn);
   m.watchFunctionUrl('Mcp', stack.mcp.fn);
 
-  const tables = {
-    CatalogTable: stack.data.catalogTable,
-    RateLimitTable: stack.data.rateLimitTable,
-    TokenTable: stack.auth.tokenTable,
-    ClientTable: stack.auth.clientTable,
-    FavoritesTable: stack.auth.favoritesTable,
-    MemoryTable: stack.memory.table,
-    CrawlStateTable: stack.crawler.stateTable,
-  };
-  for (const [name, table] of Object.entries(tables)) m.watchTable(name, table);
+  // Each table with the operations its adapters make (the grants in lib/ say the same).
+  const op = dynamodb.Operation;
+  const tables: Array<[string, dynamodb.ITable, dynamodb.Operation[]]> = [
+    ['CatalogTable', stack.data.catalogTable, [op.GET_ITEM, op.QUERY, op.BATCH_WRITE_ITEM, op.SCAN]],
+    ['RateLimitTable', stack.data.rateLimitTable, [op.UPDATE_ITEM, op.PUT_ITEM, op.GET_ITEM]],
+    ['TokenTable', stack.auth.tokenTable, [op.GET_ITEM, op.BATCH_GET_ITEM, op.PUT_ITEM, op.UPDATE_ITEM, op.TRANSACT_WRITE_ITEMS]],
+    ['ClientTable', stack.auth.clientTable, [op.GET_ITEM, op.PUT_ITEM]],
+    ['FavoritesTable', stack.auth.favoritesTable, [op.QUERY, op.GET_ITEM, op.TRANSACT_WRITE_ITEMS]],
+    ['MemoryTable', stack.memory.table, [op.GET_ITEM, op.QUERY, op.UPDATE_ITEM, op.TRANSACT_WRITE_ITEMS]],
+    [
+      'CrawlStateTable',
+      stack.crawler.stateTable,
+      [op.GET_ITEM, op.BATCH_GET_ITEM, op.QUERY, op.SCAN, op.PUT_ITEM, op.UPDATE_ITEM, op.BATCH_WRITE_ITEM, op.TRANSACT_WRITE_ITEMS],
+    ],
+  ];
+  for (const [name, table, operations] of tables) m.watchTable(name, table, operations);
 
   if (stack.data.searchDomain && stack.data.searchDomainSize) {
     m.watchSearchDomain(stack.data.searchDomain, stack.data.searchDomainSize);

@@ -12,6 +12,7 @@ import { App, type Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { catalogApp } from '../../bin/app';
+import { costByMode, costTable } from '../../bin/idle-cost';
 import { STAGES } from '../../bin/stages';
 import { type Deployment, deployCatalog, type DeploymentProps } from '../../lib/deployment';
 import { MEMORY_BUCKET_DENIED_ACTIONS } from '../../lib/memory-api';
@@ -517,4 +518,17 @@ describe('the crawler', () => {
     const secret = statements.find((s) => [s.Action].flat().includes('secretsmanager:GetSecretValue'));
     expect(JSON.stringify(secret?.Resource)).toContain('secret:mcp-catalog/github-token-??????');
   });
+});
+
+describe('the idle monthly cost table', () => {
+  it("is in the README as npm run cost computes it from the templates: OpenSearch, its storage, the WAF, secrets, alarms' metrics, the dashboard", () => {
+    const modes = costByMode();
+    const [standard, single, embedded] = modes.map((m) => m.total);
+    // Half the nodes, and no domain at all.
+    expect(standard - single).toBeCloseTo(26.28 + 1.22, 2);
+    expect(modes[2].lines.some((l) => l.row.startsWith('OpenSearch'))).toBe(false);
+    expect(embedded).toBeLessThan(single);
+    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    expect(readme).toContain(costTable(modes));
+  }, 300_000);
 });
