@@ -26,7 +26,7 @@ import { DynamoCatalogStore } from '../catalog/adapters/dynamo-catalog-store';
 import { S3IconStore } from '../catalog/adapters/s3-icon-store';
 import { rebuildIndex } from '../catalog/reindex';
 import { searchIndexForWrites } from '../catalog/search/engines';
-import { S3SnapshotWriter } from '../catalog/search/s3-snapshot';
+import type { S3SnapshotWriter } from '../catalog/search/s3-snapshot';
 import { documentClient, dynamoClient, loadBatchSdkBudget, s3Config } from '../shared/aws/clients';
 import { loadCatalogConfig } from '../catalog/config';
 import { logger } from '../shared/logger';
@@ -44,6 +44,8 @@ interface Instance {
   crawler: Crawler;
   store: DynamoCatalogStore;
   index: ReturnType<typeof searchIndexForWrites>;
+  /** The small-catalog mode: finalize writes the whole snapshot. */
+  snapshot?: S3SnapshotWriter;
 }
 
 let instance: Instance | undefined;
@@ -68,7 +70,7 @@ function crawlerInstance(): Instance {
     state: new DynamoCrawlState(doc, config.stateTable),
     region: catalog.region,
   }).crawler;
-  instance = { crawler, store, index };
+  instance = { crawler, store, index, ...(catalog.searchBackend === 'embedded' && { snapshot: index as S3SnapshotWriter }) };
   return instance;
 }
 
@@ -107,12 +109,12 @@ export async function unitHandler(event: { runId?: unknown; unitId?: unknown }) 
 
 export async function finalizeHandler(event: { runId?: unknown }) {
   if (typeof event.runId !== 'string') throw new Error('finalize event needs runId');
-  const { crawler: c, store, index } = crawlerInstance();
+  const { crawler: c, store, snapshot } = crawlerInstance();
   const report = await c.finalizeRun(event.runId);
   const changed = report.counts.added + report.counts.updated + report.counts.removed;
   // Small-catalog mode: the snapshot is rebuilt from DynamoDB when the crawl changed something (or none exists yet).
-  if (index instanceof S3SnapshotWriter && (changed > 0 || !(await index.exists()))) {
-    const servers = await rebuildIndex(store, index);
+  if (snapshot && (changed > 0 || !(await snapshot.exists()))) {
+    const servers = await rebuildIndex(store, snapshot);
     countMetric(CRAWL_METRICS.snapshotsWritten);
     logger.info('search snapshot rebuilt', { runId: report.runId, servers });
   }

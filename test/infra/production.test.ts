@@ -34,7 +34,14 @@ function app(context: Record<string, unknown> = {}): App {
 }
 
 function deploy(props: Partial<DeploymentProps> & { region?: string } = {}, a: App = app()): Deployment & { app: App } {
-  const d = deployCatalog(a, { stage: 'prod', region: 'eu-west-1', account: ACCOUNT, sharpLayer: 'skip', ...props });
+  const d = deployCatalog(a, {
+    stage: 'prod',
+    region: 'eu-west-1',
+    account: ACCOUNT,
+    sharpLayer: 'skip',
+    githubTokenSecretName: 'mcp-catalog/github-token',
+    ...props,
+  });
   return { ...d, app: a };
 }
 
