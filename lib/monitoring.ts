@@ -327,7 +327,8 @@ export class Monitoring extends Construct {
         threshold: Math.floor((opts.volumeGiB * 1024 * this.settings.freeStoragePercent) / 100),
         comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_OR_EQUAL_TO_THRESHOLD,
         evaluationPeriods: 1,
-        treatMissingData: cloudwatch.TreatMissingData.BREACHING,
+        // A gap in this metric says nothing about storage (the red alarm speaks for a silent domain).
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
       }),
       this.alarm('SearchJvmMemoryPressure', {
         alarmDescription: `OpenSearch: JVM memory pressure above ${this.settings.jvmMemoryPressurePercent}% for 15 minutes (the node risks out-of-memory errors; consider a larger instance)`,
@@ -335,7 +336,7 @@ export class Monitoring extends Construct {
         threshold: this.settings.jvmMemoryPressurePercent,
         comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         evaluationPeriods: 3,
-        treatMissingData: cloudwatch.TreatMissingData.BREACHING,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
       }),
       this.alarm('SearchWritesBlocked', {
         alarmDescription: 'OpenSearch is blocking writes (storage or memory pressure): the crawler cannot index',
