@@ -9,7 +9,11 @@ import { App, type Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { deployCatalog, type DeploymentProps } from '../lib/deployment';
 
-/** us-east-1 on-demand list prices (USD), as published on the AWS pricing pages in November 2025; no free tier applied. */
+/**
+ * us-east-1 on-demand list prices (USD) of November 2025, entered by hand (the pricing pages were
+ * not reachable from the machine this was written on: check them, and correct a price here if it
+ * moved; the README's table is this file's output). No free tier applied.
+ */
 export const PRICES = {
   region: 'us-east-1',
   asOf: '2025-11',
