@@ -25,6 +25,8 @@ module.exports = {
     feature('mcp', ['lambdas/memory/', 'lambdas/identity/', 'lambdas/shared/']),
     feature('site', ['lambdas/catalog/', 'lambdas/identity/', 'lambdas/shared/']),
     feature('edge', []),
+    // Operations functions (the Lambda@Edge log retention sweep): shared helpers only.
+    feature('ops', ['lambdas/shared/']),
     {
       name: 'no-feature-into-tooling',
       comment: 'code that runs in a Lambda never imports the local stack, the CDK app or tests',

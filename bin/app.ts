@@ -1,61 +1,55 @@
 /**
- * The CDK app: `npx cdk synth` / `npx cdk deploy` (cdk.json runs this file with tsx).
+ * The CDK app: `npx cdk synth` / `npx cdk deploy --all` (cdk.json runs this file with tsx).
  *
- * Deployment settings come from the environment, each with the default the constructs document:
- *   CDK_DEPLOY_REGION / CDK_DEFAULT_REGION   region of the stack (us-east-1 when neither is set, so that
- *                                            `cdk synth` works on a machine without AWS credentials)
- *   CDK_DEPLOY_ACCOUNT / CDK_DEFAULT_ACCOUNT account (left open when unset: an account-agnostic template)
- *   CATALOG_BRAND                            `io.<brand>.catalog/v0` in the registry feed (default example)
- *   SITE_URL_TEMPLATE                        CatalogMeta.url template (default: none, url omitted)
- *   EDGE_CACHE_SECONDS                       short edge cache of catalog JSON (default 0: none)
- *   PUBLIC_URL                               public base URL, e.g. https://mcp.example.com (default: the
- *                                            CloudFront domain); the token audience is <PUBLIC_URL>/mcp
- *   COGNITO_SELF_SIGN_UP                     `true` lets anyone create an account (default false)
- *   COGNITO_DOMAIN_PREFIX                    hosted sign-in domain prefix (default mcp-<stack uuid>)
+ * The deployment's settings are in one typed place, `bin/stages.ts` (one entry per stage, every
+ * knob of `DeploymentProps`). At synth, only these choose between them:
  *
- * Lambda@Edge must be created in us-east-1; CDK's EdgeFunction needs the stack's region to be known
- * at synth time, which is why the region always has a value here. In another region, CDK adds a small
- * `edge-lambda-stack-…` stack in us-east-1 for the function.
+ *   -c stage=<name>             the stage (default `prod`): its entry of bin/stages.ts, and the prefix
+ *                               of every stack id and account-global name
+ *   -c searchEngine=embedded    the small-catalog mode (no OpenSearch domain); overrides the stage's
+ *   -c sharpLayer=skip          do not build the crawler's sharp layer (no icons); default `build`
+ *   CDK_DEPLOY_REGION / CDK_DEFAULT_REGION   the region (the stage's `region` wins; us-east-1 when
+ *                               none is set, so that `cdk synth` works without AWS credentials)
+ *   CDK_DEPLOY_ACCOUNT / CDK_DEFAULT_ACCOUNT the account (the stage's wins; unset: account-agnostic)
+ *
+ * The CLI sets CDK_DEFAULT_* from the profile. Outside us-east-1, the deployment adds two small
+ * us-east-1 stacks for what CloudFront needs there (lib/deployment.ts).
  */
 import { App, Validations } from 'aws-cdk-lib';
-import { AwsSolutionsChecks } from 'cdk-nag';
-import { CatalogStack } from '../lib/catalog-stack';
+import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
+import { type Deployment, deployCatalog } from '../lib/deployment';
+import { type StageConfig, STAGES } from './stages';
 
-function optionalEnv(name: string): string | undefined {
-  const v = process.env[name];
-  return v === undefined || v.trim() === '' ? undefined : v.trim();
-}
-
-function wholeSeconds(name: string): number | undefined {
-  const v = optionalEnv(name);
+function choice<T extends string>(app: App, key: string, allowed: readonly T[]): T | undefined {
+  const v: unknown = app.node.tryGetContext(key);
   if (v === undefined) return undefined;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a whole number of seconds >= 0, got "${v}"`);
-  return n;
+  if (typeof v !== 'string' || !(allowed as readonly string[]).includes(v))
+    throw new Error(`-c ${key} must be one of ${allowed.join(', ')}, got "${String(v)}"`);
+  return v as T;
 }
 
-function flag(name: string): boolean | undefined {
-  const v = optionalEnv(name);
-  if (v === undefined) return undefined;
-  if (v !== 'true' && v !== 'false') throw new Error(`${name} must be true or false, got "${v}"`);
-  return v === 'true';
+/** The deployment `app`'s context and the environment choose (exported for tests). */
+export function catalogApp(app: App, env: NodeJS.ProcessEnv = process.env, stages: Readonly<Record<string, StageConfig>> = STAGES): Deployment {
+  const optionalEnv = (name: string): string | undefined => {
+    const v = env[name];
+    return v === undefined || v.trim() === '' ? undefined : v.trim();
+  };
+  const stage = (app.node.tryGetContext('stage') as string | undefined) ?? 'prod';
+  const config: StageConfig = stages[stage] ?? {};
+  const searchEngine = choice(app, 'searchEngine', ['opensearch', 'embedded'] as const);
+  const sharpLayer = choice(app, 'sharpLayer', ['build', 'skip'] as const);
+  const deployment = deployCatalog(app, {
+    ...config,
+    stage,
+    region: config.region ?? optionalEnv('CDK_DEPLOY_REGION') ?? optionalEnv('CDK_DEFAULT_REGION') ?? 'us-east-1',
+    account: config.account ?? optionalEnv('CDK_DEPLOY_ACCOUNT') ?? optionalEnv('CDK_DEFAULT_ACCOUNT'),
+    ...(searchEngine && { searchEngine }),
+    ...(sharpLayer && { sharpLayer }),
+  });
+  // cdk-nag 3.x packs are policy-validation plugins (not Aspects): findings that are not acknowledged
+  // with a reason fail `cdk synth` and land in cdk.out/policy-validation-report.json.
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new ServerlessChecks(app));
+  return deployment;
 }
 
-const app = new App();
-
-new CatalogStack(app, 'McpCatalog', {
-  env: {
-    account: optionalEnv('CDK_DEPLOY_ACCOUNT') ?? optionalEnv('CDK_DEFAULT_ACCOUNT'),
-    region: optionalEnv('CDK_DEPLOY_REGION') ?? optionalEnv('CDK_DEFAULT_REGION') ?? 'us-east-1',
-  },
-  brand: optionalEnv('CATALOG_BRAND'),
-  siteUrlTemplate: optionalEnv('SITE_URL_TEMPLATE'),
-  edgeCacheSeconds: wholeSeconds('EDGE_CACHE_SECONDS'),
-  publicUrl: optionalEnv('PUBLIC_URL'),
-  selfSignUp: flag('COGNITO_SELF_SIGN_UP'),
-  signInDomainPrefix: optionalEnv('COGNITO_DOMAIN_PREFIX'),
-});
-
-// cdk-nag 3.x is a policy-validation plugin (not an Aspect): findings that are not acknowledged
-// with a reason fail `cdk synth` and land in cdk.out/policy-validation-report.json.
-Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+if (require.main === module) catalogApp(new App());

@@ -10,6 +10,7 @@ import { runMcpBench } from './bench/mcp';
 import { runLambdasBench } from './bench/lambdas';
 import { runSiteBench } from './bench/site';
 import { runRelevanceBench } from './bench/relevance';
+import { runEmbeddedBench } from './bench/embedded';
 import type { BenchSection } from './bench/stats';
 
 /** `npm run bench`: every benchmark in one run; the figures go to BENCHMARKS.md. */
@@ -21,6 +22,7 @@ const SECTIONS: Array<{ name: string; run: (log: (m: string) => void) => Promise
   { name: 'git', run: runGitBench },
   { name: 'mcp', run: runMcpBench },
   { name: 'lambdas', run: runLambdasBench },
+  { name: 'embedded', run: runEmbeddedBench },
   { name: 'site', run: runSiteBench },
   { name: 'relevance', run: runRelevanceBench },
 ];

@@ -2,24 +2,24 @@ import { DynamoCatalogStore } from '../lambdas/catalog/adapters/dynamo-catalog-s
 import type { SearchIndex } from '../lambdas/catalog/domain/ports';
 import { rebuildIndex } from '../lambdas/catalog/reindex';
 import { EmbeddedSearchIndex } from '../lambdas/catalog/search/embedded';
-import { createOpenSearchClient, OpenSearchIndex } from '../lambdas/catalog/search/opensearch';
+import { searchIndexForWrites } from '../lambdas/catalog/search/engines';
 import { documentClient, dynamoClient, loadBatchSdkBudget } from '../lambdas/shared/aws/clients';
 import { loadCatalogConfig } from '../lambdas/catalog/config';
 import { openBackends } from './local-stack/catalog-env';
 
 /**
  * `npm run reindex`: rebuilds the search index from DynamoDB. Locally (default) the embedded index
- * of DATA_DIR; with `SEARCH_BACKEND=opensearch OPENSEARCH_URL=…` and AWS credentials, a deployed
- * domain from the deployed table.
+ * of DATA_DIR; with AWS credentials and the deployed table (`CATALOG_TABLE`), a deployment's index:
+ * `SEARCH_BACKEND=opensearch OPENSEARCH_URL=…` rebuilds its domain, `SEARCH_SNAPSHOT_BUCKET=…`
+ * (the small-catalog mode) writes a new snapshot generation, which every catalog instance picks up.
  */
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 async function main(): Promise<void> {
   const started = Date.now();
-  if (process.env.SEARCH_BACKEND === 'opensearch') {
-    const config = loadCatalogConfig();
-    if (!config.opensearchUrl) throw new Error('OPENSEARCH_URL is required');
-    const index: SearchIndex = new OpenSearchIndex({ client: createOpenSearchClient(config.opensearchUrl, config.region), index: config.opensearchIndex });
+  if (process.env.SEARCH_BACKEND === 'opensearch' || process.env.SEARCH_SNAPSHOT_BUCKET) {
+    const config = { ...loadCatalogConfig(), ...(process.env.SEARCH_SNAPSHOT_BUCKET && { searchBackend: 'embedded' as const }) };
+    const index: SearchIndex = searchIndexForWrites(config);
     const store = new DynamoCatalogStore(documentClient(dynamoClient(config, loadBatchSdkBudget())), config.catalogTable);
     console.log(`reindexed ${await rebuildIndex(store, index)} servers in ${Date.now() - started} ms`);
     return;

@@ -3,8 +3,11 @@ import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import type { ICertificate } from 'aws-cdk-lib/aws-certificatemanager';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
+import * as route53 from 'aws-cdk-lib/aws-route53';
+import * as route53Targets from 'aws-cdk-lib/aws-route53-targets';
 import { Construct } from 'constructs';
 import { CATALOG_API } from '../lambdas/catalog/routes';
 import type { RateTier } from '../lambdas/catalog/config';
@@ -13,7 +16,7 @@ import type { Identity } from './identity';
 import { grantTable } from './tables';
 import type { CatalogData } from './catalog-data';
 import { addRoutesFromTable, type TableRoutes } from './http-routes';
-import { appFunction, type FunctionLogLevel } from './lambda-function';
+import { appFunction, functionDefaults, type FunctionLogLevel } from './lambda-function';
 import { acknowledge, nagRef } from './nag';
 
 /** Log levels the Powertools logger of the handlers accepts. */
@@ -50,10 +53,22 @@ export interface CatalogApiProps {
    */
   readonly timeout?: Duration;
   /**
-   * Reserved concurrency of the catalog function, a ceiling on what it may cost.
-   * @default - unreserved (the account's shared pool)
+   * Reserved concurrency of the catalog function: a ceiling on what anonymous traffic may take
+   * from the account, and a floor it always has.
+   * @default - unreserved (the account's shared pool); `CatalogStack` reserves 100
    */
   readonly reservedConcurrentExecutions?: number;
+  /** Reserved concurrency of the favorites function. @default - unreserved; `CatalogStack` reserves 20 */
+  readonly favoritesReservedConcurrentExecutions?: number;
+  /**
+   * A custom domain for the HTTP API itself, the origin CloudFront calls (e.g. `api-origin.example.com`),
+   * with a certificate in the stack's region. With it, the default execute-api endpoint is
+   * disabled: the API answers only on this name, and only with CloudFront's origin header.
+   * With `hostedZone`, an alias record points the name at the API.
+   * @default - CloudFront calls the execute-api endpoint, which stays reachable (and answers 403
+   *   without the origin header)
+   */
+  readonly originDomain?: { domainName: string; certificate: ICertificate; hostedZone?: route53.IHostedZone };
   /**
    * Brand in the registry feed's `_meta` key, `io.<brand>.catalog/v0` (CATALOG_BRAND).
    * @default 'example'
@@ -116,13 +131,15 @@ export class CatalogApi extends Construct {
   readonly httpApi: apigwv2.HttpApi;
   readonly stage: apigwv2.HttpStage;
   readonly routes: TableRoutes;
-  /** `<id>.execute-api.<region>.amazonaws.com`, for use as a CloudFront origin. */
+  /** The origin CloudFront calls: the custom origin domain, else `<id>.execute-api.<region>.amazonaws.com`. */
   readonly originDomainName: string;
+  /** The API's own custom domain, when `originDomain` is given (the execute-api endpoint is then disabled). */
+  readonly originDomain?: apigwv2.DomainName;
 
   constructor(scope: Construct, id: string, props: CatalogApiProps) {
     super(scope, id);
     const { data, auth } = props;
-    const retention = props.logRetention ?? logs.RetentionDays.ONE_MONTH;
+    const retention = props.logRetention ?? functionDefaults(this).logRetention ?? logs.RetentionDays.ONE_MONTH;
     const anonymous = props.anonymousRate ?? { rate: 30, burst: 60 };
     const authenticated = props.authenticatedRate ?? { rate: 100, burst: 200 };
 
@@ -140,9 +157,7 @@ export class CatalogApi extends Construct {
     const environment: Record<string, string> = {
       ...shared,
       ICONS_BUCKET: data.iconsBucket.bucketName,
-      SEARCH_BACKEND: 'opensearch',
-      OPENSEARCH_URL: `https://${data.searchDomain.domainEndpoint}`,
-      OPENSEARCH_INDEX: props.searchIndex ?? 'catalog',
+      ...data.searchEnvironment(props.searchIndex ?? 'catalog'),
       CATALOG_BRAND: props.brand ?? 'example',
       CURSOR_SECRET_ARN: data.cursorKeysSecret.secretArn,
     };
@@ -188,6 +203,7 @@ export class CatalogApi extends Construct {
       logRetention: retention,
       logLevel: props.logLevel,
       serviceName: 'favorites',
+      reservedConcurrentExecutions: props.favoritesReservedConcurrentExecutions,
       environment: { ...shared, FAVORITES_TABLE: auth.favoritesTable.tableName },
     }));
     auth.grantFavorites(this.favoritesRole);
@@ -201,6 +217,8 @@ export class CatalogApi extends Construct {
     this.httpApi = new apigwv2.HttpApi(this, 'HttpApi', {
       description: 'MCP catalog API (served under /api behind CloudFront)',
       createDefaultStage: false,
+      // With a custom origin domain, the API answers only there: nobody can reach it around CloudFront by its default host name.
+      disableExecuteApiEndpoint: props.originDomain !== undefined,
     });
     const accessLogs = new logs.LogGroup(this, 'AccessLogs', { retention, removalPolicy: RemovalPolicy.DESTROY });
     this.stage = new apigwv2.HttpStage(this, 'DefaultStage', {
@@ -242,6 +260,19 @@ export class CatalogApi extends Construct {
     }
     if (this.routes.catchAll) acknowledge(this.routes.catchAll, 'AwsSolutions-APIG4', catalogReason);
 
-    this.originDomainName = `${this.httpApi.apiId}.execute-api.${this.httpApi.stack.region}.${this.httpApi.stack.urlSuffix}`;
+    if (props.originDomain) {
+      const { domainName, certificate, hostedZone } = props.originDomain;
+      const domain = new apigwv2.DomainName(this, 'OriginDomain', { domainName, certificate, securityPolicy: apigwv2.SecurityPolicy.TLS_1_2 });
+      new apigwv2.ApiMapping(this, 'OriginMapping', { api: this.httpApi, domainName: domain, stage: this.stage });
+      if (hostedZone) {
+        const target = route53.RecordTarget.fromAlias(new route53Targets.ApiGatewayv2DomainProperties(domain.regionalDomainName, domain.regionalHostedZoneId));
+        new route53.ARecord(this, 'OriginAlias', { zone: hostedZone, recordName: domainName, target });
+        new route53.AaaaRecord(this, 'OriginAliasIpv6', { zone: hostedZone, recordName: domainName, target });
+      }
+      this.originDomain = domain;
+      this.originDomainName = domainName;
+    } else {
+      this.originDomainName = `${this.httpApi.apiId}.execute-api.${this.httpApi.stack.region}.${this.httpApi.stack.urlSuffix}`;
+    }
   }
 }

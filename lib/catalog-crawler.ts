@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { CfnDeletionPolicy, Duration, RemovalPolicy, type CfnResource } from 'aws-cdk-lib';
+import { Annotations, CfnDeletionPolicy, Duration, RemovalPolicy, type CfnResource } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -8,22 +8,22 @@ import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import * as schedulerTargets from 'aws-cdk-lib/aws-scheduler-targets';
-import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { ENRICH_STEPS, type EnrichStep } from '../lambdas/crawler/domain/types';
 import type { CatalogData } from './catalog-data';
-import { appFunction, type FunctionLogLevel } from './lambda-function';
-import { acknowledge, nagRef } from './nag';
+import { appFunction, functionDefaults, type FunctionLogLevel } from './lambda-function';
+import { acknowledge, nagFlatten, nagRef } from './nag';
 import { CRAWL_STATE_TABLE } from '../lambdas/crawler/tables';
-import { SHARP_LAYER_DIR, sharpLayer } from './crawler/sharp-layer';
+import { sharpLayer, type SharpLayerSource } from './crawler/sharp-layer';
 import { crawlStateMachine } from './crawler/state-machine';
 import { whenAny } from './alarms';
 import { grantTable, tableKeys } from './tables';
 
 export interface CatalogCrawlerProps {
-  /** The catalog table, icons bucket and search domain the crawler fills. */
+  /** The catalog table, icons bucket and search engine (domain or snapshot bucket) the crawler fills. */
   readonly data: CatalogData;
   /**
    * How often the schedule starts a crawl (EventBridge Scheduler `rate(...)`, whole minutes).
@@ -46,23 +46,32 @@ export interface CatalogCrawlerProps {
    * Secrets Manager secret holding a GitHub token (a plain string or JSON `{"token": "…"}`);
    * the function may read it (GITHUB_TOKEN_SECRET_ARN). Without a token GitHub allows 60 requests
    * an hour, far too few for a first crawl; ETag revalidation keeps later runs cheap either way.
-   * @default - no token: unauthenticated GitHub requests
+   * @default - `githubTokenSecretName`, else no token (a synth warning)
    */
   readonly githubTokenSecret?: secretsmanager.ISecret;
   /**
-   * The sharp layer (`/opt/nodejs/node_modules/sharp` for linux-arm64 glibc), e.g. one shared
-   * between stacks or published elsewhere.
-   * @default - built from `layers/sharp` when `layers/sharp/nodejs/node_modules/sharp` (with its
-   *   linux-arm64 binary) exists (see layers/sharp/README.md); otherwise an empty placeholder
-   *   layer, a synth warning, and the `icon` enrichment step turned off (unless `steps` is given).
+   * The name of that secret in this account and region, e.g. `mcp-catalog/github-token`: created
+   * by the operator (README, "Deployment"), never by the stack, so the token is never in a template.
+   * @default - no token, unless `githubTokenSecret` is given
    */
-  readonly sharpLayer?: lambda.ILayerVersion;
+  readonly githubTokenSecretName?: string;
   /**
-   * Where the sharp layer is built (`nodejs/node_modules/sharp` inside), when `sharpLayer` is not
-   * given.
-   * @default layers/sharp of this repository
+   * The sharp layer (`/opt/nodejs/node_modules/sharp` for linux-arm64 glibc): `build` (synth
+   * installs it, cached per version, see lib/crawler/sharp-layer.ts), `skip` (an empty placeholder
+   * and the `icon` step off: infrastructure tests), or a layer of your own.
+   * @default 'build' (an install that fails, e.g. offline, falls back to `skip` with a warning)
    */
-  readonly sharpLayerDir?: string;
+  readonly sharpLayer?: SharpLayerSource;
+  /** Where built layers are cached between synths. @default node_modules/.cache/mcp-catalog */
+  readonly sharpLayerCacheDir?: string;
+  /** The npm executable that builds the layer (e.g. a wrapper that sets a proxy). @default 'npm' */
+  readonly sharpLayerNpm?: string;
+  /**
+   * Reserved concurrency of the crawler function: its Map state runs `maxConcurrency` units at
+   * once, plus plan and finalize.
+   * @default - unreserved; `CatalogStack` reserves maxConcurrency + 2
+   */
+  readonly reservedConcurrentExecutions?: number;
   /**
    * Enrichment steps to run (CRAWLER_STEPS); an empty list runs none.
    * @default - all steps (all but `icon` while the sharp layer is the placeholder)
@@ -186,7 +195,7 @@ export class CatalogCrawler extends Construct {
   constructor(scope: Construct, id: string, props: CatalogCrawlerProps) {
     super(scope, id);
     const { data } = props;
-    const retention = props.logRetention ?? logs.RetentionDays.ONE_MONTH;
+    const retention = props.logRetention ?? functionDefaults(this).logRetention ?? logs.RetentionDays.ONE_MONTH;
     const maxConcurrency = props.maxConcurrency ?? 4;
     if (!Number.isInteger(maxConcurrency) || maxConcurrency < 1) throw new Error(`maxConcurrency must be a whole number >= 1, got ${maxConcurrency}`);
     const taskRetries = props.taskRetries ?? 3;
@@ -207,9 +216,19 @@ export class CatalogCrawler extends Construct {
     });
 
     // --- Function ----------------------------------------------------------------------------
-    ({ layer: this.sharpLayer, available: this.sharpAvailable } = props.sharpLayer
-      ? { layer: props.sharpLayer, available: true }
-      : sharpLayer(this, props.sharpLayerDir ?? SHARP_LAYER_DIR));
+    ({ layer: this.sharpLayer, available: this.sharpAvailable } = sharpLayer(this, props.sharpLayer ?? 'build', {
+      ...(props.sharpLayerCacheDir && { cacheDir: props.sharpLayerCacheDir }),
+      ...(props.sharpLayerNpm && { npm: props.sharpLayerNpm }),
+    }));
+    const githubToken =
+      props.githubTokenSecret ??
+      (props.githubTokenSecretName ? secretsmanager.Secret.fromSecretNameV2(this, 'GithubToken', props.githubTokenSecretName) : undefined);
+    if (!githubToken) {
+      Annotations.of(this).addWarningV2(
+        'mcp-catalog:crawler-github-unauthenticated',
+        'The crawler calls GitHub without a token (60 requests an hour, too few for a first crawl): create a Secrets Manager secret with a token and set githubTokenSecretName (README, "Deployment").',
+      );
+    }
 
     const steps = props.steps ?? (this.sharpAvailable ? undefined : ENRICH_STEPS.filter((s) => s !== 'icon'));
     const environment: Record<string, string> = {
@@ -217,10 +236,8 @@ export class CatalogCrawler extends Construct {
       CRAWL_STATE_TABLE: this.stateTable.tableName,
       CATALOG_TABLE: data.catalogTable.tableName,
       ICONS_BUCKET: data.iconsBucket.bucketName,
-      SEARCH_BACKEND: 'opensearch',
-      OPENSEARCH_URL: `https://${data.searchDomain.domainEndpoint}`,
-      OPENSEARCH_INDEX: props.searchIndex ?? 'catalog',
-      ...(props.githubTokenSecret && { GITHUB_TOKEN_SECRET_ARN: props.githubTokenSecret.secretArn }),
+      ...data.searchEnvironment(props.searchIndex ?? 'catalog'),
+      ...(githubToken && { GITHUB_TOKEN_SECRET_ARN: githubToken.secretArn }),
       ...(steps && { CRAWLER_STEPS: steps.length === 0 ? 'none' : steps.join(',') }),
       // Last, so they override the variables above and appFunction's LOG_LEVEL, POWERTOOLS_SERVICE_NAME, NODE_OPTIONS.
       ...props.environment,
@@ -232,9 +249,11 @@ export class CatalogCrawler extends Construct {
       entry: props.entry ?? DEFAULT_ENTRY,
       memorySize: props.memorySize ?? 1024,
       timeout: Duration.minutes(15),
+      reservedConcurrentExecutions: props.reservedConcurrentExecutions,
       logRetention: retention,
       logLevel: props.logLevel,
       serviceName: 'crawler',
+      invokedBy: 'the crawl state machine (Step Functions tasks with retries; a failed execution goes to the crawl dead-letter queue)',
       environment,
       layers: [this.sharpLayer],
       bundling: {
@@ -250,7 +269,13 @@ export class CatalogCrawler extends Construct {
     // step with them). Catalog (DynamoCatalogStore get/put/delete): Query, GetItem, BatchWriteItem.
     // Crawl state (DynamoCrawlState): Get/Put/BatchGet/BatchWrite, Query, Scan, and the Put and
     // Update items of its transactions.
-    grantTable(data.catalogTable, this.role, ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchWriteItem']);
+    // The small-catalog mode rebuilds the snapshot from a Scan of the catalog at finalize.
+    grantTable(data.catalogTable, this.role, [
+      'dynamodb:GetItem',
+      'dynamodb:Query',
+      'dynamodb:BatchWriteItem',
+      ...(data.searchEngine === 'embedded' ? ['dynamodb:Scan'] : []),
+    ]);
     grantTable(this.stateTable, this.role, [
       'dynamodb:GetItem',
       'dynamodb:BatchGetItem',
@@ -280,7 +305,16 @@ export class CatalogCrawler extends Construct {
       'The crawler stores one icon per slug under the api/icons/ prefix of the icons bucket (checks for it, then writes it once), so it reads and writes objects under that one prefix of one bucket.',
     );
     data.grantSearch(this.role, 'readwrite');
-    props.githubTokenSecret?.grantRead(this.role);
+    if (githubToken) {
+      githubToken.grantRead(this.role);
+      if (!props.githubTokenSecret) {
+        acknowledge(
+          this.role,
+          `AwsSolutions-IAM5[Resource::${nagFlatten(this, githubToken.secretArn)}-??????]`,
+          'The GitHub token secret is named by the operator (githubTokenSecretName) and created outside the stack; Secrets Manager appends six random characters to a name in its ARN, so the read grant names the secret with that suffix, read-only.',
+        );
+      }
+    }
 
     // --- State machine -----------------------------------------------------------------------
     this.deadLetterQueue = new sqs.Queue(this, 'DeadLetterQueue', {
@@ -292,6 +326,11 @@ export class CatalogCrawler extends Construct {
       this.deadLetterQueue,
       'AwsSolutions-SQS3',
       'This queue is the dead-letter queue of the crawl: failed executions (input and error) and failed schedule deliveries land here for inspection and an alarm; nothing consumes it automatically, so it needs no dead-letter queue of its own.',
+    );
+    acknowledge(
+      this.deadLetterQueue,
+      'Serverless-SQSRedrivePolicy',
+      'This queue is itself the dead-letter queue of the crawl; nothing consumes it, so no message is ever redriven from it (an operator reads it, alarmed on its depth).',
     );
 
     this.stateMachine = crawlStateMachine(this, {

@@ -1,4 +1,4 @@
-import { Duration, Lazy, Names, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Duration, Lazy, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { EbsDeviceVolumeType } from 'aws-cdk-lib/aws-ec2';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -8,20 +8,17 @@ import * as opensearch from 'aws-cdk-lib/aws-opensearchservice';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { acknowledge, nagFlatten } from './nag';
+import { acknowledge, nagRef } from './nag';
 import { CATALOG_TABLE } from '../lambdas/catalog/tables';
 import { RATE_LIMIT_TABLE } from '../lambdas/shared/rate-limit/tables';
 import { tableKeys } from './tables';
 
-/** Size and version of the OpenSearch domain. */
+/**
+ * Size and version of the OpenSearch domain (the default search engine). The domain holds derived
+ * data only (`npm run reindex` rebuilds it from DynamoDB), so it is deleted with the stack and has
+ * no fixed name. Sizes and what they cost: README, "Deployment" → "Idle cost".
+ */
 export interface CatalogSearchDomainOptions {
-  /**
-   * Name of the domain (3-28 characters: lower-case letters, digits, hyphens). The access policy
-   * names the domain's own ARN, which CloudFormation cannot take from the domain it is creating, so
-   * the name is fixed at synth time; change it to replace the domain.
-   * @default - derived from the construct path and a hash, e.g. `mcpcatalog-data-1a2b3c4d`
-   */
-  readonly domainName?: string;
   /**
    * Engine version.
    * @default EngineVersion.OPENSEARCH_2_19
@@ -35,7 +32,11 @@ export interface CatalogSearchDomainOptions {
   readonly instanceType?: string;
   /**
    * Number of data nodes. An even count of 2 or more spreads them over two availability zones
-   * (zone awareness); an odd count keeps them in one.
+   * (zone awareness: every shard has a replica in the other zone, so a lost node or zone loses no
+   * data and searches continue from the replica). 1 is the documented low-cost choice: half the
+   * bill, and a lost node means search answers 503 until OpenSearch replaces it (the index is
+   * rebuilt from DynamoDB by `npm run reindex` if it comes back empty). Neither is quorum-based
+   * high availability without dedicated masters (`masterNodeCount: 3`).
    * @default 2
    */
   readonly instanceCount?: number;
@@ -57,11 +58,15 @@ export interface CatalogSearchDomainOptions {
   readonly masterNodeInstanceType?: string;
 }
 
+/** The search engine: the OpenSearch domain, or the embedded engine over an S3 snapshot (no domain). */
+export type SearchEngine = 'opensearch' | 'embedded';
+
 export interface CatalogDataProps {
   /**
-   * What happens to the tables, buckets, search domain and secrets when they leave the stack.
-   * With RETAIN the tables also get deletion protection.
-   * `DESTROY` suits throwaway environments only (a non-empty bucket still blocks deletion).
+   * What happens to the tables, buckets and secrets when they leave the stack. With RETAIN the
+   * tables also get deletion protection. `DESTROY` suits throwaway environments only (a non-empty
+   * bucket still blocks deletion). The search domain and the search snapshot bucket hold derived
+   * data and are always deleted with the stack.
    * @default RemovalPolicy.RETAIN
    */
   readonly removalPolicy?: RemovalPolicy;
@@ -72,7 +77,14 @@ export interface CatalogDataProps {
    * @default - AWS-owned/AWS-managed keys (DynamoDB `AWS_MANAGED`, `aws/secretsmanager`, `aws/es`)
    */
   readonly encryptionKey?: kms.IKey;
-  /** @default - see `CatalogSearchDomainOptions` */
+  /**
+   * `opensearch` (the default: a managed domain) or `embedded`, the small-catalog mode: no domain;
+   * the crawler writes the embedded index as one snapshot object to a bucket of its own and every
+   * catalog instance loads it (lambdas/catalog/search/s3-snapshot.ts).
+   * @default 'opensearch'
+   */
+  readonly searchEngine?: SearchEngine;
+  /** @default - see `CatalogSearchDomainOptions` (ignored by the embedded engine) */
   readonly search?: CatalogSearchDomainOptions;
   /**
    * Days that S3 server access logs and CloudFront access logs are kept in the access-log bucket.
@@ -92,6 +104,9 @@ export type SearchAccess = 'read' | 'readwrite';
 const SEARCH_READ_ACTIONS = ['es:ESHttpGet', 'es:ESHttpHead', 'es:ESHttpPost'];
 const SEARCH_WRITE_ACTIONS = ['es:ESHttpPut', 'es:ESHttpDelete', 'es:ESHttpPatch'];
 
+/** The key of the embedded engine's snapshot object in the snapshot bucket (SEARCH_SNAPSHOT_KEY). */
+export const SEARCH_SNAPSHOT_KEY = 'search/catalog-index.json.gz';
+
 /**
  * What every bucket of the deployment has: no public access, encryption at rest, TLS 1.2+ only
  * (the bucket policy refuses plain HTTP). One definition, so a new bucket cannot miss one of them.
@@ -105,8 +120,9 @@ export const PRIVATE_BUCKET = {
 
 /**
  * The catalog's stateful resources: the `catalog` and `rate-limits` tables (DynamoDB is the source
- * of truth), the icons bucket, the OpenSearch domain (the query engine), the access-log bucket, and
- * the secrets for cursor signing and the CloudFront origin header.
+ * of truth), the icons bucket, the query engine (the OpenSearch domain, or the embedded engine's
+ * snapshot bucket), the access-log bucket, and the secrets for cursor signing and the CloudFront
+ * origin header.
  */
 export class CatalogData extends Construct {
   /** `catalog`: partition key `slug`, sort key `sk`. */
@@ -117,16 +133,20 @@ export class CatalogData extends Construct {
   readonly iconsBucket: s3.Bucket;
   /** Server access logs of the icons bucket (`s3/icons/`) and CloudFront access logs (`cloudfront/`). */
   readonly accessLogsBucket: s3.Bucket;
-  readonly searchDomain: opensearch.Domain;
+  readonly searchEngine: SearchEngine;
+  /** The OpenSearch domain (`searchEngine: 'opensearch'`). */
+  readonly searchDomain?: opensearch.Domain;
+  /** Its size, for the alarms (free storage, burstable CPU credits). */
+  readonly searchDomainSize?: { volumeGiB: number; dataNodes: number; burstable: boolean };
+  /** The embedded engine's snapshot (`searchEngine: 'embedded'`): derived data, deleted with the stack. */
+  readonly searchSnapshotBucket?: s3.Bucket;
+
+  /** The domain's access policy: a statement per role granted through `grantSearch`. */
+  private readonly searchAccessPolicy = new iam.PolicyDocument();
   /** Cursor-signing key ring, JSON `{"id":1,"secret":"<64 alphanumerics>"}` as generated. */
   readonly cursorKeysSecret: secretsmanager.Secret;
   /** The value CloudFront sends in `x-origin-verify` (a plain 48-character string). */
   readonly originVerifySecret: secretsmanager.Secret;
-
-  /** Name of the search domain, known at synth time (see `CatalogSearchDomainOptions.domainName`). */
-  readonly searchDomainName: string;
-
-  private readonly searchAccessPolicy = new iam.PolicyDocument();
 
   constructor(scope: Construct, id: string, props: CatalogDataProps = {}) {
     super(scope, id);
@@ -180,11 +200,27 @@ export class CatalogData extends Construct {
       removalPolicy,
     });
 
-    this.searchDomainName = props.search?.domainName ?? defaultDomainName(this);
-    if (!/^[a-z][a-z0-9-]{2,27}$/.test(this.searchDomainName)) {
-      throw new Error(`search.domainName must be 3-28 lower-case letters, digits or hyphens, starting with a letter: "${this.searchDomainName}"`);
+    this.searchEngine = props.searchEngine ?? 'opensearch';
+    if (this.searchEngine === 'opensearch') {
+      const o = props.search ?? {};
+      this.searchDomainSize = {
+        volumeGiB: o.volumeSizeGiB ?? 10,
+        dataNodes: o.instanceCount ?? 2,
+        burstable: (o.instanceType ?? 't3.small.search').startsWith('t'),
+      };
+      this.searchDomain = this.createSearchDomain(props);
+    } else {
+      this.searchSnapshotBucket = new s3.Bucket(this, 'SearchSnapshotBucket', {
+        ...PRIVATE_BUCKET,
+        objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+        serverAccessLogsBucket: this.accessLogsBucket,
+        serverAccessLogsPrefix: 's3/search/',
+        // Derived data (rebuilt from DynamoDB by the next crawl or `npm run reindex`): no versions, gone with the stack.
+        removalPolicy: RemovalPolicy.DESTROY,
+        autoDeleteObjects: false,
+        lifecycleRules: [{ id: 'debris', abortIncompleteMultipartUploadAfter: Duration.days(1) }],
+      });
     }
-    this.searchDomain = this.createSearchDomain(props, removalPolicy);
 
     this.cursorKeysSecret = new secretsmanager.Secret(this, 'CursorKeysSecret', {
       description: 'HMAC key ring that signs catalog cursors: {"id":1,"secret":"..."} (rotation writes {"current","previous"})',
@@ -219,33 +255,49 @@ export class CatalogData extends Construct {
   }
 
   /**
-   * Lets a role query (`read`: GET, HEAD, POST for `_search`) or also index (`readwrite`) the search
-   * domain: an identity policy on the role and a statement naming the role in the domain's access
-   * policy, so the domain accepts SigV4 requests from granted roles only. A role from another stack
-   * makes this stack depend on that one (its ARN is in the access policy).
+   * Lets a role query the search engine (`read`) or also write it (`readwrite`): for OpenSearch,
+   * SigV4 data-plane actions on this domain's paths, in the role's identity policy and in the
+   * domain's access policy (which names only granted roles); for the embedded engine, reading (and
+   * replacing) the snapshot object.
    */
-  grantSearch(role: iam.IRole, access: SearchAccess = 'read'): iam.Grant {
-    const actions = access === 'readwrite' ? [...SEARCH_READ_ACTIONS, ...SEARCH_WRITE_ACTIONS] : SEARCH_READ_ACTIONS;
-    // Built from the name, not from the domain's Arn attribute: the domain's own access policy
-    // refers to it, and a GetAtt of the resource being created would be a circular dependency.
-    const domainArn = Stack.of(this).formatArn({
-      service: 'es',
-      resource: 'domain',
-      resourceName: this.searchDomainName,
-    });
-    const resourceArns = [`${domainArn}/*`];
-    this.searchAccessPolicy.addStatements(new iam.PolicyStatement({ principals: [new iam.ArnPrincipal(role.roleArn)], actions, resources: resourceArns }));
-    acknowledge(
-      role,
-      `AwsSolutions-IAM5[Resource::${nagFlatten(this, domainArn)}/*]`,
-      'OpenSearch data-plane permissions name request paths under the domain (indices, aliases, _search, _bulk); the index names are application data, so the grant covers the paths of this one domain only.',
-    );
-    return iam.Grant.addToPrincipal({ grantee: role, actions, resourceArns });
+  grantSearch(role: iam.IRole, access: SearchAccess = 'read'): void {
+    if (this.searchDomain) {
+      const actions = access === 'readwrite' ? [...SEARCH_READ_ACTIONS, ...SEARCH_WRITE_ACTIONS] : SEARCH_READ_ACTIONS;
+      role.addToPrincipalPolicy(new iam.PolicyStatement({ actions, resources: [`${this.searchDomain.domainArn}/*`] }));
+      // The domain's own policy cannot name its ARN (CloudFormation names the domain; a GetAtt of
+      // the resource being created would be circular): it names the paths of any domain of this
+      // account, which in a domain's own policy means its own paths, and the granted role.
+      const anyDomainPaths = Stack.of(this).formatArn({ service: 'es', resource: 'domain', resourceName: '*/*' });
+      this.searchAccessPolicy.addStatements(
+        new iam.PolicyStatement({ principals: [new iam.ArnPrincipal(role.roleArn)], actions, resources: [anyDomainPaths] }),
+      );
+      acknowledge(
+        role,
+        `AwsSolutions-IAM5[Resource::${nagRef(this.searchDomain, 'Arn')}/*]`,
+        'OpenSearch data-plane permissions name request paths under the domain (indices, aliases, _search, _bulk); the index names are application data, so the grant covers the paths of this one domain only.',
+      );
+      return;
+    }
+    const bucket = this.searchSnapshotBucket as s3.Bucket;
+    const actions = access === 'readwrite' ? ['s3:GetObject', 's3:PutObject'] : ['s3:GetObject'];
+    role.addToPrincipalPolicy(new iam.PolicyStatement({ actions, resources: [bucket.arnForObjects(SEARCH_SNAPSHOT_KEY)] }));
+    // A missing snapshot (before the first crawl) is a 404 rather than a 403.
+    role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucket.bucketArn] }));
   }
 
-  private createSearchDomain(props: CatalogDataProps, removalPolicy: RemovalPolicy): opensearch.Domain {
+  /** What the search adapters read: the domain and index, or the snapshot's bucket and key. */
+  searchEnvironment(index = 'catalog'): Record<string, string> {
+    if (this.searchDomain) {
+      return { SEARCH_BACKEND: 'opensearch', OPENSEARCH_URL: `https://${this.searchDomain.domainEndpoint}`, OPENSEARCH_INDEX: index };
+    }
+    return { SEARCH_BACKEND: 'embedded', SEARCH_SNAPSHOT_BUCKET: (this.searchSnapshotBucket as s3.Bucket).bucketName, SEARCH_SNAPSHOT_KEY };
+  }
+
+  private createSearchDomain(props: CatalogDataProps): opensearch.Domain {
     const o = props.search ?? {};
     const instanceCount = o.instanceCount ?? 2;
+    const instanceType = o.instanceType ?? 't3.small.search';
+    const volumeGiB = o.volumeSizeGiB ?? 10;
     const masterNodeCount = o.masterNodeCount ?? 0;
     const zoneAware = instanceCount >= 2 && instanceCount % 2 === 0;
     const retention = props.searchLogRetention ?? logs.RetentionDays.ONE_MONTH;
@@ -265,18 +317,19 @@ export class CatalogData extends Construct {
       ],
     });
 
+    // No domainName: CloudFormation names it, so a redeploy after `cdk destroy` cannot collide with a
+    // domain still being deleted, and two stages never share a name.
     const domain = new opensearch.Domain(this, 'SearchDomain', {
-      domainName: this.searchDomainName,
       version: o.version ?? opensearch.EngineVersion.OPENSEARCH_2_19,
       capacity: {
         dataNodes: instanceCount,
-        dataNodeInstanceType: o.instanceType ?? 't3.small.search',
+        dataNodeInstanceType: instanceType,
         masterNodes: masterNodeCount > 0 ? masterNodeCount : undefined,
         masterNodeInstanceType: masterNodeCount > 0 ? (o.masterNodeInstanceType ?? 'm7g.large.search') : undefined,
         multiAzWithStandbyEnabled: false,
       },
       zoneAwareness: zoneAware ? { enabled: true, availabilityZoneCount: 2 } : { enabled: false },
-      ebs: { enabled: true, volumeSize: o.volumeSizeGiB ?? 10, volumeType: EbsDeviceVolumeType.GP3 },
+      ebs: { enabled: true, volumeSize: volumeGiB, volumeType: EbsDeviceVolumeType.GP3 },
       enforceHttps: true,
       tlsSecurityPolicy: opensearch.TLSSecurityPolicy.TLS_1_2,
       nodeToNodeEncryption: true,
@@ -291,16 +344,13 @@ export class CatalogData extends Construct {
       },
       suppressLogsResourcePolicy: true,
       enableVersionUpgrade: true,
-      removalPolicy,
+      // Derived data: `npm run reindex` rebuilds it from DynamoDB, so it is not worth paying for after a destroy.
+      removalPolicy: RemovalPolicy.DESTROY,
     });
     domain.node.addDependency(logsPolicy);
-
-    // The access policy is the list of roles granted through grantSearch(), written straight onto the
-    // domain (CDK's `accessPolicies` prop would add a custom resource and its Lambda).
+    // Written straight onto the domain (CDK's `accessPolicies` prop would add a custom resource and its Lambda).
     const cfnDomain = domain.node.defaultChild as opensearch.CfnDomain;
-    cfnDomain.accessPolicies = Lazy.any({
-      produce: () => (this.searchAccessPolicy.isEmpty ? undefined : this.searchAccessPolicy),
-    });
+    cfnDomain.accessPolicies = Lazy.any({ produce: () => (this.searchAccessPolicy.isEmpty ? undefined : this.searchAccessPolicy) });
 
     acknowledge(
       domain,
@@ -310,7 +360,7 @@ export class CatalogData extends Construct {
     acknowledge(
       domain,
       'AwsSolutions-OS3',
-      'Access is by IAM principal, not by IP: Lambda has no fixed egress addresses, and the access policy admits only the SigV4-signed requests of the granted roles.',
+      'Access is by IAM principal, not by IP: Lambda has no fixed egress addresses, and the access policy admits only the SigV4-signed requests of the granted Lambda roles.',
     );
     if (masterNodeCount === 0) {
       acknowledge(
@@ -323,16 +373,9 @@ export class CatalogData extends Construct {
       acknowledge(
         domain,
         'AwsSolutions-OS7',
-        'An odd data node count was chosen explicitly (search.instanceCount), which OpenSearch cannot spread evenly across zones; the catalog can be reindexed from DynamoDB, the source of truth.',
+        'A single data node (or another odd count) is the documented low-cost choice (search.instanceCount): the index is derived data that `npm run reindex` rebuilds from DynamoDB, the source of truth, and OpenSearch replaces a failed node; the default is two zone-aware nodes.',
       );
     }
     return domain;
   }
-}
-
-/** A valid, stable OpenSearch domain name from the construct path: `mcpcatalog-data-<hash>`. */
-function defaultDomainName(scope: Construct): string {
-  const unique = Names.uniqueResourceName(scope, { maxLength: 28, separator: '-' }).toLowerCase();
-  const name = unique.replace(/[^a-z0-9-]/g, '');
-  return /^[a-z]/.test(name) ? name : `d${name}`.slice(0, 28);
 }

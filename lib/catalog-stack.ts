@@ -1,117 +1,42 @@
-import { CfnOutput, type Duration, Lazy, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
-import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
-import type * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
-import type { ICertificate } from 'aws-cdk-lib/aws-certificatemanager';
-import type * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
-import type * as cognito from 'aws-cdk-lib/aws-cognito';
-import type * as kms from 'aws-cdk-lib/aws-kms';
-import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import { Aspects, CfnOutput, Lazy, RemovalPolicy, Stack, Tags, Token } from 'aws-cdk-lib';
+import * as acm from 'aws-cdk-lib/aws-certificatemanager';
+import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as route53 from 'aws-cdk-lib/aws-route53';
+import * as route53Targets from 'aws-cdk-lib/aws-route53-targets';
 import type { Construct } from 'constructs';
-import type { RateTier } from '../lambdas/catalog/config';
-import { CatalogApi, type CatalogLogLevel } from './catalog-api';
-import { Identity } from './identity';
+import { metricsNamespace } from '../lambdas/shared/observability/metric-names';
+import { DataBackup } from './backup';
+import { CatalogApi } from './catalog-api';
 import { CatalogCrawler } from './catalog-crawler';
-import { CatalogData, type CatalogSearchDomainOptions } from './catalog-data';
-import { Edge } from './edge';
+import { CatalogData } from './catalog-data';
+import { type CatalogStackProps, DEFAULT_RESERVED_CONCURRENCY } from './catalog-stack-props';
+import { Edge, usEast1Stack } from './edge';
+import { EdgeLogRetention } from './edge-log-retention';
+import { Identity } from './identity';
+import { setFunctionDefaults } from './lambda-function';
+import { MemoryApi } from './memory-api';
+import { MemoryMcp } from './memory-mcp';
+import { Monitoring } from './monitoring';
+import { LogGroupsWithRetention } from './log-groups';
+import { AccountGlobalNames, checkStage } from './naming';
 import { OAuthFront } from './oauth-front';
-import { MemoryApi, type MemoryApiProps } from './memory-api';
 import { MemoryGit } from './memory-git';
-import { MemoryMcp, type MemoryMcpProps } from './memory-mcp';
-import { Site, type SiteProps } from './site';
+import { Site } from './site';
+import { watchDeployment } from './watch-deployment';
+import { EdgeWebAcl } from './waf';
 
-export interface CatalogStackProps extends StackProps {
-  /**
-   * Removal policy of the stateful resources (tables, buckets, search domain, secrets).
-   * @default RemovalPolicy.RETAIN
-   */
-  readonly removalPolicy?: RemovalPolicy;
-  /** How often the crawler runs. @default Duration.hours(6) */
-  readonly crawlSchedule?: Duration;
-  /** Upstream registry. @default 'https://registry.modelcontextprotocol.io' */
-  readonly registryUrl?: string;
-  /** Secret holding a GitHub token for the crawler (raises its API quota). @default - unauthenticated */
-  readonly githubTokenSecret?: secretsmanager.ISecret;
-  /**
-   * Customer-managed KMS key for tables, secrets and the search domain.
-   * @default - AWS-managed encryption
-   */
-  readonly encryptionKey?: kms.IKey;
-  /** OpenSearch version and size. @default - 2 × t3.small.search, 10 GiB gp3, OpenSearch 2.19 */
-  readonly search?: CatalogSearchDomainOptions;
-  /** Registry feed brand (`io.<brand>.catalog/v0`). @default 'example' */
-  readonly brand?: string;
-  /** `CatalogMeta.url` template, e.g. `https://mcp.example.com/servers/{slug}`. @default - the site's detail page, `<publicUrl>/servers/{slug}` */
-  readonly siteUrlTemplate?: string;
-  /** The site's settings: name, page size, edge and browser cache, rate, sizing. @default - see `SiteProps` */
-  readonly site?: Omit<SiteProps, 'data' | 'httpApi' | 'apiOriginDomainName' | 'edge' | 'publicUrl'>;
-  /** Anonymous rate-limit tier per IP. @default { rate: 30, burst: 60 } */
-  readonly anonymousRate?: RateTier;
-  /** Authenticated rate-limit tier per user. @default { rate: 100, burst: 200 } */
-  readonly authenticatedRate?: RateTier;
-  /** Stage-wide API throttle. @default { rateLimit: 1000, burstLimit: 2000 } */
-  readonly apiThrottle?: apigwv2.ThrottleSettings;
-  /** Catalog function memory in MB. @default 1024 */
-  readonly catalogMemorySize?: number;
-  /** Catalog function log level. @default 'INFO' */
-  readonly logLevel?: CatalogLogLevel;
-  /** Seconds CloudFront may cache catalog API responses. @default 0 (no edge cache) */
-  readonly edgeCacheSeconds?: number;
-  /** Lambda@Edge runtime. @default Runtime.NODEJS_22_X */
-  readonly edgeRuntime?: lambda.Runtime;
-  /** Custom domain names of the distribution (need `certificate`). @default - none */
-  readonly domainNames?: string[];
-  /** ACM certificate (us-east-1) for `domainNames`. @default - none */
-  readonly certificate?: ICertificate;
-  /** WAFv2 web ACL (CLOUDFRONT scope) ARN. @default - none */
-  readonly webAclArn?: string;
-  /** @default PriceClass.PRICE_CLASS_ALL */
-  readonly priceClass?: cloudfront.PriceClass;
-  /**
-   * Entry of the catalog Lambda (for tests of the infrastructure alone).
-   * @default lambdas/catalog/handler.ts
-   */
-  readonly catalogEntry?: string;
-  /**
-   * Limits and sizing of the memory REST API (`/v1`): rate limit, ceilings, export limits, entry.
-   * @default - the spec's values (see `MemoryApiProps`)
-   */
-  readonly memoryApi?: Omit<MemoryApiProps, 'httpApi' | 'data' | 'auth' | 'removalPolicy' | 'encryptionKey'>;
-  /**
-   * Limits and sizing of the MCP endpoint (`/mcp`): rate limit per user, list limit, allowed browser origins, entry.
-   * @default - the spec's values (see `MemoryMcpProps`)
-   */
-  readonly mcp?: Omit<MemoryMcpProps, 'table' | 'bucket' | 'rateLimitTable' | 'cursorKeysSecret' | 'auth'>;
-  /**
-   * The deployment's public base URL (PUBLIC_URL), e.g. `https://mcp.example.com`, without a
-   * trailing slash. Token audience (`<publicUrl>/mcp`), Cognito resource server and the web
-   * client's callback URLs derive from it.
-   * @default - `https://<first of domainNames>` when custom domains are set, else
-   *   `https://<the distribution's *.cloudfront.net domain>`
-   */
-  readonly publicUrl?: string;
-  /** Let anyone create an account on the hosted sign-in page. @default false */
-  readonly selfSignUp?: boolean;
-  /** Hosted sign-in domain prefix (`<prefix>.auth.<region>.amazoncognito.com`). @default - `mcp-<stack uuid>` */
-  readonly signInDomainPrefix?: string;
-  /** Cognito feature plan. @default FeaturePlan.PLUS (threat protection enforced) */
-  readonly cognitoFeaturePlan?: cognito.FeaturePlan;
-  /** Cognito MFA (TOTP). @default Mfa.OPTIONAL */
-  readonly mfa?: cognito.Mfa;
-  /** Web front's sign-in callback URLs. @default - [`<publicUrl>/auth/callback`] */
-  readonly webCallbackUrls?: string[];
-  /** Web front's sign-out URLs. @default - [`<publicUrl>/`] */
-  readonly webLogoutUrls?: string[];
-}
+export type { CatalogStackProps, ReservedConcurrency } from './catalog-stack-props';
 
 /**
- * The catalog deployment: stateful data, the catalog API and the CloudFront distribution, in one
- * stack. One stack because the parts reference each other both ways (the search domain's access
- * policy names the API's role; the API reads the data) and because later APIs add their behaviours
- * to the same distribution; stateful resources are protected by RemovalPolicy.RETAIN and deletion
- * protection instead of a separate stack. Lambda@Edge lives in us-east-1: outside that region CDK's
- * EdgeFunction adds a small `edge-lambda-stack-…` there on its own.
+ * The deployment: stateful data, the APIs, the crawler and the CloudFront distribution in one
+ * stack (they reference each other both ways), with the truth protected by RETAIN, deletion
+ * protection, versions and backups rather than by a separate stack. What must live in us-east-1
+ * (the Lambda@Edge function, the WAF web ACL, the distribution's certificate) goes into
+ * `edgeStack` when this stack is elsewhere; `deployCatalog` (lib/deployment.ts) builds the set.
  */
 export class CatalogStack extends Stack {
+  readonly stage: string;
   readonly data: CatalogData;
   /** The scheduled crawler that fills the catalog. */
   readonly crawler: CatalogCrawler;
@@ -128,24 +53,64 @@ export class CatalogStack extends Stack {
   readonly mcp: MemoryMcp;
   /** The site (`/`, `/servers`, …): render function, routes, CloudFront behaviours. */
   readonly site: Site;
+  /** The alarm topic, every alarm and the dashboard. */
+  readonly monitoring: Monitoring;
+  /** The web ACL this stack created (in `edgeStack` outside us-east-1). */
+  readonly webAcl?: EdgeWebAcl;
+  readonly backup?: DataBackup;
+  /** Sets the Lambda@Edge log group's retention in every region (lives beside the function, in us-east-1). */
+  readonly edgeLogRetention: EdgeLogRetention;
 
   constructor(scope: Construct, id: string, props: CatalogStackProps = {}) {
+    const searchEngine = props.searchEngine ?? 'opensearch';
+    const region = props.env?.region;
     super(scope, id, {
-      description: 'MCP catalog: DynamoDB, OpenSearch, S3 icons, Cognito, HTTP API + Lambdas, CloudFront',
+      description: `MCP catalog and memory (${searchEngine === 'embedded' ? 'embedded search' : 'OpenSearch'}): DynamoDB, S3, Cognito, HTTP API + Lambdas, CloudFront, alarms`,
+      // Outside us-east-1 this stack reads the WAF web ACL and the certificate from its us-east-1 stack.
+      crossRegionReferences: props.crossRegionReferences ?? (region !== undefined && region !== 'us-east-1'),
       ...props,
+    });
+    this.stage = checkStage(props.stage ?? 'prod');
+    const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
+    const logRetention = props.logRetention ?? logs.RetentionDays.ONE_MONTH;
+    const namespace = metricsNamespace(this.stage);
+    // Before any function exists: every appFunction of the deployment reads these.
+    setFunctionDefaults(this, { metricsNamespace: namespace, tracing: props.tracing ?? true, logRetention });
+    const reserved = reservations(props);
+    // What CloudFront needs in us-east-1 goes here: this stack, or the deployment's edge stack.
+    const usEast1 = this.region === 'us-east-1' ? this : (props.edgeStack ?? usEast1Stack(this, `${id}-edge-functions`));
+    const homeRegion = Token.isUnresolved(this.region) ? 'any-region' : this.region;
+    for (const stack of new Set([this, usEast1])) {
+      Tags.of(stack).add('mcp-catalog:stage', this.stage);
+      Aspects.of(stack).add(new AccountGlobalNames(this.stage, homeRegion));
+      Aspects.of(stack).add(new LogGroupsWithRetention(logRetention));
+    }
+
+    this.monitoring = new Monitoring(this, 'Monitoring', {
+      settings: props.alarms,
+      namespace,
+      encryptionKey: props.encryptionKey,
+      dashboardName: `${this.stage}-mcp-catalog-${this.region}`,
     });
 
     this.data = new CatalogData(this, 'Data', {
-      removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
+      removalPolicy,
       encryptionKey: props.encryptionKey,
+      searchEngine,
       search: props.search,
+      searchLogRetention: logRetention,
     });
 
     this.crawler = new CatalogCrawler(this, 'Crawler', {
+      ...props.crawler,
       data: this.data,
       schedule: props.crawlSchedule,
       registryUrl: props.registryUrl,
       githubTokenSecret: props.githubTokenSecret,
+      githubTokenSecretName: props.githubTokenSecretName,
+      sharpLayer: props.sharpLayer,
+      reservedConcurrentExecutions: reserved('crawler', (props.crawler?.maxConcurrency ?? 4) + 2),
+      logLevel: props.crawler?.logLevel ?? props.logLevel,
     });
 
     // PUBLIC_URL (and the audience `<PUBLIC_URL>/mcp`): given, or the first custom domain, or the
@@ -162,16 +127,19 @@ export class CatalogStack extends Stack {
 
     this.auth = new Identity(this, 'Auth', {
       publicUrl,
-      removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
+      removalPolicy,
       encryptionKey: props.encryptionKey,
       selfSignUp: props.selfSignUp,
       signInDomainPrefix: props.signInDomainPrefix,
       featurePlan: props.cognitoFeaturePlan,
+      email: props.cognitoEmail,
       mfa: props.mfa,
       webCallbackUrls: props.webCallbackUrls,
       webLogoutUrls: props.webLogoutUrls,
     });
 
+    const zone = props.hostedZone ? route53.HostedZone.fromHostedZoneAttributes(this, 'Zone', props.hostedZone) : undefined;
+    const apiOrigin = props.apiOriginDomain;
     this.api = new CatalogApi(this, 'Api', {
       data: this.data,
       auth: this.auth,
@@ -184,7 +152,23 @@ export class CatalogStack extends Stack {
       throttle: props.apiThrottle,
       memorySize: props.catalogMemorySize,
       logLevel: props.logLevel,
+      reservedConcurrentExecutions: reserved('catalog'),
+      favoritesReservedConcurrentExecutions: reserved('favorites'),
+      ...(apiOrigin && {
+        originDomain: {
+          domainName: apiOrigin.domainName,
+          certificate: this.certificate('ApiOriginCertificate', this, apiOrigin.certificateArn, [apiOrigin.domainName], zone),
+          hostedZone: zone,
+        },
+      }),
     });
+
+    this.webAcl =
+      props.waf === false || props.webAclArn
+        ? undefined
+        : new EdgeWebAcl(usEast1, usEast1 === this ? 'Waf' : `${id}Waf`, { ...props.waf, metricPrefix: `${this.stage}-${homeRegion}` });
+    const certificate =
+      props.certificate ?? (props.domainNames?.length ? this.certificate('Certificate', usEast1, props.certificateArn, props.domainNames, zone) : undefined);
 
     this.edge = new Edge(this, 'Edge', {
       apiOriginDomainName: this.api.originDomainName,
@@ -194,21 +178,38 @@ export class CatalogStack extends Stack {
       edgeCacheSeconds: props.edgeCacheSeconds,
       edgeRuntime: props.edgeRuntime,
       domainNames: props.domainNames,
-      certificate: props.certificate,
-      webAclArn: props.webAclArn,
+      certificate,
+      webAclArn: props.webAclArn ?? this.webAcl?.arn,
       priceClass: props.priceClass,
+      geoRestriction: props.geoRestriction && geoRestriction(props.geoRestriction),
+      edgeStack: usEast1 === this ? undefined : usEast1,
+      edgeLogGroupName: `/mcp-catalog/${this.stage}-${this.region}/icon-not-found`,
+      edgeLogRetention: logRetention,
     });
+    this.edgeLogRetention = new EdgeLogRetention(usEast1, usEast1 === this ? 'EdgeLogRetention' : `${id}EdgeLogRetention`, {
+      logGroupName: this.edge.edgeLogGroup.logGroupName,
+      retention: logRetention,
+    });
+    if (zone && props.domainNames?.length) {
+      const target = route53.RecordTarget.fromAlias(new route53Targets.CloudFrontTarget(this.edge.distribution));
+      props.domainNames.forEach((name, i) => {
+        new route53.ARecord(this, `Alias${i}`, { zone, recordName: name, target });
+        new route53.AaaaRecord(this, `AliasIpv6${i}`, { zone, recordName: name, target });
+      });
+    }
 
     // The front's routes live on the catalog's HTTP API; CloudFront sends its two prefixes there
     // explicitly rather than through the default behaviour, so they keep working whatever becomes
     // the default origin.
     this.oauth = new OAuthFront(this, 'OAuth', {
+      ...props.oauth,
       auth: this.auth,
       httpApi: this.api.httpApi,
       signingKeysSecret: this.data.cursorKeysSecret,
       rateLimitTable: this.data.rateLimitTable,
       originVerifySecret: this.data.originVerifySecret,
-      logLevel: props.logLevel,
+      reservedConcurrentExecutions: reserved('oauth'),
+      logLevel: props.oauth?.logLevel ?? props.logLevel,
     });
     this.edge.addApiBehavior('/oauth/*', this.api.originDomainName);
     this.edge.addApiBehavior('/.well-known/*', this.api.originDomainName);
@@ -219,8 +220,9 @@ export class CatalogStack extends Stack {
       httpApi: this.api.httpApi,
       data: this.data,
       auth: this.auth,
-      removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
+      removalPolicy,
       encryptionKey: props.encryptionKey,
+      reservedConcurrentExecutions: reserved('memory'),
       logLevel: props.memoryApi?.logLevel ?? props.logLevel,
     });
     // The git remote first: CloudFront takes the first behaviour that matches, and /v1/* matches too.
@@ -228,6 +230,7 @@ export class CatalogStack extends Stack {
       memory: this.memory,
       data: this.data,
       auth: this.auth,
+      reservedConcurrentExecutions: reserved('git'),
       logLevel: props.memoryApi?.logLevel ?? props.logLevel,
     });
     this.memoryGit.addBehaviors(this.edge);
@@ -243,7 +246,9 @@ export class CatalogStack extends Stack {
       bucket: this.memory.bucket,
       rateLimitTable: this.data.rateLimitTable,
       cursorKeysSecret: this.data.cursorKeysSecret,
+      originVerifySecret: this.data.originVerifySecret,
       auth: this.auth,
+      reservedConcurrentExecutions: reserved('mcp'),
       logLevel: props.mcp?.logLevel ?? props.logLevel,
     });
     this.edge.addFunctionUrlBehavior('/mcp', this.mcp.functionUrl);
@@ -252,6 +257,7 @@ export class CatalogStack extends Stack {
     this.site = new Site(this, 'Site', {
       logLevel: props.logLevel,
       ...props.site,
+      reservedConcurrentExecutions: reserved('site'),
       data: this.data,
       httpApi: this.api.httpApi,
       apiOriginDomainName: this.api.originDomainName,
@@ -259,13 +265,35 @@ export class CatalogStack extends Stack {
       publicUrl,
     });
 
+    if (props.backup !== false) {
+      this.backup = new DataBackup(this, 'Backup', {
+        settings: props.backup,
+        tables: [this.memory.table, this.auth.tokenTable, this.auth.clientTable, this.auth.favoritesTable, this.data.catalogTable, this.crawler.stateTable],
+        buckets: [this.memory.bucket],
+        topic: this.monitoring.topic,
+        encryptionKey: props.encryptionKey,
+      });
+    }
+
+    watchDeployment(this, props);
     this.addOutputs(publicUrl);
+  }
+
+  /** A certificate by ARN, or one created with DNS validation in `zone`, in `stack` (us-east-1 for CloudFront). */
+  private certificate(id: string, stack: Stack, arn: string | undefined, names: string[], zone: route53.IHostedZone | undefined): acm.ICertificate {
+    const scope = stack === this ? this : stack;
+    const cid = stack === this ? id : `${this.node.id}${id}`;
+    if (arn) return acm.Certificate.fromCertificateArn(scope, cid, arn);
+    if (!zone) throw new Error(`${id}: give a certificate ARN or a hostedZone to validate one in (domains: ${names.join(', ')})`);
+    const z =
+      stack === this ? zone : route53.HostedZone.fromHostedZoneAttributes(stack, `${cid}Zone`, { hostedZoneId: zone.hostedZoneId, zoneName: zone.zoneName });
+    return new acm.Certificate(scope, cid, { domainName: names[0], subjectAlternativeNames: names.slice(1), validation: acm.CertificateValidation.fromDns(z) });
   }
 
   /** What an operator reads after `cdk deploy` (README, "Deployment"). */
   private addOutputs(publicUrl: string): void {
     new CfnOutput(this, 'DistributionDomainName', {
-      description: 'CloudFront domain serving /api/* and the icons',
+      description: 'CloudFront domain serving the APIs and the icons',
       value: this.edge.distribution.distributionDomainName,
     });
     new CfnOutput(this, 'PublicUrl', { description: 'PUBLIC_URL of this deployment (token audience: <PublicUrl>/mcp)', value: publicUrl });
@@ -280,8 +308,39 @@ export class CatalogStack extends Stack {
     });
     new CfnOutput(this, 'McpUrl', { description: 'The URL MCP clients connect to (Streamable HTTP; OAuth discovery from its 401)', value: `${publicUrl}/mcp` });
     new CfnOutput(this, 'ApiUrl', {
-      description: 'HTTP API endpoint (origin of CloudFront; direct calls are not trusted for client IPs)',
-      value: this.api.httpApi.apiEndpoint,
+      description: this.api.originDomain
+        ? "The HTTP API's own domain (CloudFront's origin; the execute-api endpoint is disabled)"
+        : "HTTP API endpoint (CloudFront's origin; it answers 403 to anyone else)",
+      value: this.api.originDomain ? `https://${this.api.originDomainName}` : this.api.httpApi.apiEndpoint,
     });
+    new CfnOutput(this, 'AlarmTopicArn', { description: 'SNS topic every alarm notifies (subscribe here)', value: this.monitoring.topic.topicArn });
+    new CfnOutput(this, 'CrawlerStateMachineArn', {
+      description: 'Start a crawl by hand: aws stepfunctions start-execution --state-machine-arn <this> --input \'{"mode":"full"}\'',
+      value: this.crawler.stateMachine.stateMachineArn,
+    });
+    new CfnOutput(this, 'MemoryBucketName', { description: 'Memory objects (versioned; see README, "Restore")', value: this.memory.bucket.bucketName });
+    new CfnOutput(this, 'MemoryTableName', {
+      description: 'Memory rev table (point-in-time recovery; see README, "Restore")',
+      value: this.memory.table.tableName,
+    });
+    if (this.backup)
+      new CfnOutput(this, 'BackupVaultName', { description: 'AWS Backup vault of the tables and the memory bucket', value: this.backup.vault.backupVaultName });
   }
+}
+
+type Reserved = (name: keyof typeof DEFAULT_RESERVED_CONCURRENCY | 'crawler', fallback?: number) => number | undefined;
+
+/** Reserved concurrency of one function: its prop, else its default; 0 or `reservedConcurrency: false` leave it unreserved. */
+function reservations(props: CatalogStackProps): Reserved {
+  return (name, fallback) => {
+    if (props.reservedConcurrency === false) return undefined;
+    const n = props.reservedConcurrency?.[name] ?? (name === 'crawler' ? fallback : DEFAULT_RESERVED_CONCURRENCY[name]);
+    if (n === undefined || n === 0) return undefined;
+    if (!Number.isInteger(n) || n < 0) throw new Error(`reservedConcurrency.${name} must be a whole number >= 0, got ${n}`);
+    return n;
+  };
+}
+
+function geoRestriction(g: NonNullable<CatalogStackProps['geoRestriction']>): cloudfront.GeoRestriction {
+  return 'allow' in g ? cloudfront.GeoRestriction.allowlist(...g.allow) : cloudfront.GeoRestriction.denylist(...g.deny);
 }

@@ -1,17 +1,19 @@
 import * as path from 'node:path';
-import { DockerImage, Duration, Stack } from 'aws-cdk-lib';
+import { DockerImage, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { ICertificate } from 'aws-cdk-lib/aws-certificatemanager';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import * as origins from 'aws-cdk-lib/aws-cloudfront-origins';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { buildSync } from 'esbuild';
 import { Construct } from 'constructs';
+import { ORIGIN_VERIFY_HEADER } from '../lambdas/shared/http/origin-guard';
 import { acknowledge } from './nag';
 
-/** Header CloudFront adds to every API origin request; its value is the origin-verify secret. */
-export const ORIGIN_VERIFY_HEADER = 'x-origin-verify';
+/** Header CloudFront adds to every origin request of the APIs and /mcp; its value is the origin-verify secret. */
+export { ORIGIN_VERIFY_HEADER };
 
 /** Request header the viewer-request function sets to the viewer's IP, overwriting what a client sent. */
 export const VIEWER_ADDRESS_HEADER = 'x-viewer-address';
@@ -68,6 +70,20 @@ export interface EdgeProps {
    * @default - no restriction: the catalog is public worldwide
    */
   readonly geoRestriction?: cloudfront.GeoRestriction;
+  /**
+   * The us-east-1 stack the Lambda@Edge function goes into when this stack is in another region
+   * (the deployment's edge stack, see lib/deployment.ts).
+   * @default - a stack CDK names `<stack id>-edge-functions`
+   */
+  readonly edgeStack?: Stack;
+  /**
+   * Name of the Lambda@Edge function's log group, the same in every region it runs in (a custom
+   * name keeps Lambda@Edge from prefixing `us-east-1.`, so one name covers every replica's group).
+   * @default - `/mcp-catalog/<stack name>/icon-not-found`
+   */
+  readonly edgeLogGroupName?: string;
+  /** Retention of that log group (in us-east-1; the replicas' groups get it from the retention sweep). @default RetentionDays.ONE_MONTH */
+  readonly edgeLogRetention?: logs.RetentionDays;
 }
 
 /**
@@ -80,6 +96,8 @@ export interface EdgeProps {
 export class Edge extends Construct {
   readonly distribution: cloudfront.Distribution;
   readonly iconNotFoundFunction: cloudfront.experimental.EdgeFunction;
+  /** Its log group in us-east-1; the same name holds its logs in every other region. */
+  readonly edgeLogGroup: logs.LogGroup;
   /** Viewer-request function of every API behaviour: sets `x-viewer-address` to the viewer's IP. */
   readonly viewerAddressFunction: cloudfront.Function;
   /** Cache policy of API behaviours (CachingDisabled unless `edgeCacheSeconds` > 0). */
@@ -143,6 +161,19 @@ export class Edge extends Construct {
       securityHeadersBehavior: { contentTypeOptions: { override: true } },
     });
 
+    // The function lives in us-east-1: in this stack when it is there, else in the edge stack.
+    const here = Stack.of(this);
+    const edgeStackId = props.edgeStack?.node.id ?? `${here.node.id}-edge-functions`;
+    const functionStack = here.region === 'us-east-1' ? here : (props.edgeStack ?? usEast1Stack(here, edgeStackId));
+    this.edgeLogGroup = new logs.LogGroup(
+      functionStack === here ? this : functionStack,
+      functionStack === here ? 'IconNotFoundLogs' : `${here.node.id}IconNotFoundLogs`,
+      {
+        logGroupName: props.edgeLogGroupName ?? `/mcp-catalog/${here.stackName}/icon-not-found`,
+        retention: props.edgeLogRetention ?? logs.RetentionDays.ONE_MONTH,
+        removalPolicy: RemovalPolicy.DESTROY,
+      },
+    );
     this.iconNotFoundFunction = new cloudfront.experimental.EdgeFunction(this, 'IconNotFound', {
       description: 'Origin response of /api/icons/*: S3 403/404 becomes the catalog 404 envelope',
       runtime: props.edgeRuntime ?? lambda.Runtime.NODEJS_22_X,
@@ -150,8 +181,9 @@ export class Edge extends Construct {
       code: edgeCode('icon-not-found.ts', props.edgeRuntime ?? lambda.Runtime.NODEJS_22_X),
       memorySize: 128,
       timeout: Duration.seconds(5),
-      // Name of the us-east-1 stack CDK adds when this stack is in another region.
-      stackId: `${Stack.of(this).node.id}-edge-functions`,
+      logGroup: this.edgeLogGroup,
+      // The us-east-1 stack the function goes into when this stack is in another region.
+      stackId: edgeStackId,
     });
 
     this.viewerAddressFunction = new cloudfront.Function(this, 'ViewerAddress', {
@@ -210,10 +242,15 @@ export class Edge extends Construct {
   /**
    * Routes a path pattern (e.g. `/mcp`) to a Lambda function URL: HTTPS only, every verb (MCP
    * clients POST), never cached, all viewer headers but Host (a function URL answers only on its own
-   * host name) so Authorization, Origin and MCP-Protocol-Version reach the function.
+   * host name) so Authorization, Origin and MCP-Protocol-Version reach the function, and the
+   * origin-verify header the function requires.
    */
   addFunctionUrlBehavior(pathPattern: string, functionUrl: lambda.IFunctionUrl): void {
-    this.distribution.addBehavior(pathPattern, new origins.FunctionUrlOrigin(functionUrl), {
+    const origin = new origins.FunctionUrlOrigin(functionUrl, {
+      // The function checks it (403 without it): the URL answers only through the distribution.
+      customHeaders: { [ORIGIN_VERIFY_HEADER]: this.originVerifySecret.secretValue.unsafeUnwrap() },
+    });
+    this.distribution.addBehavior(pathPattern, origin, {
       viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.HTTPS_ONLY,
       allowedMethods: cloudfront.AllowedMethods.ALLOW_ALL,
       cachedMethods: cloudfront.CachedMethods.CACHE_GET_HEAD,
@@ -265,7 +302,7 @@ export class Edge extends Construct {
       acknowledge(
         distribution,
         'AwsSolutions-CFR2',
-        'Abuse control is in the application (per-IP and per-user GCRA rate limits in DynamoDB) and in the API stage throttle; a WAF web ACL is optional (webAclArn) because it must live in us-east-1 and costs per rule.',
+        "The deployer turned the web ACL off (waf: false): abuse control is then the application's per-IP and per-user GCRA rate limits and the API stage throttle; the default deployment attaches a WAF web ACL with a per-IP rate rule and the AWS common and known-bad-inputs groups.",
       );
     }
     if (!props.certificate) {
@@ -288,13 +325,38 @@ export class Edge extends Construct {
     }
     const edgeRuntime = props.edgeRuntime ?? lambda.Runtime.NODEJS_22_X;
     if (edgeRuntime.name !== lambda.Runtime.NODEJS_24_X.name) {
-      acknowledge(
-        edge.lambda,
-        'AwsSolutions-L1',
-        `Lambda@Edge adopts runtimes later than Lambda; ${edgeRuntime.name} is the newest Node.js runtime this function is known to deploy on at the edge (raise edgeRuntime when Lambda@Edge accepts nodejs24.x).`,
-      );
+      const why = `Lambda@Edge adopts runtimes later than Lambda; ${edgeRuntime.name} is the newest Node.js runtime this function is known to deploy on at the edge (raise edgeRuntime when Lambda@Edge accepts nodejs24.x).`;
+      acknowledge(edge.lambda, 'AwsSolutions-L1', why);
+      acknowledge(edge.lambda, 'Serverless-LambdaLatestVersion', why);
     }
+    acknowledge(
+      edge.lambda,
+      'Serverless-LambdaTracing',
+      'Lambda@Edge does not support X-Ray active tracing; the function only rewrites an S3 403/404 into the JSON 404 and its logs are in the log group of every region it runs in.',
+    );
+    const sync =
+      'CloudFront invokes Lambda@Edge synchronously on the origin response (a failure is a 5xx to the viewer, counted in the CloudFront 5xx alarm); Lambda@Edge supports neither dead-letter queues nor destinations.';
+    acknowledge(edge.lambda, 'Serverless-LambdaDLQ', sync);
+    acknowledge(edge.lambda, 'Serverless-LambdaAsyncFailureDestination', sync);
   }
+}
+
+/**
+ * The us-east-1 stack of that id beside `stack` (the one EdgeFunction would create: it looks the id
+ * up first), created here so the function's log group can be placed in it too.
+ */
+export function usEast1Stack(stack: Stack, id: string): Stack {
+  const parent = stack.node.scope;
+  if (!parent) throw new Error('a stack outside us-east-1 needs a parent for its edge stack');
+  const found = parent.node.tryFindChild(id);
+  if (found instanceof Stack) return found;
+  return new Stack(parent, id, {
+    env: { region: 'us-east-1', account: stack.account },
+    tags: stack.tags.tagValues(),
+    // It hands the stack that made it references (the web ACL, a certificate) across regions.
+    crossRegionReferences: true,
+    description: `${stack.node.id}: what CloudFront needs in us-east-1 (Lambda@Edge, WAF web ACL, certificate)`,
+  });
 }
 
 /** Bundles one self-contained Lambda@Edge handler with the local esbuild (no Docker). */

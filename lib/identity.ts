@@ -1,4 +1,4 @@
-import { Aws, Duration, Fn, RemovalPolicy } from 'aws-cdk-lib';
+import { Aws, Duration, Fn, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as cognito from 'aws-cdk-lib/aws-cognito';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as iam from 'aws-cdk-lib/aws-iam';
@@ -43,11 +43,20 @@ export interface IdentityProps {
    */
   readonly signInDomainPrefix?: string;
   /**
-   * Cognito feature plan. PLUS turns on threat protection (compromised-credential and adaptive
-   * sign-in checks) in enforcing mode; ESSENTIALS costs less per monthly active user.
-   * @default cognito.FeaturePlan.PLUS
+   * Cognito feature plan. ESSENTIALS has no charge for the first 10,000 monthly active users and
+   * covers everything this product uses. PLUS (billed per monthly active user from the first one)
+   * turns on threat protection (compromised-credential and adaptive sign-in checks) in enforcing
+   * mode: the documented hardening (README, "Deployment").
+   * @default cognito.FeaturePlan.ESSENTIALS
    */
   readonly featurePlan?: cognito.FeaturePlan;
+  /**
+   * Who sends Cognito's emails (invitations, verification codes, password resets). Cognito's own
+   * sender allows 50 emails a day, enough for a trial only; with SES, the verified identity
+   * `fromEmail` (or its domain `sesVerifiedDomain`) in `sesRegion` sends them.
+   * @default - Cognito's default sender (no-reply@verificationemail.com, 50 a day)
+   */
+  readonly email?: CognitoEmailSettings;
   /**
    * Multi-factor authentication (TOTP authenticator apps; no SMS).
    * @default cognito.Mfa.OPTIONAL
@@ -63,6 +72,22 @@ export interface IdentityProps {
    * @default - [`<publicUrl>/`]
    */
   readonly webLogoutUrls?: string[];
+}
+
+/** Cognito's email through Amazon SES (the identity must be verified in SES first, out of production sandbox for real users). */
+export interface CognitoEmailSettings {
+  /** e.g. `no-reply@mcp.example.com`. */
+  readonly fromEmail: string;
+  /** e.g. `MCP catalog`. @default - none */
+  readonly fromName?: string;
+  /** @default - none */
+  readonly replyTo?: string;
+  /** The SES region (one where Cognito may send from). @default - the stack's region */
+  readonly sesRegion?: string;
+  /** The verified domain, when the identity verified is the domain rather than the address. @default - the address itself */
+  readonly sesVerifiedDomain?: string;
+  /** An SES configuration set (event publishing, dedicated IPs). @default - none */
+  readonly configurationSetName?: string;
 }
 
 /** DynamoDB actions a token verifier needs on the token table (one token read, its family in a batch). */
@@ -133,7 +158,7 @@ export class Identity extends Construct {
       ...common,
     });
 
-    const featurePlan = props.featurePlan ?? cognito.FeaturePlan.PLUS;
+    const featurePlan = props.featurePlan ?? cognito.FeaturePlan.ESSENTIALS;
     const mfa = props.mfa ?? cognito.Mfa.OPTIONAL;
     this.userPool = new cognito.UserPool(this, 'UserPool', {
       selfSignUpEnabled: props.selfSignUp ?? false,
@@ -155,6 +180,16 @@ export class Identity extends Construct {
       ...(mfa !== cognito.Mfa.OFF && { mfaSecondFactor: { otp: true, sms: false } }),
       featurePlan,
       ...(featurePlan === cognito.FeaturePlan.PLUS && { standardThreatProtectionMode: cognito.StandardThreatProtectionMode.FULL_FUNCTION }),
+      ...(props.email && {
+        email: cognito.UserPoolEmail.withSES({
+          fromEmail: props.email.fromEmail,
+          fromName: props.email.fromName,
+          replyTo: props.email.replyTo,
+          sesRegion: props.email.sesRegion ?? Stack.of(this).region,
+          sesVerifiedDomain: props.email.sesVerifiedDomain,
+          configurationSetName: props.email.configurationSetName,
+        }),
+      }),
       deletionProtection: retained,
       removalPolicy,
     });
@@ -162,14 +197,14 @@ export class Identity extends Construct {
       acknowledge(
         this.userPool,
         'AwsSolutions-COG8',
-        `The deployer chose the ${featurePlan} feature plan explicitly (featurePlan prop) to pay less per monthly active user, giving up Cognito threat protection; the default is PLUS with threat protection enforced.`,
+        `The ${featurePlan} feature plan: no charge for the first 10,000 monthly active users, where PLUS bills every one; accounts only hold favorites and their own memories, passwords are 12+ characters of every class, and TOTP MFA is offered. PLUS with threat protection enforced is the documented hardening (featurePlan prop).`,
       );
     }
     if (mfa !== cognito.Mfa.REQUIRED) {
       acknowledge(
         this.userPool,
         'AwsSolutions-COG2',
-        "Accounts only pin catalog favorites and hold the user's own memories; MFA (TOTP) is offered to every user rather than forced at sign-up, the PLUS plan's threat protection blocks risky and compromised-credential sign-ins, and mfa: REQUIRED enforces it.",
+        "Accounts only pin catalog favorites and hold the user's own memories; MFA (TOTP) is offered to every user rather than forced at sign-up, and mfa: REQUIRED enforces it (with the PLUS plan, threat protection also blocks risky and compromised-credential sign-ins).",
       );
     }
 

@@ -18,7 +18,7 @@ import type { Identity } from './identity';
 import { grantTable, tableKeys } from './tables';
 import { PRIVATE_BUCKET, type CatalogData } from './catalog-data';
 import { addRoutesFromTable, type TableRoutes } from './http-routes';
-import { appFunction, type FunctionLogLevel } from './lambda-function';
+import { appFunction, type FunctionLogLevel, PRESIGNER_CHUNK } from './lambda-function';
 import { acknowledge, nagRef } from './nag';
 
 export interface MemoryApiProps extends MemoryLimitProps {
@@ -55,6 +55,15 @@ export interface MemoryApiProps extends MemoryLimitProps {
   readonly exportUrlSeconds?: number;
   /** How long large exports stay in the bucket. @default Duration.days(1) */
   readonly exportRetention?: Duration;
+  /**
+   * How long an overwritten or deleted object's previous version is kept in the (versioned) memory
+   * bucket: the window in which the restore runbook can bring back an object a rev-table restore
+   * points to (README, "Restore").
+   * @default Duration.days(90)
+   */
+  readonly noncurrentVersionRetention?: Duration;
+  /** Reserved concurrency of the /v1 function. @default - unreserved; `CatalogStack` reserves 50 */
+  readonly reservedConcurrentExecutions?: number;
   /** @default RetentionDays.ONE_MONTH */
   readonly logRetention?: logs.RetentionDays;
   /** @default 'INFO' */
@@ -93,18 +102,26 @@ export class MemoryApi extends Construct {
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
     const retained = removalPolicy === RemovalPolicy.RETAIN;
 
+    const exportRetention = props.exportRetention ?? Duration.days(1);
     this.bucket = new s3.Bucket(this, 'MemoryBucket', {
       ...PRIVATE_BUCKET,
       objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
-      // Git objects and indexes are content-addressed and written once: versioning would only copy
-      // objects that never change. History lives in git itself.
-      versioned: false,
+      // User data. Objects are content-addressed and written once, so versions cost nothing in normal
+      // operation; they are what brings back an object that was overwritten or deleted by mistake
+      // (the functions may not delete, see below), and AWS Backup of S3 requires them.
+      versioned: true,
       serverAccessLogsBucket: data.accessLogsBucket,
       serverAccessLogsPrefix: 's3/memories/',
       lifecycleRules: [
-        { id: 'expire-exports', prefix: EXPORT_PREFIX, expiration: props.exportRetention ?? Duration.days(1) },
-        // Nothing else may expire (history references every object); only debris is cleaned up.
-        { id: 'debris', abortIncompleteMultipartUploadAfter: Duration.days(1), noncurrentVersionExpiration: Duration.days(1) },
+        { id: 'expire-exports', prefix: EXPORT_PREFIX, expiration: exportRetention, noncurrentVersionExpiration: exportRetention },
+        // Nothing current ever expires (history references every object); previous versions are
+        // kept for the restore window, then removed, and the delete markers left behind with them.
+        {
+          id: 'noncurrent-versions',
+          noncurrentVersionExpiration: props.noncurrentVersionRetention ?? Duration.days(90),
+          abortIncompleteMultipartUploadAfter: Duration.days(1),
+        },
+        { id: 'expired-delete-markers', expiredObjectDeleteMarker: true },
       ],
       removalPolicy,
     });
@@ -143,9 +160,10 @@ export class MemoryApi extends Construct {
       entry: props.entry ?? DEFAULT_ENTRY,
       // The runtime's SDK serves the clients; the presigner of large exports is bundled, so the one
       // deployed is the version the tests ran and /v1 does not depend on the runtime shipping it.
-      bundling: { externalModules: [...MEMORY_API_EXTERNALS] },
+      bundling: { externalModules: [...MEMORY_API_EXTERNALS], commandHooks: PRESIGNER_CHUNK },
       memorySize,
       timeout: props.timeout ?? Duration.seconds(25),
+      reservedConcurrentExecutions: props.reservedConcurrentExecutions,
       logRetention: props.logRetention,
       logLevel: props.logLevel,
       serviceName: 'memory',
@@ -226,6 +244,33 @@ export function memoryDataEnvironment(table: dynamodb.ITable, bucket: s3.IBucket
   return { MEMORY_TABLE: table.tableName, MEMORY_BUCKET: bucket.bucketName };
 }
 
+/** What a memory function may never do to the memory bucket, whatever else it is granted later. */
+export const MEMORY_BUCKET_DENIED_ACTIONS = [
+  's3:DeleteObject',
+  's3:DeleteObjectVersion',
+  's3:PutLifecycleConfiguration',
+  's3:PutBucketVersioning',
+  's3:PutBucketPolicy',
+  's3:DeleteBucketPolicy',
+  's3:PutObjectRetention',
+  's3:BypassGovernanceRetention',
+] as const;
+
+/**
+ * An explicit Deny in the role's own policy and in the bucket's policy: the functions that serve
+ * memories put and get objects but never delete one, a version of one, or the rules that keep
+ * versions (a retired memory or a deleted note is a new commit, never a deleted object).
+ */
+export function denyMemoryDeletes(bucket: s3.IBucket, grantee: iam.IRole): void {
+  const statement = {
+    effect: iam.Effect.DENY,
+    actions: [...MEMORY_BUCKET_DENIED_ACTIONS],
+    resources: [bucket.bucketArn, bucket.arnForObjects('*')],
+  };
+  grantee.addToPrincipalPolicy(new iam.PolicyStatement(statement));
+  bucket.addToResourcePolicy(new iam.PolicyStatement({ ...statement, principals: [new iam.ArnPrincipal(grantee.roleArn)] }));
+}
+
 /**
  * Lets a role read and write memories through the core (the /v1 and MCP functions): the rev-lock
  * table, and objects and indexes under `m/` of the bucket (and its key, when it has one). ListBucket
@@ -234,6 +279,7 @@ export function memoryDataEnvironment(table: dynamodb.ITable, bucket: s3.IBucket
  */
 export function grantMemoryData(table: dynamodb.ITable, bucket: s3.IBucket, grantee: iam.IRole): void {
   grantTable(table, grantee, REV_LOCK_ACTIONS);
+  denyMemoryDeletes(bucket, grantee);
   grantee.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['s3:GetObject', 's3:PutObject'], resources: [bucket.arnForObjects('m/*')] }));
   grantee.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucket.bucketArn] }));
   bucket.encryptionKey?.grantEncryptDecrypt(grantee);

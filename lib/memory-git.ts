@@ -13,7 +13,7 @@ import { MEMORY_API_EXTERNALS } from './bundling-externals';
 import type { CatalogData } from './catalog-data';
 import { ORIGIN_VERIFY_HEADER, type Edge } from './edge';
 import type { Identity } from './identity';
-import { appFunction, type FunctionLogLevel } from './lambda-function';
+import { appFunction, type FunctionLogLevel, PRESIGNER_CHUNK } from './lambda-function';
 import { grantMemoryData, type MemoryApi } from './memory-api';
 import { acknowledge, nagFlatten } from './nag';
 import { grantTable } from './tables';
@@ -34,6 +34,8 @@ export interface MemoryGitProps {
   readonly maxResponseBytes?: number;
   /** How long CloudFront waits for the function's first byte (a pack is built before it is sent). At most 60 s without a quota increase. @default Duration.seconds(60) */
   readonly originReadTimeout?: Duration;
+  /** Reserved concurrency: a floor for clones and pushes, and a ceiling on the 2 GB instances they may take. @default - unreserved */
+  readonly reservedConcurrentExecutions?: number;
   /** @default RetentionDays.ONE_MONTH */
   readonly logRetention?: logs.RetentionDays;
   /** @default 'INFO' */
@@ -82,9 +84,10 @@ export class MemoryGit extends Construct {
       description: 'Git remote of the memories (smart HTTP, /v1/memories/<name>.git), streamed',
       roleDescription: 'Git remote function: memory objects in S3, the rev lock, rate-limit buckets, token verification',
       entry: props.entry ?? DEFAULT_ENTRY,
-      bundling: { externalModules: [...MEMORY_API_EXTERNALS] },
+      bundling: { externalModules: [...MEMORY_API_EXTERNALS], commandHooks: PRESIGNER_CHUNK },
       memorySize,
       timeout: props.timeout ?? Duration.minutes(5),
+      reservedConcurrentExecutions: props.reservedConcurrentExecutions,
       logRetention: props.logRetention,
       logLevel: props.logLevel,
       serviceName: 'memory-git',

@@ -29,6 +29,12 @@ export interface MemoryMcpProps extends MemoryLimitProps {
   readonly rateLimitTable: dynamodb.ITable;
   /** The cursor key ring (`CatalogData.cursorKeysSecret`): search cursors are signed with it. */
   readonly cursorKeysSecret: secretsmanager.ISecret;
+  /**
+   * CloudFront's origin header secret (`CatalogData.originVerifySecret`): the function URL refuses
+   * a request without it (403), so `/mcp` answers only through the distribution.
+   * @default - none: the function URL answers anyone (tests of the construct alone)
+   */
+  readonly originVerifySecret?: secretsmanager.ISecret;
   /** Token verification (`Identity`). */
   readonly auth: McpAuth;
   /** The Lambda's entry file (must export `handler`). @default lambdas/mcp/handler.ts */
@@ -106,6 +112,7 @@ export class MemoryMcp extends Construct {
       ...memoryDataEnvironment(props.table, props.bucket),
       RATE_LIMIT_TABLE: props.rateLimitTable.tableName,
       CURSOR_SECRET_ARN: props.cursorKeysSecret.secretArn,
+      ...(props.originVerifySecret && { ORIGIN_VERIFY_SECRET_ARN: props.originVerifySecret.secretArn }),
       MCP_RATE_PER_MINUTE: String(props.ratePerMinute ?? 120),
       MCP_LIST_MAX_ENTRIES: String(props.listMaxEntries ?? 100),
       ...memoryLimitsEnvironment(props),
@@ -147,6 +154,7 @@ export class MemoryMcp extends Construct {
     // Rate-limit buckets (UpdateItem) and, under keys `idem:…`, the write tools' idempotencyKey records.
     grantTable(props.rateLimitTable, this.role, ['dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:GetItem']);
     props.cursorKeysSecret.grantRead(this.role);
+    props.originVerifySecret?.grantRead(this.role);
     props.auth.grantTokenVerification(this.role);
     this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [settingsArn] }));
     acknowledge(

@@ -2,15 +2,16 @@ import { CfnElement, Stack, Validations } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 
 /**
- * Acknowledges one cdk-nag finding on a construct (and everything under it). cdk-nag 3.x reads
- * acknowledgements from CDK's own `Validations` metadata; each finding of a multi-finding rule
- * (`AwsSolutions-IAM5[Resource::…]`) is acknowledged on its own, never a whole rule at once.
+ * Acknowledges one cdk-nag finding (the AwsSolutions or the Serverless pack) on a construct (and
+ * everything under it). cdk-nag 3.x reads acknowledgements from CDK's own `Validations` metadata;
+ * each finding of a multi-finding rule (`AwsSolutions-IAM5[Resource::…]`) is acknowledged on its
+ * own, never a whole rule at once.
  *
  * The reason is part of the audit trail: it says why the finding does not apply or what
  * compensates for it, specifically enough that a reviewer can disagree with it.
  */
 export function acknowledge(scope: IConstruct, id: string, reason: string): void {
-  if (!/^AwsSolutions-[A-Z]+[0-9]+(\[.+\])?$/.test(id)) throw new Error(`not a cdk-nag AwsSolutions rule id: ${id}`);
+  if (!/^(AwsSolutions-[A-Z]+[0-9]+|Serverless-[A-Za-z0-9]+)(\[.+\])?$/.test(id)) throw new Error(`not a cdk-nag AwsSolutions or Serverless rule id: ${id}`);
   if (reason.trim().length < 40) throw new Error(`acknowledgement of ${id} needs a specific reason, got "${reason}"`);
   Validations.of(scope).acknowledge({ id, reason });
 }

@@ -58,7 +58,12 @@ export interface OAuthFrontProps {
   readonly registerRatePerMinute?: number;
   /** Token and revocation requests per minute per client IP (OAUTH_TOKEN_RATE_PER_MINUTE). @default 60 */
   readonly tokenRatePerMinute?: number;
+  /** Reserved concurrency of the front's function. @default - unreserved; `CatalogStack` reserves 20 */
+  readonly reservedConcurrentExecutions?: number;
 }
+
+/** The front's settings a deployment may change (`CatalogStackProps.oauth`): lifetimes, rate limits, sizing. */
+export type OAuthFrontSettings = Omit<OAuthFrontProps, 'auth' | 'httpApi' | 'signingKeysSecret' | 'rateLimitTable' | 'originVerifySecret'>;
 
 const DEFAULT_ENTRY = path.join(__dirname, '..', 'lambdas', 'oauth', 'handler.ts');
 
@@ -114,6 +119,7 @@ export class OAuthFront extends Construct {
       entry: props.entry ?? DEFAULT_ENTRY,
       memorySize: props.memorySize ?? 512,
       timeout: props.timeout ?? Duration.seconds(10),
+      reservedConcurrentExecutions: props.reservedConcurrentExecutions,
       logRetention: props.logRetention,
       logLevel: props.logLevel,
       serviceName: 'oauth',

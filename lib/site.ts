@@ -12,13 +12,13 @@ import { SITE_ANY_PATHS, SITE_API, SITE_PATH_PATTERNS } from '../lambdas/site/ro
 import type { CatalogData } from './catalog-data';
 import type { Edge } from './edge';
 import { addRoutesFromTable, type TableRoutes } from './http-routes';
-import { appFunction, type FunctionLogLevel } from './lambda-function';
+import { appFunction, combineHooks, type FunctionLogLevel, sideChunk } from './lambda-function';
 import { acknowledge } from './nag';
 import { grantTable } from './tables';
 
 export interface SiteProps {
   /** The catalog's table (a server's page), the rate-limit table, the search domain and the origin secret. */
-  readonly data: Pick<CatalogData, 'catalogTable' | 'rateLimitTable' | 'searchDomain' | 'originVerifySecret' | 'grantSearch'>;
+  readonly data: Pick<CatalogData, 'catalogTable' | 'rateLimitTable' | 'searchDomain' | 'originVerifySecret' | 'grantSearch' | 'searchEnvironment'>;
   /** The HTTP API the pages' routes go on (the catalog's: one origin for CloudFront). */
   readonly httpApi: apigwv2.IHttpApi;
   /** `<id>.execute-api.<region>.amazonaws.com` of that API. */
@@ -63,6 +63,7 @@ export interface SiteProps {
 const DEFAULT_ENTRY = path.join(__dirname, '..', 'lambdas', 'site', 'handler.ts');
 /** The stylesheet and scripts the function serves, read beside its bundle (`lambdas/site/assets.ts`). */
 const CLIENT_DIR = path.join(__dirname, '..', 'lambdas', 'site', 'client');
+const MARKDOWN_LIBS = path.join(__dirname, '..', 'lambdas', 'site', 'render', 'markdown-libs.ts');
 
 /**
  * The site: pages rendered by a function behind CloudFront with a short edge cache (README,
@@ -103,8 +104,7 @@ export class Site extends Construct {
         PUBLIC_URL: props.publicUrl,
         CATALOG_TABLE: data.catalogTable.tableName,
         RATE_LIMIT_TABLE: data.rateLimitTable.tableName,
-        SEARCH_BACKEND: 'opensearch',
-        OPENSEARCH_URL: `https://${data.searchDomain.domainEndpoint}`,
+        ...data.searchEnvironment('catalog'),
         ORIGIN_VERIFY_SECRET_ARN: data.originVerifySecret.secretArn,
         SITE_NAME: props.siteName ?? 'MCP Catalog',
         SITE_PAGE_SIZE: String(props.pageSize ?? 24),
@@ -116,11 +116,15 @@ export class Site extends Construct {
       },
       bundling: {
         // The stylesheet and scripts travel beside the bundle, where `lambdas/site/assets.ts` reads them.
-        commandHooks: {
-          beforeBundling: () => [],
-          beforeInstall: () => [],
-          afterBundling: (_input: string, output: string) => [`cp -R "${CLIENT_DIR}" "${path.join(output, 'client')}"`],
-        },
+        // The README renderer's libraries go beside it too, loaded by the first README (lambdas/site/render/markdown-libs.ts).
+        commandHooks: combineHooks(
+          {
+            beforeBundling: () => [],
+            beforeInstall: () => [],
+            afterBundling: (_input: string, output: string) => [`cp -R "${CLIENT_DIR}" "${path.join(output, 'client')}"`],
+          },
+          sideChunk(MARKDOWN_LIBS, 'markdown-libs.js'),
+        ),
       },
     }));
 

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
 import { type CfnFunction, Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { build } from 'esbuild';
+import { SDK_EXTERNALS } from '../../lib/bundling-externals';
 import { CatalogStack } from '../../lib/catalog-stack';
 import { ms, summarize, verdict, type BenchSection } from './stats';
 
@@ -30,6 +31,7 @@ const NAMES: ReadonlyArray<readonly [RegExp, string]> = [
   [/^McpCatalog\/Crawler\/Function$/, 'crawler'],
   [/^McpCatalog\/Site\/Function$/, 'site'],
   [/IconNotFound$/, 'icon-not-found (Lambda@Edge)'],
+  [/EdgeLogRetention\/Function$/, 'edge log retention (daily)'],
 ];
 
 interface Bundle {
@@ -58,6 +60,9 @@ function synthesizedBundles(outdir: string): Bundle[] {
   }
   return out;
 }
+
+/** The X-Ray part of tracing, built beside every traced function's index.js (lib/lambda-function.ts) and required on its first request. */
+const XRAY_CHUNK = 'lambdas/shared/observability/xray.ts';
 
 /** One entry bundled as NodejsFunction does (minified CommonJS, `external` left to the runtime), for sections that weigh a bundle outside the stack. */
 export async function bundle(entry: string, outfile: string, external: readonly string[]): Promise<number> {
@@ -112,6 +117,12 @@ export async function runLambdasBench(log: (m: string) => void): Promise<BenchSe
       rows.push([`${b.name}: bundle, minified`, `${(size / 1024).toFixed(0)} KiB`, '< 1 MiB', verdict(size < 1024 * 1024)]);
       rows.push([`${b.name}: module init`, ms(init), '< 150 ms', verdict(init < 150)]);
     }
+    log('bundling the X-Ray chunk');
+    const chunk = join(dir, 'xray.js');
+    const chunkSize = await bundle(XRAY_CHUNK, chunk, SDK_EXTERNALS);
+    const chunkInit = freshProcessMs(`require(${JSON.stringify(chunk)})`);
+    rows.push(['X-Ray chunk (xray.js, beside each traced function): size', `${(chunkSize / 1024).toFixed(0)} KiB`, 'not in any bundle above', 'informational']);
+    rows.push(["X-Ray chunk: load, paid by a traced instance's first request", ms(chunkInit), '', 'informational']);
     const sdk = freshProcessMs("require('@aws-sdk/client-s3');require('@aws-sdk/client-dynamodb');require('@aws-sdk/lib-dynamodb')");
     rows.push(['floor: the AWS SDK S3 + DynamoDB clients alone, module init', ms(sdk), '', 'informational']);
   } finally {
@@ -122,6 +133,7 @@ export async function runLambdasBench(log: (m: string) => void): Promise<BenchSe
     rows,
     method: [
       "- Bundles: the `index.js` of each function's asset in the cloud assembly CDK synthesizes (`CatalogStack` with cdk.json's feature flags, in eu-west-1 so the Lambda@Edge function is bundled too), i.e. exactly what `cdk deploy` uploads: each construct's own esbuild options and externals (the AWS SDK left to the runtime; the /v1 function keeps the S3 presigner; the crawler leaves sharp to its layer). Every bundled function of the stack is measured, found in the construct tree; sizes in KiB.",
+      `- Tracing: each traced function gets the X-Ray SDK (Powertools Tracer) as a separate \`xray.js\` beside its \`index.js\`, required by a computed specifier on the first request of an instance with active tracing (lambdas/shared/observability/tracing.ts): its size is in no bundle row and its load in no init row; its own rows say what a traced cold start pays on top. Powertools Metrics is in each bundle and loaded on the first metric.`,
       `- Init: median of ${RUNS} fresh \`node\` processes timing \`require()\` of the bundle, with the AWS SDK (and sharp) loaded from node_modules as the runtime and the layer provide them. The "floor" row is the AWS SDK's S3 and DynamoDB clients alone: the memory REST, MCP and crawler functions need both on every request, so their init cannot go below it on this machine; what they add above it is their own code (isomorphic-git, yaml, zod, the MCP SDK). Moving those requires into the first request would meet the figure without making a cold start faster (Lambda's init phase runs at full CPU), so they stay at module scope and the miss is reported as it is.`,
     ].join('\n'),
   };

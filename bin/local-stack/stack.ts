@@ -251,6 +251,9 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     );
     // MCP_* limits from the env; the memory core, verifier and rate-limit table are the stack's own.
     mcpDeps = mcpDepsFrom({ env: { ...authEnv, RATE_LIMIT_TABLE: config.rateLimitTable }, memory, verifier, audience: authConfig.audience });
+    // ORIGIN_VERIFY_SECRET (unset by default) makes every API refuse requests without the header, as behind CloudFront.
+    const originSecret = config.originVerifySecret;
+    if (originSecret !== undefined) mcpDeps = { ...mcpDeps, originSecret: () => originSecret };
     if (!owner)
       writeStackInfo(dir, { pid: process.pid, url: running.url, publicUrl: publicUrl(authEnv), dynamoEndpoint: ddb.endpoint, s3Endpoint: s3.endpoint });
 

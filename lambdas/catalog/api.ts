@@ -77,6 +77,8 @@ export function catalogProblem(problem: Problem): HttpResult {
       return errorResult(internalError());
     case 'too_large':
       return { ...errorResult(new CatalogError('INVALID_QUERY', `The request body is larger than ${problem.maxBytes} bytes`)), statusCode: 413 };
+    case 'forbidden_origin':
+      return errorResult(new CatalogError('FORBIDDEN', 'This origin answers requests through the public URL only'));
     case 'starting':
       // Spec 1 leaves INTERNAL_ERROR's status open: a dependency that is not up yet is a 503 the client retries.
       return {
@@ -114,6 +116,7 @@ export const CATALOG_POLICY: ApiPolicy<CatalogDeps> = {
   problem: catalogProblem,
   error: catalogError,
   headers: corsHeaders,
+  originSecret: (deps) => deps.originSecret,
 };
 
 export const handleCatalogRequest = createPipeline(CATALOG_POLICY);

@@ -31,6 +31,12 @@ export interface CatalogConfig extends ClientOptions {
   opensearchIndex: string;
   /** Embedded engine's snapshot file (shared between writers and the server). */
   searchSnapshotPath?: string;
+  /** Embedded engine in AWS: the bucket of its snapshot object (the small-catalog mode; see search/s3-snapshot.ts). */
+  searchSnapshotBucket?: string;
+  /** The snapshot object's key. */
+  searchSnapshotKey: string;
+  /** How often a catalog instance asks S3 for a new snapshot generation, in seconds. */
+  searchSnapshotRefreshSeconds: number;
   /** `io.<brand>.catalog/v0` in the registry feed's `_meta`. */
   brand: string;
   /** e.g. `https://mcp.example.com/servers/{slug}`; CatalogMeta.url is omitted when unset. */
@@ -62,6 +68,9 @@ export function loadCatalogConfig(): CatalogConfig {
     opensearchUrl: envString(env, 'OPENSEARCH_URL'),
     opensearchIndex: envString(env, 'OPENSEARCH_INDEX') ?? 'catalog',
     searchSnapshotPath: envString(env, 'SEARCH_SNAPSHOT_PATH'),
+    searchSnapshotBucket: envString(env, 'SEARCH_SNAPSHOT_BUCKET'),
+    searchSnapshotKey: envString(env, 'SEARCH_SNAPSHOT_KEY') ?? 'search/catalog-index.json.gz',
+    searchSnapshotRefreshSeconds: count(env, 'SEARCH_SNAPSHOT_REFRESH_SECONDS', 60),
     brand: envString(env, 'CATALOG_BRAND') ?? 'example',
     siteUrlTemplate: envString(env, 'SITE_URL_TEMPLATE'),
     anonymous: { rate: envNumber(env, 'RATE_ANON_RPS', 30, { positive: true }), burst: envNumber(env, 'RATE_ANON_BURST', 60, { positive: true }) },

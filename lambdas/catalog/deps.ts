@@ -1,4 +1,5 @@
 import type { CursorCodec } from '../shared/cursor';
+import type { OriginSecretGetter } from '../shared/http/origin-guard';
 import type { RateLimiter } from '../shared/rate-limit/rate-limiter';
 import type { CatalogConfig } from './config';
 import type { CatalogStore, IconStore, SearchIndex } from './domain/ports';
@@ -13,4 +14,6 @@ export interface CatalogDeps {
   limiter: RateLimiter;
   cursors: CursorCodec;
   callers: CallerResolver;
+  /** CloudFront's origin header secret (AWS): without the header a request is 403. Absent locally. */
+  originSecret?: OriginSecretGetter;
 }

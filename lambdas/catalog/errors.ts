@@ -2,13 +2,23 @@
  * The catalog API's errors (spec 1), favorites included: typed values with the spec's stable
  * codes. Handlers throw them; `api.ts` turns them into the envelope of `envelope.ts`.
  */
-export type CatalogErrorCode = 'INVALID_QUERY' | 'UNAUTHORIZED' | 'NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'RATE_LIMITED' | 'AUTH_UNAVAILABLE' | 'INTERNAL_ERROR';
+export type CatalogErrorCode =
+  | 'INVALID_QUERY'
+  | 'UNAUTHORIZED'
+  /** A request that reached the origin without CloudFront (README, "Deployment"): never seen through the public URL. */
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'METHOD_NOT_ALLOWED'
+  | 'RATE_LIMITED'
+  | 'AUTH_UNAVAILABLE'
+  | 'INTERNAL_ERROR';
 
 import type { FieldIssue } from '../shared/http/query';
 
 const STATUS: Record<CatalogErrorCode, number> = {
   INVALID_QUERY: 400,
   UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   RATE_LIMITED: 429,

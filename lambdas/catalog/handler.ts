@@ -3,15 +3,18 @@ import { createIdentity } from '../identity/wiring';
 import { loadCatalogConfig } from './config';
 import { createCatalogHandler } from './api';
 import type { CatalogDeps } from './deps';
-import { createOpenSearchClient, OpenSearchIndex } from './search/opensearch';
+import { searchIndexForReads } from './search/engines';
 import { createCatalogDeps } from './wiring';
 import { retryingOnce } from '../shared/concurrency';
 
-/** The catalog Lambda (AWS): every `/api` route and the `$default` catch-all of the HTTP API. */
-function init(): Promise<CatalogDeps> {
+/**
+ * The catalog Lambda (AWS): every `/api` route and the `$default` catch-all of the HTTP API. The
+ * search engine is the OpenSearch domain, or in the small-catalog mode the embedded engine over
+ * the S3 snapshot (loaded here, at the instance's first request).
+ */
+async function init(): Promise<CatalogDeps> {
   const config = loadCatalogConfig();
-  if (!config.opensearchUrl) throw new Error('OPENSEARCH_URL is required in AWS');
-  const index = new OpenSearchIndex({ client: createOpenSearchClient(config.opensearchUrl, config.region), index: config.opensearchIndex });
+  const index = await searchIndexForReads(config);
   // The bearer tier: a valid token raises the limit; a bad or unverifiable one is anonymous, never a 401.
   return createCatalogDeps(config, index, createIdentity(loadAuthConfig()).verifier);
 }

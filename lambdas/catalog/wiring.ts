@@ -2,6 +2,7 @@ import { sharedLimiter } from '../shared/rate-limit/leasing-config';
 import { AnonymousCallers, BearerCallers } from './callers';
 import type { TokenVerifier } from '../identity/verifier';
 import { dynamoClient, documentClient, s3Config } from '../shared/aws/clients';
+import { traced } from '../shared/observability/tracing';
 import type { CatalogConfig } from './config';
 import { cursorCodec, originSecretGetter, secretsClient } from '../shared/secrets';
 import { DynamoCatalogStore } from './adapters/dynamo-catalog-store';
@@ -26,9 +27,10 @@ export async function createCatalogDeps(config: CatalogConfig, index: SearchInde
     config,
     store: new DynamoCatalogStore(documentClient(ddb), config.catalogTable),
     index,
-    icons: new S3IconStore((mod) => new mod.S3Client(s3Config(clientOpts)), config.iconsBucket),
+    icons: new S3IconStore((mod) => traced(new mod.S3Client(s3Config(clientOpts))), config.iconsBucket),
     limiter: sharedLimiter(ddb, config.rateLimitTable, config.rateLimiter),
     cursors,
     callers: verifier ? new BearerCallers(verifier, config, originSecret) : new AnonymousCallers(config, originSecret),
+    originSecret,
   };
 }

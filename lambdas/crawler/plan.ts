@@ -56,7 +56,15 @@ export async function planCrawl(ctx: CrawlContext, opts: PlanOptions = {}): Prom
     current = next;
   }
   const pending = (await state.listUnits(current.runId)).filter((u) => u.status === 'pending').map((u) => ({ runId: u.runId, unitId: u.unitId }));
-  return { runId: current.runId, mode: current.mode, resumed, planned: current.status !== 'planning', units: pending };
+  const last = pointer.lastRun === undefined || pointer.lastRun === current.runId ? undefined : await state.getRun(pointer.lastRun);
+  return {
+    runId: current.runId,
+    mode: current.mode,
+    resumed,
+    planned: current.status !== 'planning',
+    units: pending,
+    ...(last?.finishedAt !== undefined && { lastFinishedAt: last.finishedAt }),
+  };
 }
 
 function wantsRefresh(ctx: CrawlContext, run: RunMeta): boolean {

@@ -74,6 +74,8 @@ export interface PlanResult {
   planned: boolean;
   /** Units not done yet (all of them once planned). */
   units: UnitRef[];
+  /** When the previous run finished (the catalog's freshness), if one has. */
+  lastFinishedAt?: string;
 }
 
 export interface UnitOutcome {

@@ -19,6 +19,8 @@ import { describeError } from './http/http-client';
 import { mapLimit } from '../shared/concurrency';
 
 import { isComplete, type CrawlContext, type UnitOutcome } from './settings';
+import { CRAWL_METRICS } from '../shared/observability/metric-names';
+import { countMetric } from '../shared/observability/metrics';
 
 /**
  * Phase 2 of a crawl (the state machine's Map over units): normalise a unit's rows, enrich the
@@ -306,7 +308,10 @@ async function enrich(
       (await Promise.all(remotes.map((r) => health.check(r)))).filter((r): r is RemoteHealth => r !== undefined),
     );
     if (checked !== undefined) {
-      for (const r of checked) if (!r.live && r.error) failures.push({ name: server.name, step: 'health', reason: `${r.url} not live: ${r.error}` });
+      for (const r of checked) {
+        countMetric(r.live ? (r.authRequired ? CRAWL_METRICS.healthAuthRequired : CRAWL_METRICS.healthLive) : CRAWL_METRICS.healthDown);
+        if (!r.live && r.error) failures.push({ name: server.name, step: 'health', reason: `${r.url} not live: ${r.error}` });
+      }
       const merged = mergeHealth(checked);
       if (merged.health) enrichment.health = merged.health;
       if (merged.tools) enrichment.tools = merged.tools;

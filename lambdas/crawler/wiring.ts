@@ -1,4 +1,6 @@
 import type { CatalogStore, IconStore, SearchIndex } from '../catalog/domain/ports';
+import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { logger } from '../shared/logger';
 import { CachedSecret, secretsClient } from '../shared/secrets';
 import { PackageDownloads } from './adapters/downloads';
 import { GithubClient } from './adapters/github';
@@ -29,9 +31,15 @@ export interface CrawlerPorts {
 
 /**
  * A GitHub token source: the environment locally, a Secrets Manager secret in AWS (a plain
- * string or JSON `{"token": "…"}`), cached for 10 minutes so rotation needs no redeploy.
+ * string or JSON `{"token": "…"}`), cached for 10 minutes so rotation needs no redeploy. A secret
+ * that does not exist (named in the stage's config, not created yet) means no token, with a
+ * warning once per instance: the crawl goes on at GitHub's unauthenticated quota.
  */
-export function githubTokenSource(config: CrawlerConfig, region: string | undefined): (() => Promise<string | undefined>) | undefined {
+export function githubTokenSource(
+  config: CrawlerConfig,
+  region: string | undefined,
+  client?: SecretsManagerClient,
+): (() => Promise<string | undefined>) | undefined {
   if (config.githubToken !== undefined) {
     const token = config.githubToken;
     return async () => token;
@@ -39,9 +47,20 @@ export function githubTokenSource(config: CrawlerConfig, region: string | undefi
   const arn = config.githubTokenSecretArn;
   if (arn === undefined) return undefined;
   let secret: Promise<CachedSecret> | undefined;
+  let missing = false;
   return async () => {
-    secret ??= secretsClient(region ?? process.env.AWS_REGION ?? 'us-east-1').then((c) => new CachedSecret(c, arn));
-    const raw = (await (await secret).get()).trim();
+    if (missing) return undefined;
+    secret ??= (client ? Promise.resolve(client) : secretsClient(region ?? process.env.AWS_REGION ?? 'us-east-1')).then((c) => new CachedSecret(c, arn));
+    let value: string;
+    try {
+      value = await (await secret).get();
+    } catch (err) {
+      if ((err as { name?: string }).name !== 'ResourceNotFoundException') throw err;
+      missing = true;
+      logger.warn('the GitHub token secret does not exist: crawling GitHub without a token (60 requests an hour)', { secret: arn });
+      return undefined;
+    }
+    const raw = value.trim();
     if (raw.startsWith('{')) {
       const parsed: unknown = JSON.parse(raw);
       const token = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>).token : undefined;

@@ -4,6 +4,8 @@ import { looksOpaque, TOKEN_PREFIX } from './opaque-tokens';
 import { OpaqueAccessTokenVerifier } from './opaque-verifier';
 import { AuthError, type Principal } from './principal';
 import type { OpaqueTokenStore } from './token-store';
+import { EVENT_METRICS } from '../shared/observability/metric-names';
+import { countMetric } from '../shared/observability/metrics';
 
 export { AuthError, type AuthErrorKind, type AuthFailureReason, type MemoryScope, type Principal } from './principal';
 
@@ -44,6 +46,18 @@ export class BearerTokenVerifier implements TokenVerifier {
   ) {}
 
   async verify(authorizationHeader: string | undefined): Promise<Principal> {
+    try {
+      return await this.verifyToken(authorizationHeader);
+    } catch (err) {
+      // No token at all is the anonymous catalog reader's normal case, not a failure.
+      if (err instanceof AuthError && err.reason !== 'missing') {
+        countMetric(err.kind === 'unavailable' ? EVENT_METRICS.authUnavailable : EVENT_METRICS.authFailures);
+      }
+      throw err;
+    }
+  }
+
+  private async verifyToken(authorizationHeader: string | undefined): Promise<Principal> {
     const token = bearerToken(authorizationHeader);
     if (looksOpaque(token)) {
       if (!token.startsWith(TOKEN_PREFIX.access)) throw new AuthError('malformed', 'not an access token');

@@ -12,6 +12,7 @@ import { normaliseOrigin, type McpConfig } from './config';
 import { MCP_API } from './routes';
 import { createMcpServer } from './server';
 import type { IdempotencyStore } from '../shared/idempotency/store';
+import type { OriginSecretGetter } from '../shared/http/origin-guard';
 
 /** What the MCP function needs; built by `wiring.ts` in AWS and by the local stack locally. */
 export interface McpDeps {
@@ -23,6 +24,8 @@ export interface McpDeps {
   limiter: RateLimiter;
   /** `idempotencyKey` of the write tools (the shared rate-limit table, keys `idem:…`). */
   idempotency?: IdempotencyStore;
+  /** CloudFront's origin header secret (AWS): the function URL refuses a request without it. Absent locally. */
+  originSecret?: OriginSecretGetter;
 }
 
 const LOG_REQUESTS = logger.getLevelName() !== 'SILENT';
@@ -177,6 +180,8 @@ function mcpProblem(problem: Problem): HttpResult {
       return httpError(503, 'Service Unavailable: starting; retry shortly', { 'retry-after': '1' }, { code: 'unavailable' });
     case 'too_large':
       return httpError(413, `Payload Too Large: the request body is larger than ${problem.maxBytes} bytes`);
+    case 'forbidden_origin':
+      return httpError(403, 'Forbidden: this origin answers requests through the public URL only');
   }
 }
 
@@ -234,6 +239,7 @@ export const MCP_POLICY: ApiPolicy<McpDeps, Principal> = {
     const origin = header(event, 'origin');
     return origin !== undefined && deps && originAllowed(origin, deps) ? corsHeaders(origin) : {};
   },
+  originSecret: (deps) => deps.originSecret,
 };
 
 export const handleMcpRequest = createPipeline(MCP_POLICY);

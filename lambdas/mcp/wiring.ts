@@ -5,7 +5,8 @@ import { createIdentity } from '../identity/wiring';
 import { createMemoryRuntime, loadMemoryConfig, type MemoryRuntime } from '../memory';
 import { envInt } from '../shared/env';
 import { logger } from '../shared/logger';
-import { CachedSecret, cursorCodec, secretsClient } from '../shared/secrets';
+import { CachedSecret, cursorCodec, originSecretGetter, secretsClient } from '../shared/secrets';
+import type { OriginSecretGetter } from '../shared/http/origin-guard';
 import { loadMcpConfig } from './config';
 import type { McpDeps } from './api';
 import { DynamoIdempotencyStore } from '../shared/idempotency/store';
@@ -59,15 +60,26 @@ export function mergeSettings(env: Env, json: string, name = 'MCP_SETTINGS_SECRE
   return { ...env, ...(parsed as Record<string, string>) };
 }
 
-/** The dependencies built from one set of settings over the same memory runtime. */
-async function buildDeps(env: Env, memory?: MemoryRuntime): Promise<{ deps: McpDeps; memory: MemoryRuntime }> {
+/**
+ * The dependencies built from one set of settings over the same memory runtime and origin secret.
+ * CloudFront's origin secret (ORIGIN_VERIFY_SECRET_ARN) makes the function URL refuse requests that
+ * did not come through the distribution.
+ */
+async function buildDeps(
+  env: Env,
+  kept?: { memory: MemoryRuntime; originSecret?: OriginSecretGetter },
+): Promise<{ deps: McpDeps; memory: MemoryRuntime; originSecret?: OriginSecretGetter }> {
   const authConfig = loadAuthConfig(env);
+  let memory = kept?.memory;
+  let originSecret = kept?.originSecret;
   if (!memory) {
     const memoryConfig = loadMemoryConfig(env);
     const cursors = await cursorCodec({ file: env.CURSOR_KEYS_FILE, arn: env.CURSOR_SECRET_ARN, region: memoryConfig.region });
     memory = createMemoryRuntime(memoryConfig, cursors, { overrides: { restoreHint: mcpRestoreHint } });
+    originSecret = await originSecretGetter({ value: env.ORIGIN_VERIFY_SECRET, arn: env.ORIGIN_VERIFY_SECRET_ARN, region: memoryConfig.region });
   }
-  return { deps: mcpDepsFrom({ env, memory, verifier: createIdentity(authConfig).verifier, audience: authConfig.audience }), memory };
+  const deps = mcpDepsFrom({ env, memory, verifier: createIdentity(authConfig).verifier, audience: authConfig.audience });
+  return { deps: { ...deps, ...(originSecret && { originSecret }) }, memory, ...(originSecret && { originSecret }) };
 }
 
 export interface McpDepsSourceOptions {
@@ -90,7 +102,7 @@ export interface McpDepsSourceOptions {
 export function mcpDepsSource(baseEnv: Env = process.env, opts: McpDepsSourceOptions = {}): McpDepsSource {
   const clock = opts.clock ?? Date.now;
   const refreshMs = opts.refreshMs ?? envInt(baseEnv, 'MCP_SETTINGS_REFRESH_SECONDS', 300, { min: 1 }) * 1000;
-  let current: Promise<{ deps: McpDeps; memory: MemoryRuntime; settings?: string; checkedAt: number }> | undefined;
+  let current: Promise<{ deps: McpDeps; memory: MemoryRuntime; originSecret?: OriginSecretGetter; settings?: string; checkedAt: number }> | undefined;
   let refreshing: Promise<void> | undefined;
   let reader: Promise<() => Promise<string>> | undefined;
   const read = (): Promise<string> | undefined => {
@@ -114,7 +126,7 @@ export function mcpDepsSource(baseEnv: Env = process.env, opts: McpDepsSourceOpt
         state.checkedAt = clock();
         return;
       }
-      const built = await buildDeps(mergeSettings(baseEnv, settings, settingsName), state.memory);
+      const built = await buildDeps(mergeSettings(baseEnv, settings, settingsName), state);
       current = Promise.resolve({ ...built, settings, checkedAt: clock() });
       logger.info('MCP settings changed: the verifier was rebuilt', { audience: built.deps.audience });
     } catch (err) {

@@ -78,6 +78,8 @@ function jsonProblem(problem: Problem): HttpResult {
     case 'too_large':
       // Spec 2 has no code of its own for it: the envelope's BAD_REQUEST, with HTTP's own status.
       return { ...errorResult(new ApiError('BAD_REQUEST', `The request body is larger than ${problem.maxBytes} bytes`)), statusCode: 413 };
+    case 'forbidden_origin':
+      return errorResult(forbidden('This origin answers requests through the public URL only'));
   }
 }
 
@@ -131,6 +133,7 @@ export const MEMORY_POLICY: ApiPolicy<MemoryApiDeps, Principal> = {
     body: '',
   }),
   problem: memoryProblem,
+  originSecret: (deps) => deps.originSecret,
   error: (err, at) => {
     let unexpected = false;
     const e = toApiError(err, () => {

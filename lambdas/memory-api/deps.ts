@@ -1,3 +1,4 @@
+import type { OriginSecretGetter } from '../shared/http/origin-guard';
 import type { TokenVerifier } from '../identity/verifier';
 import type { MemoryService } from '../memory';
 import type { IdempotencyStore } from '../shared/idempotency/store';
@@ -17,5 +18,5 @@ export interface MemoryApiDeps {
   /** Large exports: S3 object + presigned URL. */
   exports: ExportStore;
   /** The origin-verify value CloudFront sends; with it `x-viewer-address` is trusted as the client IP. */
-  originSecret: () => string | undefined;
+  originSecret: OriginSecretGetter;
 }

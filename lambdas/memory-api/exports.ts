@@ -20,10 +20,21 @@ export interface ExportFile {
 /**
  * The S3 adapter. The URL is presigned (SigV4, query string) with the function's own credentials
  * by `@aws-sdk/s3-request-presigner`, against the same client (so the local stack's path-style
- * endpoint is honoured as it is for every other call). The presigner is bundled into the function
- * (lib/memory-api.ts) rather than taken from the Lambda runtime, and loaded on the first large
- * export only, so module init does not pay for a path most requests never take.
+ * endpoint is honoured as it is for every other call). The presigner is bundled with the function
+ * (as `presigner.js` beside it, lib/memory-api.ts) rather than taken from the Lambda runtime, and
+ * loaded on the first large export only, so neither the bundle nor module init pays for a path most
+ * requests never take.
  */
+type Presigner = typeof import('./presigner');
+let presignerModule: Presigner | undefined;
+
+function presigner(): Presigner {
+  // A computed specifier, so esbuild leaves the module out of index.js: in AWS it finds presigner.js
+  // beside it, from source (tests, the local stack) presigner.ts.
+  presignerModule ??= require(['.', 'presigner'].join('/')) as Presigner;
+  return presignerModule;
+}
+
 export class S3ExportStore implements ExportStore {
   constructor(
     private readonly s3: S3Client,
@@ -44,7 +55,7 @@ export class S3ExportStore implements ExportStore {
   }
 
   async presign(key: string, expiresInSeconds: number): Promise<string> {
-    const { getSignedUrl } = await import('@aws-sdk/s3-request-presigner');
+    const { getSignedUrl } = presigner();
     return getSignedUrl(this.s3, new GetObjectCommand({ Bucket: this.bucket, Key: key }), { expiresIn: Math.floor(expiresInSeconds) });
   }
 }

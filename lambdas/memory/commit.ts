@@ -10,6 +10,8 @@ import { memoryNotFound, type Memories } from './memories';
 import { fileEntry, indexStats, rebuildTrees, type FileEntry, type NoteIndex } from './note-index';
 import type { BlobStore, MemoryRecord, MoveOutcome, RevLock } from './ports';
 import type { Caller, WriteResult } from './types';
+import { EVENT_METRICS } from '../shared/observability/metric-names';
+import { countMetric } from '../shared/observability/metrics';
 
 /**
  * The write loop, the one path by which a memory's head moves: read the rev item, let the caller
@@ -135,6 +137,7 @@ export class CommitLoop {
         throw new MemoryError('UPSTREAM_UNAVAILABLE', 'contention', 'too many concurrent writes to this memory; retry', { retryAfterSeconds: 1 });
       }
       // Lost the race: what we wrote is unreachable garbage. Rebase onto the new head and retry.
+      countMetric(EVENT_METRICS.rebaseRetries);
       rec = current;
       await this.deps.backoff(attempt);
     }

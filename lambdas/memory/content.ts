@@ -14,6 +14,8 @@ import {
   type NoteMeta,
 } from './markdown';
 import type { NoteEdit, NoteInput } from './types';
+import { EVENT_METRICS } from '../shared/observability/metric-names';
+import { countMetric } from '../shared/observability/metrics';
 
 /**
  * The rules every write and query argument passes, as pure functions of the limits: what a note's
@@ -51,6 +53,7 @@ export function checkStored(text: string, path: string, limits: MemoryLimits): N
   const { frontmatter, split } = parseNoteStrict(text, limits);
   const found = findCredential(text) ?? findCredentialInValues(frontmatter);
   if (found) {
+    countMetric(EVENT_METRICS.credentialRefusals);
     const where = found.key === undefined ? `line ${found.line}` : `the front matter value of "${found.key}" (as YAML decodes it)`;
     throw new MemoryError(
       'BAD_REQUEST',

@@ -4,6 +4,9 @@
  * vocabularies differ (MCP separates `refused_content` from `invalid_argument`, for instance).
  * Transports map `code` to their envelope; they never parse `message`.
  */
+import { EVENT_METRICS } from '../shared/observability/metric-names';
+import { countMetric } from '../shared/observability/metrics';
+
 export type MemoryErrorCode = 'BAD_REQUEST' | 'FORBIDDEN' | 'NOT_FOUND' | 'CONFLICT' | 'UPSTREAM_UNAVAILABLE' | 'INTERNAL_ERROR';
 
 export type MemoryErrorReason =
@@ -83,6 +86,7 @@ export interface StaleRev {
 
 /** An expected rev that is not the memory's head (or a memory that does not exist). */
 export function staleRev(memory: string, current: { head: string | null } | undefined): MemoryError {
+  countMetric(EVENT_METRICS.ifMatchConflicts);
   const message = current
     ? `the expected rev does not match the current rev ${current.head ?? '(none: the memory is empty)'}`
     : `memory "${memory}" does not exist, so the expected rev cannot match`;

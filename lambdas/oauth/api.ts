@@ -64,6 +64,9 @@ function oauthProblem(problem: Problem, _event: HttpEvent, operationId?: string)
       });
     case 'too_large':
       return oauthError(413, 'invalid_request', `The request body is larger than ${problem.maxBytes} bytes`);
+    case 'forbidden_origin':
+      // RFC 6749 §4.1.2.1's access_denied: the request did not come through the deployment's public URL.
+      return oauthError(403, 'access_denied', 'This origin answers requests through the public URL only');
     case 'starting':
       // RFC 6749 §4.1.2.1's temporarily_unavailable, with the wait a client should take.
       return oauthError(503, 'temporarily_unavailable', 'The service is starting or a dependency is unavailable; retry shortly', { 'retry-after': '1' });
@@ -102,6 +105,7 @@ export function oauthPolicy(extraRoutes: readonly RouteDef[] = []): ApiPolicy<OA
       return oauthProblem({ kind: 'internal' }, event, operationId);
     },
     headers: (event) => (corsPath(event) ? CORS_HEADERS : {}),
+    originSecret: (deps) => deps.originSecret,
   };
 }
 

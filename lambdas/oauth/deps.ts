@@ -1,3 +1,4 @@
+import type { OriginSecretGetter } from '../shared/http/origin-guard';
 import type { RateLimiter } from '../shared/rate-limit/rate-limiter';
 import type { ClientStore } from './client-store';
 import type { OpaqueTokenStore } from '../identity/token-store';
@@ -20,7 +21,7 @@ export interface OAuthDeps {
   /** The shared per-IP limiter of the JSON endpoints; absent: unlimited (unit tests of single handlers). */
   limiter?: RateLimiter;
   /** The origin header secret that makes CloudFront's viewer address trustworthy. */
-  originSecret: () => string | undefined;
+  originSecret: OriginSecretGetter;
 }
 
 export const nowSeconds = (deps: Pick<OAuthDeps, 'clock'>): number => Math.floor(deps.clock() / 1000);

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { CursorCodec, parseKeyRing } from './cursor';
+import { type OriginSecretGetter, sameSecret } from './http/origin-guard';
+import { traced } from './observability/tracing';
 
 /**
  * A secret string read from Secrets Manager and cached for a while, so a rotation reaches every
@@ -37,30 +39,71 @@ export class CachedSecret {
   peek(): string | undefined {
     return this.value;
   }
+
+  /** Reads the secret now, whatever the cache's age (joins a read already in flight). */
+  refresh(): Promise<string> {
+    this.fetchedAt = 0;
+    return this.get();
+  }
 }
 
 /** Loaded on demand: only the AWS deployment reads secrets, once per instance. */
 export async function secretsClient(region: string): Promise<SecretsManagerClient> {
   const { SecretsManagerClient: Client } = await import('@aws-sdk/client-secrets-manager');
-  return new Client({ region });
+  return traced(new Client({ region }));
 }
+
+/** How long the value before a rotation is still accepted (CloudFront deploys a new header value edge by edge). */
+const PREVIOUS_ORIGIN_SECRET_MS = 15 * 60 * 1000;
+/** At most one read of the secret per minute forced by a mismatching header (a flood of bad headers costs one read a minute). */
+const FORCED_REFRESH_INTERVAL_MS = 60 * 1000;
 
 /**
  * The CloudFront origin header's secret as a hot-path getter: a literal value (local stack, tests)
  * or a secret read once at init and then refreshed in the background, so a request never waits
  * for Secrets Manager and a rotation reaches warm instances within the cache's life.
+ *
+ * `admits` checks a presented header through a rotation: the value seen before the last change is
+ * accepted for 15 minutes more, and a header that matches neither makes the instance read the
+ * secret again (at most once a minute) before it refuses, so a new value is taken up at once.
  */
 export async function originSecretGetter(
   opts: { value?: string; arn?: string; region: string },
   client?: SecretsManagerClient,
-): Promise<() => string | undefined> {
+  clock: () => number = Date.now,
+): Promise<OriginSecretGetter> {
   if (opts.value !== undefined || !opts.arn) return () => opts.value;
   const cached = new CachedSecret(client ?? (await secretsClient(opts.region)), opts.arn);
   await cached.get();
-  return () => {
-    void cached.get().catch(() => undefined);
-    return cached.peek();
+  let seen = cached.peek();
+  let previous: { value: string; until: number } | undefined;
+  let lastForced = Number.NEGATIVE_INFINITY;
+  const observe = (): string | undefined => {
+    const now = cached.peek();
+    if (now !== seen) {
+      if (seen !== undefined) previous = { value: seen, until: clock() + PREVIOUS_ORIGIN_SECRET_MS };
+      seen = now;
+    }
+    return now;
   };
+  const getter: OriginSecretGetter = () => {
+    void cached.get().catch(() => undefined);
+    return observe();
+  };
+  getter.admits = async (presented) => {
+    if (presented === undefined) return false;
+    const matches = (): boolean => {
+      const current = observe();
+      if (current !== undefined && sameSecret(presented, current)) return true;
+      return previous !== undefined && previous.until > clock() && sameSecret(presented, previous.value);
+    };
+    if (matches()) return true;
+    if (clock() - lastForced < FORCED_REFRESH_INTERVAL_MS) return false;
+    lastForced = clock();
+    await cached.refresh().catch(() => undefined);
+    return matches();
+  };
+  return getter;
 }
 
 /**

@@ -106,6 +106,8 @@ function siteProblem(config: SiteConfig, problem: Problem): HttpResult {
           'retry-after': '1',
         }),
       );
+    case 'forbidden_origin':
+      return errorResult(config, new SiteError('FORBIDDEN', 'Forbidden', 'These pages are served through the public URL only.'));
     case 'internal':
       return errorResult(config, new SiteError('INTERNAL_ERROR', 'Something went wrong', 'The page could not be shown. Try again in a moment.'));
   }
@@ -149,6 +151,7 @@ export function sitePolicy(config: SiteConfig): ApiPolicy<SiteDeps> {
     name: 'site',
     fn: 'site',
     routes: SITE_ROUTES,
+    originSecret: (deps) => deps.originSecret,
     operations: OPERATIONS,
     limit: {
       limiter: (deps) => deps.limiter,

@@ -1,4 +1,5 @@
 import type { CatalogStore, SearchIndex } from '../catalog/domain/ports';
+import type { OriginSecretGetter } from '../shared/http/origin-guard';
 import type { RateLimiter } from '../shared/rate-limit/rate-limiter';
 import type { SiteConfig } from './config';
 
@@ -11,7 +12,8 @@ export interface SiteDeps {
   index: SearchIndex;
   /** The shared limiter; without it pages are not limited (tests of other concerns). */
   limiter?: RateLimiter;
-  originSecret: () => string | undefined;
+  /** CloudFront's origin secret: without its header a request is refused (403), and with it the viewer address is trusted. */
+  originSecret: OriginSecretGetter;
   /** The clock of relative times ("3 days ago"); tests fix it. */
   now: () => number;
 }

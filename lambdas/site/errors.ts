@@ -3,13 +3,14 @@
  * stable code of the catalog's vocabulary (spec 1), so a person reads what went wrong and a test or
  * a crawler reads the status and the code on the page (`data-error-code`).
  */
-export type SiteErrorCode = 'INVALID_QUERY' | 'NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'RATE_LIMITED' | 'INTERNAL_ERROR' | 'UNAVAILABLE';
+export type SiteErrorCode = 'INVALID_QUERY' | 'NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'RATE_LIMITED' | 'FORBIDDEN' | 'INTERNAL_ERROR' | 'UNAVAILABLE';
 
 const STATUS: Record<SiteErrorCode, number> = {
   INVALID_QUERY: 400,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   RATE_LIMITED: 429,
+  FORBIDDEN: 403,
   INTERNAL_ERROR: 500,
   UNAVAILABLE: 503,
 };

@@ -1,10 +1,11 @@
 import { loadCatalogConfig, type CatalogConfig } from '../catalog/config';
 import { DynamoCatalogStore } from '../catalog/adapters/dynamo-catalog-store';
 import type { CatalogStore, SearchIndex } from '../catalog/domain/ports';
-import { createOpenSearchClient, OpenSearchIndex } from '../catalog/search/opensearch';
+import { searchIndexForReads } from '../catalog/search/engines';
 import { documentClient, dynamoClient } from '../shared/aws/clients';
 import { sharedLimiter } from '../shared/rate-limit/leasing-config';
 import type { RateLimiter } from '../shared/rate-limit/rate-limiter';
+import type { OriginSecretGetter } from '../shared/http/origin-guard';
 import { originSecretGetter } from '../shared/secrets';
 import type { SiteConfig } from './config';
 import type { SiteDeps } from './deps';
@@ -16,7 +17,7 @@ import type { SiteDeps } from './deps';
  */
 export async function createSiteDeps(
   config: SiteConfig,
-  parts: { store: Pick<CatalogStore, 'get'>; index: SearchIndex; limiter?: RateLimiter; originSecret?: () => string | undefined; now?: () => number },
+  parts: { store: Pick<CatalogStore, 'get'>; index: SearchIndex; limiter?: RateLimiter; originSecret?: OriginSecretGetter; now?: () => number },
 ): Promise<SiteDeps> {
   const originSecret =
     parts.originSecret ??
@@ -24,11 +25,14 @@ export async function createSiteDeps(
   return { config, store: parts.store, index: parts.index, ...(parts.limiter && { limiter: parts.limiter }), originSecret, now: parts.now ?? Date.now };
 }
 
-/** In AWS: DynamoDB for a server's page, OpenSearch for lists and search, the shared rate-limit table. */
+/**
+ * In AWS: DynamoDB for a server's page, the catalog's search engine for lists and search (OpenSearch,
+ * or in the small-catalog mode the S3 snapshot, as the catalog function reads it), the shared
+ * rate-limit table.
+ */
 export async function createAwsSiteDeps(config: SiteConfig, catalog: CatalogConfig = loadCatalogConfig()): Promise<SiteDeps> {
-  if (!catalog.opensearchUrl) throw new Error('OPENSEARCH_URL is required in AWS');
   const ddb = dynamoClient({ region: catalog.region, dynamoEndpoint: catalog.dynamoEndpoint });
-  const index = new OpenSearchIndex({ client: createOpenSearchClient(catalog.opensearchUrl, catalog.region), index: catalog.opensearchIndex });
+  const index = await searchIndexForReads(catalog);
   return createSiteDeps(config, {
     store: new DynamoCatalogStore(documentClient(ddb), catalog.catalogTable),
     index,

@@ -12,7 +12,6 @@ import { FeaturePlan } from 'aws-cdk-lib/aws-cognito';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
-import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { tableDefinitions } from '../../bin/local-stack/provision';
 import { CATALOG_API } from '../../lambdas/catalog/routes';
@@ -25,6 +24,7 @@ import { CatalogStack, type CatalogStackProps } from '../../lib/catalog-stack';
 import { addRoutesFromTable } from '../../lib/http-routes';
 import { OAUTH_FRONT_TABLE, OAUTH_PROXY_PATHS } from '../../lib/oauth-front';
 import { SITE_ANY_PATHS, SITE_API } from '../../lambdas/site/routes';
+import { nagViolations } from '../support/nag';
 
 const ROOT = path.join(__dirname, '..', '..');
 /** The feature flags of cdk.json, so the test synthesizes what `cdk synth` does. */
@@ -45,13 +45,14 @@ interface Synthesized {
 
 function synthesize(region: string, props: Omit<CatalogStackProps, 'env'> = {}): Synthesized {
   const app = new App({ context: CONTEXT });
-  const stack = new CatalogStack(app, 'McpCatalog', { env: { account: '123456789012', region }, ...props });
+  // The sharp layer is skipped: a test never installs anything from the package registry.
+  const stack = new CatalogStack(app, 'McpCatalog', { env: { account: '123456789012', region }, sharpLayer: 'skip', ...props });
   const template = Template.fromStack(stack);
   const edgeStack = app.node.children.find((c): c is Stack => c instanceof Stack && c !== stack);
   // cdk-nag 3.x is a policy-validation plugin: it reports through the validation report rather than
   // annotations. `validateScope` runs the same rules the plugin of bin/app.ts runs at `cdk synth`,
   // honouring every `Validations.acknowledge()`.
-  const violations = new AwsSolutionsChecks().validateScope(app).violations;
+  const violations = nagViolations(app);
   return { app, stack, template, edgeStack, violations };
 }
 
@@ -160,7 +161,7 @@ describe('catalog Lambda', () => {
       RATE_LIMIT_TABLE: { Ref: logicalId(s.stack.data.rateLimitTable) },
       ICONS_BUCKET: { Ref: logicalId(s.stack.data.iconsBucket) },
       SEARCH_BACKEND: 'opensearch',
-      OPENSEARCH_URL: { 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [logicalId(s.stack.data.searchDomain), 'DomainEndpoint'] }]] },
+      OPENSEARCH_URL: { 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [logicalId(s.stack.data.searchDomain as IConstruct), 'DomainEndpoint'] }]] },
       OPENSEARCH_INDEX: 'catalog',
       CATALOG_BRAND: 'example',
       RATE_ANON_RPS: '30',
@@ -354,7 +355,7 @@ describe('auth', () => {
     expect(favorites.Properties?.TimeToLiveSpecification).toBeUndefined();
   });
 
-  it('user pool: admin-created accounts by default, strong passwords, TOTP MFA, Plus plan with threat protection enforced, retained', () => {
+  it('user pool: admin-created accounts by default, strong passwords, TOTP MFA, the Essentials plan, retained', () => {
     s.template.resourceCountIs('AWS::Cognito::UserPool', 1);
     const pool = table(s.stack.auth.userPool);
     expect(pool.DeletionPolicy).toBe('Retain');
@@ -363,8 +364,7 @@ describe('auth', () => {
       Policies: { PasswordPolicy: { MinimumLength: 12, RequireLowercase: true, RequireUppercase: true, RequireNumbers: true, RequireSymbols: true } },
       MfaConfiguration: 'OPTIONAL',
       EnabledMfas: ['SOFTWARE_TOKEN_MFA'],
-      UserPoolTier: 'PLUS',
-      UserPoolAddOns: { AdvancedSecurityMode: 'ENFORCED' },
+      UserPoolTier: 'ESSENTIALS',
       DeletionProtection: 'ACTIVE',
       UsernameAttributes: ['email'],
     });
@@ -507,7 +507,7 @@ describe('stateful resources', () => {
   });
 
   it('OpenSearch domain: HTTPS only (TLS 1.2), node-to-node, at rest, outside a VPC, roles only', () => {
-    const domain = resources[logicalId(s.stack.data.searchDomain)];
+    const domain = resources[logicalId(s.stack.data.searchDomain as IConstruct)];
     expect(domain.Properties).toMatchObject({
       NodeToNodeEncryptionOptions: { Enabled: true },
       EncryptionAtRestOptions: { Enabled: true },
@@ -668,7 +668,7 @@ describe('CloudFront', () => {
   });
 });
 
-describe('cdk-nag (AwsSolutions)', () => {
+describe('cdk-nag (AwsSolutions and Serverless)', () => {
   it('has no unacknowledged error or warning, in the stack or the us-east-1 edge stack', () => {
     expect(describeViolations(s.violations)).toEqual([]);
     // cdk-nag 3.x no longer writes annotations; the check above is the real one. Annotations still
@@ -681,8 +681,8 @@ describe('cdk-nag (AwsSolutions)', () => {
     }
   });
 
-  it('is also clean in us-east-1, where the edge function needs no second stack, with a given public URL and the Essentials plan', () => {
-    const inRegion = synthesize('us-east-1', { publicUrl: 'https://mcp.example.com/', cognitoFeaturePlan: FeaturePlan.ESSENTIALS, selfSignUp: true });
+  it('is also clean in us-east-1, where the edge function needs no second stack, with a given public URL and the Plus plan (threat protection enforced)', () => {
+    const inRegion = synthesize('us-east-1', { publicUrl: 'https://mcp.example.com/', cognitoFeaturePlan: FeaturePlan.PLUS, selfSignUp: true });
     expect(inRegion.edgeStack).toBeUndefined();
     expect(describeViolations(inRegion.violations)).toEqual([]);
     // A given public URL is used as it is: no reference to the distribution.
@@ -696,7 +696,8 @@ describe('cdk-nag (AwsSolutions)', () => {
     });
     inRegion.template.hasResourceProperties('AWS::Cognito::UserPoolResourceServer', { Identifier: 'https://mcp.example.com/mcp' });
     inRegion.template.hasResourceProperties('AWS::Cognito::UserPool', {
-      UserPoolTier: 'ESSENTIALS',
+      UserPoolTier: 'PLUS',
+      UserPoolAddOns: { AdvancedSecurityMode: 'ENFORCED' },
       AdminCreateUserConfig: { AllowAdminCreateUserOnly: false },
     });
   }, 180_000);
@@ -711,7 +712,7 @@ describe('cdk-nag (AwsSolutions)', () => {
     }
     expect(acks.length).toBeGreaterThan(0);
     for (const a of acks) {
-      expect(a.id).toMatch(/AwsSolutions-[A-Z]+[0-9]+/);
+      expect(a.id).toMatch(/AwsSolutions-[A-Z]+[0-9]+|Serverless-[A-Za-z]+/);
       expect(a.reason.length).toBeGreaterThanOrEqual(40);
     }
   });
@@ -839,6 +840,24 @@ describe('the bundles CDK builds', () => {
       const bundle = readFileSync(file, 'utf8');
       for (const marker of DEMO_MARKERS) expect({ id, carries: bundle.includes(marker) ? marker : undefined }).toEqual({ id, carries: undefined });
       expect({ id, bytes: Buffer.byteLength(bundle) < 1024 * 1024 }).toEqual({ id, bytes: true });
+    }
+  });
+
+  it('put the X-Ray SDK in an xray.js beside each traced function, out of index.js, loaded by the computed require of tracing.ts', () => {
+    const outdir = s.app.synth().directory;
+    const traced = Object.entries(s.template.findResources('AWS::Lambda::Function')).filter(
+      ([, r]) => (r as { Properties: { TracingConfig?: { Mode?: string } } }).Properties.TracingConfig?.Mode === 'Active',
+    );
+    expect(traced.length).toBeGreaterThanOrEqual(6);
+    for (const [id, r] of traced) {
+      const key = ((r as { Properties: { Code: { S3Key: string } } }).Properties.Code.S3Key as string).replace(/\.zip$/, '');
+      const dir = path.join(outdir, `asset.${key}`);
+      const chunk = readFileSync(path.join(dir, 'xray.js'), 'utf8');
+      expect({ id, captures: chunk.includes('captureAWSv3Client') }).toEqual({ id, captures: true });
+      const index = readFileSync(path.join(dir, 'index.js'), 'utf8');
+      // The X-Ray SDK's own strings are in the chunk only.
+      expect({ id, inIndex: index.includes('AWS_XRAY_DAEMON_ADDRESS') }).toEqual({ id, inIndex: false });
+      expect({ id, inChunk: chunk.includes('AWS_XRAY_DAEMON_ADDRESS') }).toEqual({ id, inChunk: true });
     }
   });
 });

@@ -3,7 +3,7 @@
  * once with the function bundled by the local esbuild; cdk-nag's AwsSolutions rules run on that
  * app the way test/infra/catalog-stack.test.ts runs them. Variants (props, layers) skip bundling.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { App, Duration, RemovalPolicy, Stack, Validations, type PolicyViolation } from 'aws-cdk-lib';
@@ -12,11 +12,11 @@ import * as cloudwatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sns from 'aws-cdk-lib/aws-sns';
-import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { crawlerTableDefinitions } from '../../lambdas/crawler/adapters/dynamo-crawl-state';
 import { CatalogCrawler, sharpLayerState, type CatalogCrawlerProps } from '../../lib/catalog-crawler';
 import { CatalogData, type CatalogDataProps } from '../../lib/catalog-data';
+import { nagViolations } from '../support/nag';
 
 const ROOT = path.join(__dirname, '..', '..');
 /** The feature flags of cdk.json, so the test synthesizes what `cdk synth` does. */
@@ -43,15 +43,48 @@ function tempDir(prefix: string): string {
   tempDirs.push(dir);
   return dir;
 }
-/** A directory laid out as layers/sharp after `build.sh` (the files only, no binaries). */
+/** A directory laid out as a built layer (the files only, no binaries). */
 function fakeSharpBuild(): string {
   const dir = tempDir('crawler-sharp-build-');
   for (const pkg of ['sharp', '@img/sharp-linux-arm64']) {
     mkdirSync(path.join(dir, 'nodejs', 'node_modules', pkg), { recursive: true });
     writeFileSync(path.join(dir, 'nodejs', 'node_modules', pkg, 'package.json'), JSON.stringify({ name: pkg, version: '0.34.4' }));
   }
-  writeFileSync(path.join(dir, 'README.md'), '# not in the layer\n');
   return dir;
+}
+
+/**
+ * An `npm` that records its arguments and installs what the real one would for
+ * `--os=linux --cpu=arm64` (package.json files only), or fails: the package registry is never reached.
+ */
+function fakeNpm(mode: 'install' | 'fail'): { npm: string; calls(): string[][] } {
+  const dir = tempDir('crawler-fake-npm-');
+  const log = path.join(dir, 'calls.jsonl');
+  const npm = path.join(dir, 'npm');
+  writeFileSync(
+    npm,
+    [
+      '#!/usr/bin/env node',
+      "const fs = require('node:fs'); const path = require('node:path');",
+      `fs.appendFileSync(${JSON.stringify(log)}, JSON.stringify(process.argv.slice(2)) + '\\n');`,
+      mode === 'fail' ? "console.error('npm error network: getaddrinfo ENOTFOUND (fake)'); process.exit(1);" : '',
+      "for (const pkg of ['sharp', '@img/sharp-linux-arm64', '@img/sharp-libvips-linux-arm64']) {",
+      "  const d = path.join(process.cwd(), 'node_modules', pkg); fs.mkdirSync(d, { recursive: true });",
+      "  fs.writeFileSync(path.join(d, 'package.json'), JSON.stringify({ name: pkg, version: '0.34.4' }));",
+      '}',
+    ].join('\n'),
+  );
+  chmodSync(npm, 0o755);
+  return {
+    npm,
+    calls: () =>
+      existsSync(log)
+        ? readFileSync(log, 'utf8')
+            .trim()
+            .split('\n')
+            .map((l) => JSON.parse(l) as string[])
+        : [],
+  };
 }
 
 type CrawlerProps = Omit<CatalogCrawlerProps, 'data'>;
@@ -61,10 +94,9 @@ function build(crawlerProps: CrawlerProps | ((stack: Stack) => CrawlerProps) = {
   const app = new App({ context });
   const stack = new Stack(app, 'CrawlerTest', { env: ENV });
   const data = new CatalogData(stack, 'Data', options.dataProps);
-  // An empty layer directory unless a test says otherwise: the result must not depend on whether
-  // this checkout has built layers/sharp.
+  // The placeholder layer unless a test says otherwise: a test never installs from the package registry.
   const props = typeof crawlerProps === 'function' ? crawlerProps(stack) : crawlerProps;
-  const crawler = new CatalogCrawler(stack, 'Crawler', { data, sharpLayerDir: tempDir('crawler-no-sharp-'), ...props });
+  const crawler = new CatalogCrawler(stack, 'Crawler', { data, sharpLayer: 'skip', ...props });
   const template = Template.fromStack(stack);
   return { app, stack, data, crawler, template, resources: template.toJSON().Resources as Resources };
 }
@@ -131,7 +163,7 @@ let states: Record<string, AslState>;
 
 beforeAll(() => {
   f = build((stack) => ({ githubTokenSecret: secretsmanager.Secret.fromSecretCompleteArn(stack, 'Token', TOKEN_ARN) }), { bundle: true });
-  violations = new AwsSolutionsChecks().validateScope(f.app).violations;
+  violations = nagViolations(f.app);
   const definition = definitionOf(f);
   expect(definition.StartAt).toBe('Crawl');
   states = { ...definition.States, ...definition.States.Crawl.Branches?.[0].States };
@@ -189,7 +221,7 @@ describe('crawler function', () => {
       CATALOG_TABLE: ref(f.data.catalogTable),
       ICONS_BUCKET: ref(f.data.iconsBucket),
       SEARCH_BACKEND: 'opensearch',
-      OPENSEARCH_URL: { 'Fn::Join': ['', ['https://', getAtt(f.data.searchDomain, 'DomainEndpoint')]] },
+      OPENSEARCH_URL: { 'Fn::Join': ['', ['https://', getAtt(f.data.searchDomain as IConstruct, 'DomainEndpoint')]] },
       OPENSEARCH_INDEX: 'catalog',
       GITHUB_TOKEN_SECRET_ARN: TOKEN_ARN,
       POWERTOOLS_SERVICE_NAME: 'crawler',
@@ -371,8 +403,7 @@ describe('least privilege', () => {
     expect(resourcesOf(statementWith(statements, 's3:ListBucket'))).toEqual([getAtt(f.data.iconsBucket)]);
 
     const search = statementWith(statements, 'es:ESHttpPut');
-    const domainArn = f.stack.resolve(f.stack.formatArn({ service: 'es', resource: 'domain', resourceName: f.data.searchDomainName }));
-    expect(resourcesOf(search)).toEqual([`${domainArn}/*`]);
+    expect(resourcesOf(search)).toEqual([{ 'Fn::Join': ['', [getAtt(f.data.searchDomain as IConstruct), '/*']] }]);
     expect(actionsOf(search).sort()).toEqual(['es:ESHttpDelete', 'es:ESHttpGet', 'es:ESHttpHead', 'es:ESHttpPatch', 'es:ESHttpPost', 'es:ESHttpPut']);
 
     expect(resourcesOf(statementWith(statements, 'secretsmanager:GetSecretValue'))).toEqual([TOKEN_ARN]);
@@ -383,12 +414,13 @@ describe('least privilege', () => {
     for (const forbidden of ['dynamodb:DeleteItem', 'dynamodb:DeleteTable', 's3:DeleteObject', 'kms:Decrypt', 'lambda:InvokeFunction']) {
       expect(actions).not.toContain(forbidden);
     }
-    // Nothing else: logs, 2 tables, icons (objects + list), search, secret.
-    expect(statements).toHaveLength(7);
+    // Nothing else: logs, X-Ray (active tracing), 2 tables, icons (objects + list), search, secret.
+    expect(statements).toHaveLength(8);
+    expect(actionsOf(statementWith(statements, 'xray:PutTraceSegments')).sort()).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
   });
 
   it('the search domain admits the crawler role (read and write)', () => {
-    const domain = f.resources[logicalId(f.data.searchDomain)];
+    const domain = f.resources[logicalId(f.data.searchDomain as IConstruct)];
     const statements = ((domain.Properties as Record<string, unknown>).AccessPolicies as { Statement: { Principal: unknown; Action: string[] }[] }).Statement;
     expect(statements).toEqual([expect.objectContaining({ Principal: { AWS: getAtt(f.crawler.role) } })]);
     expect([...statements[0].Action].sort()).toContain('es:ESHttpPut');
@@ -413,7 +445,7 @@ describe('least privilege', () => {
   });
 });
 
-describe('cdk-nag (AwsSolutions)', () => {
+describe('cdk-nag (AwsSolutions and Serverless)', () => {
   it('has no unacknowledged error or warning', () => {
     expect(describeViolations(violations)).toEqual([]);
     const annotations = Annotations.fromStack(f.stack);
@@ -434,10 +466,16 @@ describe('cdk-nag (AwsSolutions)', () => {
     expect(acks.map((a) => a.id).sort()).toEqual(
       [
         `AwsSolutions-IAM5[Resource::<${logicalId(f.crawler.fn)}.Arn>:*]`,
+        // The state machine's tracing and log delivery, and the function's own X-Ray tracing.
         'AwsSolutions-IAM5[Resource::*]',
+        'AwsSolutions-IAM5[Resource::*]',
+        // Invoked synchronously by Step Functions; the dead-letter queue is itself the DLQ.
+        'Serverless-LambdaAsyncFailureDestination',
+        'Serverless-LambdaDLQ',
+        'Serverless-SQSRedrivePolicy',
         `AwsSolutions-IAM5[Resource::<${logicalId(f.data.iconsBucket)}.Arn>/api/icons/*]`,
         // From data.grantSearch(role, 'readwrite'): the paths of the one search domain.
-        `AwsSolutions-IAM5[Resource::arn:aws:es:eu-west-1:123456789012:domain/${f.data.searchDomainName}/*]`,
+        `AwsSolutions-IAM5[Resource::<${logicalId(f.data.searchDomain as IConstruct)}.Arn>/*]`,
         'AwsSolutions-SQS3',
       ].sort(),
     );
@@ -446,32 +484,49 @@ describe('cdk-nag (AwsSolutions)', () => {
 });
 
 describe('the sharp layer', () => {
-  const warningPattern = Match.stringLikeRegexp('sharp layer is an empty placeholder');
+  const warningPattern = Match.stringLikeRegexp('sharp layer could not be built');
 
-  it('without a build: an empty placeholder layer, a warning (not an error) and no icon step', () => {
+  it('skipped: an empty placeholder layer and no icon step, without a warning (it was asked for)', () => {
     expect(f.crawler.sharpAvailable).toBe(false);
-    const warnings = Annotations.fromStack(f.stack).findWarning('*', warningPattern);
-    expect(warnings).toHaveLength(1);
-    expect(warnings[0].entry.data).toMatch(/icons need the layer/);
+    expect(Annotations.fromStack(f.stack).findWarning('*', warningPattern)).toEqual([]);
     const env = ((f.resources[logicalId(f.crawler.fn)].Properties as Record<string, unknown>).Environment as { Variables: Record<string, unknown> }).Variables;
     expect(env.CRAWLER_STEPS).toBe('github,readme,downloads,health,classifier');
     expect(f.resources[logicalId(f.crawler.sharpLayer)].Properties?.Description).toMatch(/placeholder/i);
   });
 
-  it('with layers/sharp built: a layer from the directory and every step', () => {
-    const dir = fakeSharpBuild();
-    expect(sharpLayerState(dir)).toBe('ok');
-    const built = build({ sharpLayerDir: dir });
-    expect(built.crawler.sharpAvailable).toBe(true);
-    expect(Annotations.fromStack(built.stack).findWarning('*', warningPattern)).toEqual([]);
-    const env = ((built.resources[logicalId(built.crawler.fn)].Properties as Record<string, unknown>).Environment as { Variables: Record<string, unknown> })
+  it('built by synth: npm installs sharp for linux-arm64 (glibc) once, into the cache; the next synth reuses it', () => {
+    const cache = path.join(tempDir('crawler-sharp-cache-'), 'sharp-layer-0.34.4-linux-arm64-glibc');
+    const fake = fakeNpm('install');
+    const first = build({ sharpLayer: 'build', sharpLayerCacheDir: cache, sharpLayerNpm: fake.npm });
+    expect(first.crawler.sharpAvailable).toBe(true);
+    expect(fake.calls()).toHaveLength(1);
+    expect(fake.calls()[0]).toEqual(expect.arrayContaining(['install', '--os=linux', '--cpu=arm64', '--libc=glibc', '--ignore-scripts', 'sharp@0.34.4']));
+    expect(sharpLayerState(cache)).toBe('ok');
+    const env = ((first.resources[logicalId(first.crawler.fn)].Properties as Record<string, unknown>).Environment as { Variables: Record<string, unknown> })
       .Variables;
     expect(env.CRAWLER_STEPS).toBeUndefined();
-    expect(built.resources[logicalId(built.crawler.sharpLayer)].Properties?.Description).toMatch(/linux-arm64/);
+    expect(first.resources[logicalId(first.crawler.sharpLayer)].Properties?.Description).toMatch(/sharp 0\.34\.4 for linux-arm64/);
+    expect(Annotations.fromStack(first.stack).findWarning('*', warningPattern)).toEqual([]);
+    // Cached: no second install.
+    const second = build({ sharpLayer: 'build', sharpLayerCacheDir: cache, sharpLayerNpm: fake.npm });
+    expect(second.crawler.sharpAvailable).toBe(true);
+    expect(fake.calls()).toHaveLength(1);
+  });
+
+  it('offline (npm fails): the placeholder, a synth warning naming the failure, and no icon step', () => {
+    const cache = path.join(tempDir('crawler-sharp-cache-'), 'sharp-layer-0.34.4-linux-arm64-glibc');
+    const fake = fakeNpm('fail');
+    const offline = build({ sharpLayer: 'build', sharpLayerCacheDir: cache, sharpLayerNpm: fake.npm });
+    expect(offline.crawler.sharpAvailable).toBe(false);
+    const warnings = Annotations.fromStack(offline.stack).findWarning('*', warningPattern);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0].entry.data).toMatch(/ENOTFOUND/);
+    expect(sharpLayerState(cache)).toBe('missing');
   });
 
   it('tells a build for another platform from a missing one', () => {
     const dir = fakeSharpBuild();
+    expect(sharpLayerState(dir)).toBe('ok');
     rmSync(path.join(dir, 'nodejs', 'node_modules', '@img'), { recursive: true });
     expect(sharpLayerState(dir)).toBe('wrong-platform');
     expect(sharpLayerState(tempDir('crawler-empty-'))).toBe('missing');

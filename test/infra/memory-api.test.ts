@@ -8,11 +8,12 @@ import * as path from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as cxapi from 'aws-cdk-lib/cx-api';
-import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { MEMORY_API } from '../../lambdas/memory-api/routes';
 import { routeKey } from '../../lambdas/shared/http/route-table';
 import { CatalogStack } from '../../lib/catalog-stack';
+import { nagViolations } from '../support/nag';
+import { MEMORY_BUCKET_DENIED_ACTIONS } from '../../lib/memory-api';
 
 const ROOT = path.join(__dirname, '..', '..');
 const CONTEXT = (JSON.parse(readFileSync(path.join(ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> }).context;
@@ -31,12 +32,11 @@ function logicalId(scope: IConstruct): string {
 
 beforeAll(() => {
   app = new App({ context: { ...CONTEXT, [cxapi.ASSET_RESOURCE_METADATA_ENABLED_CONTEXT]: true } });
-  stack = new CatalogStack(app, 'McpCatalog', { env: { account: '123456789012', region: 'us-east-1' }, memoryApi: { rateLimit: 60 } });
+  stack = new CatalogStack(app, 'McpCatalog', { env: { account: '123456789012', region: 'us-east-1' }, sharpLayer: 'skip', memoryApi: { rateLimit: 60 } });
   template = Template.fromStack(stack);
   const memoryPath = stack.memory.node.path;
-  violations = new AwsSolutionsChecks()
-    .validateScope(app)
-    .violations.flatMap((v) => v.violatingResources.map((r) => `${v.ruleName} at ${r.constructPath ?? ''}`))
+  violations = nagViolations(app)
+    .flatMap((v) => v.violatingResources.map((r) => `${v.ruleName} at ${r.constructPath ?? ''}`))
     .filter(
       (v) =>
         v.includes(memoryPath) ||
@@ -56,12 +56,14 @@ describe('data', () => {
       OwnershipControls: { Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] },
       LoggingConfiguration: { LogFilePrefix: 's3/memories/' },
     });
-    expect(bucket.Properties.VersioningConfiguration).toBeUndefined();
+    // Versioned: an object overwritten or deleted by mistake comes back (README, "Restore"); AWS Backup needs it too.
+    expect(bucket.Properties.VersioningConfiguration).toEqual({ Status: 'Enabled' });
     const rules = (bucket.Properties.LifecycleConfiguration as { Rules: Array<Record<string, unknown>> }).Rules;
     expect(rules).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ Prefix: 'exports/', ExpirationInDays: 1, Status: 'Enabled' }),
-        expect.objectContaining({ AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, NoncurrentVersionExpiration: { NoncurrentDays: 1 } }),
+        expect.objectContaining({ Prefix: 'exports/', ExpirationInDays: 1, NoncurrentVersionExpiration: { NoncurrentDays: 1 }, Status: 'Enabled' }),
+        expect.objectContaining({ AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, NoncurrentVersionExpiration: { NoncurrentDays: 90 } }),
+        expect.objectContaining({ ExpiredObjectDeleteMarker: true }),
       ]),
     );
     // Nothing but exports expires: git objects are referenced by history forever.
@@ -72,6 +74,20 @@ describe('data', () => {
         Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Action: 's3:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
       },
     });
+    // The bucket itself refuses deletes by either memory function, whatever their roles are granted later.
+    const policy = Object.values(template.findResources('AWS::S3::BucketPolicy')).find(
+      (p) => JSON.stringify(p.Properties.Bucket) === JSON.stringify({ Ref: logicalId(stack.memory.bucket) }),
+    );
+    if (!policy) throw new Error('the memory bucket has no bucket policy');
+    const denied = (policy.Properties.PolicyDocument.Statement as Array<{ Effect: string; Action: string[]; Principal?: { AWS?: unknown } }>).filter(
+      (st) => st.Effect === 'Deny' && Array.isArray(st.Action) && st.Action.includes('s3:DeleteObject'),
+    );
+    // (CDK merges the two functions' statements into one with both principals.)
+    const principals = denied.flatMap((st) => [st.Principal?.AWS].flat()).map((p) => JSON.stringify(p));
+    expect(principals.sort()).toEqual(
+      [stack.memory.role, stack.mcp.role, stack.memoryGit.role].map((r) => JSON.stringify({ 'Fn::GetAtt': [logicalId(r), 'Arn'] })).sort(),
+    );
+    for (const st of denied) expect([...st.Action].sort()).toEqual([...MEMORY_BUCKET_DENIED_ACTIONS].sort());
   });
 
   it('keeps the rev lock in an on-demand, PITR, encrypted table keyed like memoryTableDefinitions', () => {
@@ -91,15 +107,20 @@ describe('data', () => {
 });
 
 describe('function and permissions', () => {
-  it('bundles the presigner of large exports and leaves only the SDK clients to the runtime', () => {
+  it('bundles the presigner of large exports beside the function, and leaves only the SDK clients to the runtime', () => {
     const fn = template.toJSON().Resources[logicalId(stack.memory.fn)] as Resource & { Metadata: Record<string, string> };
-    const bundle = readFileSync(path.join(app.synth().directory, fn.Metadata[cxapi.ASSET_RESOURCE_METADATA_PATH_KEY], 'index.js'), 'utf8');
+    const dir = path.join(app.synth().directory, fn.Metadata[cxapi.ASSET_RESOURCE_METADATA_PATH_KEY]);
+    const bundle = readFileSync(path.join(dir, 'index.js'), 'utf8');
+    const chunk = readFileSync(path.join(dir, 'presigner.js'), 'utf8');
     // Real requires only: the SigV4a error message quotes `[require("@aws-sdk/signature-v4-crt");]` as advice.
-    const required = [...bundle.matchAll(/(?<!\[)require\("(@aws-sdk\/[^"]+)"\)/g)].map((m) => m[1]);
-    expect(required).toEqual(expect.arrayContaining(['@aws-sdk/client-s3', '@aws-sdk/client-dynamodb']));
-    expect(required.filter((m) => !/^@aws-sdk\/(client|lib)-/.test(m))).toEqual([]);
+    const sdkRequires = (code: string) => [...code.matchAll(/(?<!\[)require\("(@aws-sdk\/[^"]+)"\)/g)].map((m) => m[1]);
+    expect(sdkRequires(bundle)).toEqual(expect.arrayContaining(['@aws-sdk/client-s3', '@aws-sdk/client-dynamodb']));
+    for (const code of [bundle, chunk]) expect(sdkRequires(code).filter((m) => !/^@aws-sdk\/(client|lib)-/.test(m))).toEqual([]);
     // The presigner's own code, not a require of it: its query-string signing names X-Amz-Expires.
-    expect(bundle.includes('X-Amz-Expires')).toBe(true);
+    // It is in presigner.js, which the first large export requires, and out of index.js.
+    expect(chunk.includes('X-Amz-Expires')).toBe(true);
+    expect(bundle.includes('X-Amz-Expires')).toBe(false);
+    expect(bundle.includes('["."' + ',"presigner"]')).toBe(true);
   });
 
   it("runs Node.js 24 on arm64 with the spec's limits and the data's names in its environment", () => {
@@ -123,9 +144,15 @@ describe('function and permissions', () => {
     const policies = Object.values(template.findResources('AWS::IAM::Policy')).filter((p) =>
       (p.Properties.Roles as Array<{ Ref: string }>).some((r) => r.Ref === logicalId(stack.memory.role)),
     );
-    const statements = policies.flatMap(
-      (p) => (p.Properties.PolicyDocument as { Statement: Array<{ Action: string | string[]; Resource: unknown }> }).Statement,
+    const all = policies.flatMap(
+      (p) => (p.Properties.PolicyDocument as { Statement: Array<{ Effect: string; Action: string | string[]; Resource: unknown }> }).Statement,
     );
+    // What it may do; what it may never do is one Deny on the memory bucket (asserted below).
+    const statements = all.filter((st) => st.Effect === 'Allow');
+    const denies = all.filter((st) => st.Effect === 'Deny');
+    expect(denies).toHaveLength(1);
+    expect([...(denies[0].Action as string[])].sort()).toEqual([...MEMORY_BUCKET_DENIED_ACTIONS].sort());
+    expect(JSON.stringify(denies[0].Resource)).toContain(logicalId(stack.memory.bucket));
     const actionsOn = (id: string) =>
       statements
         .filter((st) => JSON.stringify(st.Resource).includes(id))
@@ -152,6 +179,8 @@ describe('function and permissions', () => {
       's3:PutObject /m/*',
     ]);
     expect(JSON.stringify(statements)).not.toMatch(/"s3:\*"|"dynamodb:\*"|s3:DeleteObject|dynamodb:DeleteItem|dynamodb:Scan/);
+    // Only X-Ray (which has no resource-level permissions) is granted on every resource.
+    expect(statements.filter((st) => st.Resource === '*').flatMap((st) => st.Action)).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
   });
 });
 

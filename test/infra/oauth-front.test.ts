@@ -7,12 +7,12 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { OAUTH_ROUTES, OAUTH_WELL_KNOWN_ROUTES } from '../../lambdas/oauth/routes';
 import { routeKey } from '../../lambdas/shared/http/route-table';
 import { CatalogStack } from '../../lib/catalog-stack';
 import { OAUTH_PROXY_PATHS } from '../../lib/oauth-front';
+import { nagViolations } from '../support/nag';
 
 const ROOT = path.join(__dirname, '..', '..');
 const CONTEXT = (JSON.parse(readFileSync(path.join(ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> }).context;
@@ -32,7 +32,7 @@ let resources: Resources;
 
 beforeAll(() => {
   app = new App({ context: CONTEXT });
-  stack = new CatalogStack(app, 'McpCatalog', { env: { account: '123456789012', region: 'eu-west-1' } });
+  stack = new CatalogStack(app, 'McpCatalog', { env: { account: '123456789012', region: 'eu-west-1' }, sharpLayer: 'skip' });
   template = Template.fromStack(stack);
   resources = template.toJSON().Resources as Resources;
 }, 180_000);
@@ -191,7 +191,7 @@ describe('CloudFront', () => {
 
 describe('cdk-nag (AwsSolutions)', () => {
   it('has no unacknowledged finding on the front', () => {
-    const violations = new AwsSolutionsChecks().validateScope(app).violations;
+    const violations = nagViolations(app);
     const mine = violations.flatMap((v) =>
       v.violatingResources
         .filter((r) => (r.constructPath ?? '').includes('/OAuth/') || (r.constructPath ?? '').includes('RouteOauth'))

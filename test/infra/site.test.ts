@@ -61,6 +61,12 @@ beforeAll(() => {
   resources = template.toJSON().Resources as Resources;
 }, 180_000);
 
+/** The OpenSearch domain (the default engine; the small-catalog mode has none). */
+function searchDomain(): IConstruct {
+  if (!data.searchDomain) throw new Error('this stack has no search domain');
+  return data.searchDomain;
+}
+
 describe('the render function', () => {
   it('runs Node.js 24 on arm64 with the environment lambdas/site/config.ts reads', () => {
     const fn = resources[logicalId(site.fn)].Properties;
@@ -70,7 +76,7 @@ describe('the render function', () => {
       CATALOG_TABLE: { Ref: logicalId(data.catalogTable) },
       RATE_LIMIT_TABLE: { Ref: logicalId(data.rateLimitTable) },
       SEARCH_BACKEND: 'opensearch',
-      OPENSEARCH_URL: { 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [logicalId(data.searchDomain), 'DomainEndpoint'] }]] },
+      OPENSEARCH_URL: { 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [logicalId(searchDomain()), 'DomainEndpoint'] }]] },
       ORIGIN_VERIFY_SECRET_ARN: { Ref: logicalId(data.originVerifySecret) },
       SITE_NAME: 'Example MCP',
       SITE_EDGE_CACHE_SECONDS: '600',
@@ -88,6 +94,24 @@ describe('the render function', () => {
     for (const f of ['index.js', 'client/site.css', 'client/site.js', 'client/theme.js', 'client/icon.svg'])
       expect({ f, exists: existsSync(path.join(asset, f)) }).toEqual({ f, exists: true });
     expect(readFileSync(path.join(asset, 'client/site.js'), 'utf8')).toBe(readFileSync(path.join(ROOT, 'lambdas/site/client/site.js'), 'utf8'));
+  });
+
+  it("keeps the README renderer's libraries in markdown-libs.js beside the bundle, loaded by the first README, and the X-Ray chunk too", () => {
+    const outdir = app.synth().directory;
+    const key = ((resources[logicalId(site.fn)].Properties.Code as { S3Key: string }).S3Key as string).replace(/\.zip$/, '');
+    const asset = path.join(outdir, `asset.${key}`);
+    const index = readFileSync(path.join(asset, 'index.js'), 'utf8');
+    const libs = readFileSync(path.join(asset, 'markdown-libs.js'), 'utf8');
+    // Strings of the libraries' own code (postcss's error class, markdown-it's block rules): in the chunk, not in index.js.
+    for (const marker of ['CssSyntaxError', 'blockquote_open']) {
+      expect({ marker, inChunk: libs.includes(marker), inIndex: index.includes(marker) }).toEqual({ marker, inChunk: true, inIndex: false });
+    }
+    expect(index.includes('markdown-libs')).toBe(true);
+    expect(existsSync(path.join(asset, 'xray.js'))).toBe(true);
+    // And it loads in a fresh Node process, as the first README's require does.
+    const lib = require(path.join(asset, 'markdown-libs.js')) as { MarkdownIt: unknown; sanitizeHtml: unknown };
+    expect(typeof lib.MarkdownIt).toBe('function');
+    expect(typeof lib.sanitizeHtml).toBe('function');
   });
 
   it('may read a server (Query on the catalog table), spend from the limiter, read search and the origin secret, and nothing else', () => {
@@ -109,11 +133,14 @@ describe('the render function', () => {
         'logs:PutLogEvents',
         'secretsmanager:DescribeSecret',
         'secretsmanager:GetSecretValue',
+        // Active tracing (the deployment's default): these support no resource-level permissions.
+        'xray:PutTelemetryRecords',
+        'xray:PutTraceSegments',
       ].sort(),
     );
     const role = resources[logicalId(site.role)].Properties;
     expect(role.ManagedPolicyArns).toBeUndefined();
-    const domain = resources[logicalId(data.searchDomain)].Properties;
+    const domain = resources[logicalId(searchDomain())].Properties;
     const statements = (domain.AccessPolicies as { Statement: Array<{ Principal: { AWS: unknown }; Action: string[] }> }).Statement;
     const mine = statements.filter((st) =>
       [st.Principal.AWS].flat().some((p) => JSON.stringify(p) === JSON.stringify({ 'Fn::GetAtt': [logicalId(site.role), 'Arn'] })),

@@ -56,6 +56,7 @@ export const FAVORITES_POLICY: ApiPolicy<FavoritesDeps, Principal> = {
   problem: catalogProblem,
   error: (err) => authFailure(err) ?? catalogError(err),
   headers: corsHeaders,
+  originSecret: (deps) => deps.originSecret,
 };
 
 export const handleFavoritesRequest = createPipeline(FAVORITES_POLICY);

@@ -1,3 +1,4 @@
+import type { OriginSecretGetter } from '../../shared/http/origin-guard';
 import type { CatalogStore } from '../domain/ports';
 import type { CatalogConfig } from '../config';
 import type { RateLimiter } from '../../shared/rate-limit/rate-limiter';
@@ -27,5 +28,5 @@ export interface FavoritesDeps {
   /** Whether a slug is (still) in the catalog, and the records GET /favorites shows. */
   catalog: Pick<CatalogStore, 'getRecord'>;
   limiter: RateLimiter;
-  originSecret: () => string | undefined;
+  originSecret: OriginSecretGetter;
 }

@@ -16,7 +16,7 @@ import type { CatalogRecord, Facets, SearchDocument, SlugEntry } from '../domain
 import { fieldTexts } from './analysis';
 
 import { buildView, compileFilters, latestBySlug, lowerBound, parseInstant, toEntry, topHits, type Entry, type Hit, type View } from './embedded-view';
-import { MISSING, readSnapshot, statSignature, withFileLock, writeSnapshot } from './snapshot-file';
+import { encodeSnapshot, type LoadedSnapshot, MISSING, readSnapshot, statSignature, withFileLock, writeSnapshot } from './snapshot-file';
 import { FIELDS } from './ranking';
 import { TextIndex } from './text-index';
 
@@ -33,6 +33,11 @@ export interface EmbeddedSearchIndexOptions {
   snapshotPath?: string;
   /** Milliseconds since the epoch, for the reload check interval (tests move it by hand). */
   clock?: () => number;
+  /**
+   * Content to start from, already decoded (an S3 snapshot in AWS, see `s3-snapshot.ts`); the
+   * index then lives in memory only (no `snapshotPath`).
+   */
+  loaded?: Pick<LoadedSnapshot, 'entries' | 'text'>;
 }
 
 /** Dead documents are purged once they are this share of the index (and at every snapshot write). */
@@ -58,6 +63,18 @@ export class EmbeddedSearchIndex implements SearchIndex {
     this.snapshotPath = options.snapshotPath === undefined ? undefined : path.resolve(options.snapshotPath);
     this.lockPath = this.snapshotPath === undefined ? undefined : `${this.snapshotPath}.lock`;
     this.clock = options.clock ?? Date.now;
+    if (options.loaded !== undefined) {
+      if (this.snapshotPath !== undefined) throw new Error('an embedded index starts from a snapshot file or from loaded content, not both');
+      this.entries = options.loaded.entries;
+      this.text = options.loaded.text;
+    }
+  }
+
+  /** The snapshot's JSON text of the current content (what the S3 snapshot store writes). */
+  encodeSnapshot(): string {
+    const json = encodeSnapshot(this.text);
+    this.view = undefined; // encoding compacts the text index: derived ranks are rebuilt on the next read
+    return json;
   }
 
   // ---------------------------------------------------------------- write side

@@ -44,7 +44,14 @@ export async function statSignature(file: string): Promise<string> {
   }
 }
 
-export async function readSnapshot(file: string): Promise<{ entries: Map<string, Entry>; text: TextIndex<Entry>; signature: string } | undefined> {
+/** A snapshot decoded into the engine's parts, and the signature of the version it was read from. */
+export interface LoadedSnapshot {
+  entries: Map<string, Entry>;
+  text: TextIndex<Entry>;
+  signature: string;
+}
+
+export async function readSnapshot(file: string): Promise<LoadedSnapshot | undefined> {
   let handle: fsp.FileHandle;
   try {
     handle = await fsp.open(file, 'r');
@@ -62,15 +69,32 @@ export async function readSnapshot(file: string): Promise<{ entries: Map<string,
   } finally {
     await handle.close();
   }
+  return decodeSnapshot(raw, file, signature);
+}
+
+/**
+ * A snapshot's JSON text into the engine's parts (the file above, or an S3 object in AWS, see
+ * `s3-snapshot.ts`). `source` names it in the error a foreign or outdated format gets.
+ */
+export function decodeSnapshot(raw: string, source: string, signature: string): LoadedSnapshot {
   const parsed: unknown = JSON.parse(raw);
   if (!isSnapshotFile(parsed)) {
-    throw new Error(`${file} is not a ${SNAPSHOT_FORMAT} snapshot; rebuild it (npm run seed / npm run reindex)`);
+    throw new Error(`${source} is not a ${SNAPSHOT_FORMAT} snapshot; rebuild it (npm run seed / npm run reindex)`);
   }
   const ordered = parsed.records.map(toEntry);
   const text = TextIndex.fromJSON(parsed.text, ordered, (e) => e.slug);
   const entries = new Map<string, Entry>();
   for (const e of ordered) entries.set(e.slug, e);
   return { entries, text, signature };
+}
+
+/** The snapshot's JSON text of an index (compacting it: ordinal i becomes the i-th live entry). */
+export function encodeSnapshot(text: TextIndex<Entry>): string {
+  const serializedText = text.toJSON();
+  const records: CatalogRecord[] = [];
+  for (const e of text.compact()) if (e !== undefined) records.push(e.record);
+  const snapshot: SnapshotFile = { format: SNAPSHOT_FORMAT, records, text: serializedText };
+  return JSON.stringify(snapshot);
 }
 
 function isSnapshotFile(v: unknown): v is SnapshotFile {
@@ -83,15 +107,12 @@ function isSnapshotFile(v: unknown): v is SnapshotFile {
 
 /** Writes the snapshot atomically (temp file + rename) and returns the new file's signature. */
 export async function writeSnapshot(file: string, text: TextIndex<Entry>): Promise<string> {
-  const serializedText = text.toJSON(); // compacts: ordinal i is the i-th live entry below
-  const records: CatalogRecord[] = [];
-  for (const e of text.compact()) if (e !== undefined) records.push(e.record);
-  const snapshot: SnapshotFile = { format: SNAPSHOT_FORMAT, records, text: serializedText };
+  const json = encodeSnapshot(text);
   const tmp = `${file}.${process.pid}.${randomUUID()}.tmp`;
   const handle = await fsp.open(tmp, 'wx');
   let signature: string;
   try {
-    await handle.writeFile(JSON.stringify(snapshot), 'utf8');
+    await handle.writeFile(json, 'utf8');
     // No fsync: this is a local-development cache, rebuildable from the store; rename alone
     // already guarantees readers never see a half-written file.
     const st = await handle.stat({ bigint: true });

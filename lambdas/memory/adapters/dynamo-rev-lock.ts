@@ -2,6 +2,7 @@ import {
   ConditionalCheckFailedException,
   GetItemCommand,
   QueryCommand,
+  ScanCommand,
   TransactionCanceledException,
   TransactWriteItemsCommand,
   UpdateItemCommand,
@@ -115,6 +116,27 @@ export class DynamoRevLock implements RevLock {
       throw new StorageError('dynamodb.Query', err);
     }
     return out;
+  }
+
+  /**
+   * Every memory of every account (the operator's integrity check after a restore, bin/memory-verify.ts;
+   * the functions never scan and are not granted it).
+   */
+  async *scanAll(): AsyncIterable<MemoryRecord> {
+    let start: Item | undefined;
+    do {
+      let page: { Items?: Item[]; LastEvaluatedKey?: Item };
+      try {
+        page = await this.ddb.send(new ScanCommand({ TableName: this.table, ExclusiveStartKey: start, ConsistentRead: true }));
+      } catch (err) {
+        throw new StorageError('dynamodb.Scan', err);
+      }
+      for (const item of page.Items ?? []) {
+        const rec = fromItem(item);
+        if (rec && rec.name !== ACCOUNT_COUNTER_NAME) yield rec;
+      }
+      start = page.LastEvaluatedKey;
+    } while (start);
   }
 
   private counter(account: string, delta: number, ceiling?: number): TransactWriteItem {

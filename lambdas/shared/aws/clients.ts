@@ -2,6 +2,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
 import { envInt, envString, type Env } from '../env';
+import { traced } from '../observability/tracing';
 
 /**
  * AWS SDK clients. Locally the endpoints point at DynamoDB Local and the S3-protocol server on
@@ -69,13 +70,16 @@ export function loadBatchSdkBudget(env: Env = process.env): SdkBudget {
   };
 }
 
+/** Each client's calls are X-Ray subsegments in a traced Lambda (`traced`: the client as it is elsewhere). */
 export function dynamoClient(o: ClientOptions, budget: SdkBudget = loadSdkBudget()): DynamoDBClient {
-  return new DynamoDBClient({
-    region: o.region,
-    ...(o.dynamoEndpoint && { endpoint: o.dynamoEndpoint, credentials: LOCAL_CREDENTIALS }),
-    maxAttempts: budget.dynamoMaxAttempts,
-    requestHandler: { connectionTimeout: budget.connectTimeoutMs, requestTimeout: budget.dynamoRequestTimeoutMs, throwOnRequestTimeout: true },
-  });
+  return traced(
+    new DynamoDBClient({
+      region: o.region,
+      ...(o.dynamoEndpoint && { endpoint: o.dynamoEndpoint, credentials: LOCAL_CREDENTIALS }),
+      maxAttempts: budget.dynamoMaxAttempts,
+      requestHandler: { connectionTimeout: budget.connectTimeoutMs, requestTimeout: budget.dynamoRequestTimeoutMs, throwOnRequestTimeout: true },
+    }),
+  );
 }
 
 export function documentClient(client: DynamoDBClient): DynamoDBDocumentClient {
@@ -105,5 +109,5 @@ export function s3Config(o: ClientOptions, budget: SdkBudget = loadSdkBudget()):
 export function s3Client(o: ClientOptions, budget: SdkBudget = loadSdkBudget()): S3Client {
   // Loaded here, not at the top: only CLIs and the local stack call this eagerly.
   const { S3Client: Client } = require('@aws-sdk/client-s3') as typeof import('@aws-sdk/client-s3');
-  return new Client(s3Config(o, budget));
+  return traced(new Client(s3Config(o, budget)));
 }

@@ -1,7 +1,11 @@
 import middy from '@middy/core';
 import { randomUUID } from 'node:crypto';
 import { logger } from '../logger';
+import { EVENT_METRICS } from '../observability/metric-names';
+import { countMetric, flushMetrics, recordRequest } from '../observability/metrics';
+import { inHandlerSegment } from '../observability/tracing';
 import { failOpen } from '../rate-limit/fail-open';
+import { ORIGIN_VERIFY_HEADER, type OriginSecretGetter, originAdmits } from './origin-guard';
 import type { RateDecision, RateLimiter, RatePolicy } from '../rate-limit/rate-limiter';
 import { parseRawQuery } from './query';
 import { logRequest } from './request-log';
@@ -13,9 +17,10 @@ import { header, type HandlerResponse, type HttpEvent, type HttpResult, type Lam
 /**
  * The one request pipeline of every API (catalog, favorites, `/v1`, MCP, OAuth). In order:
  *
- *   resolve the route → screen (MCP's Origin) → CORS preflight → verify the token while the rate
- *   limiter decides → 429 → 404/405 → 401/503 → authorize (scopes) → validate and run the
- *   operation → map errors → response headers (CORS, rate limit) → access log and observers.
+ *   resolve the route → CloudFront's origin header (403 without it, when a secret is configured)
+ *   → screen (MCP's Origin) → CORS preflight → verify the token while the rate limiter decides →
+ *   429 → 404/405 → 401/503 → authorize (scopes) → validate and run the operation → map errors →
+ *   response headers (CORS, rate limit) → observers (access log, request metrics).
  *
  * Each API is its route table plus an `ApiPolicy`: how it words problems and errors (its
  * envelope and codes), which bucket a request spends from and when, whether a token is needed.
@@ -32,7 +37,9 @@ export type Problem =
   /** The function's dependencies could not be built (a secret or table unreachable); retry shortly. */
   | { kind: 'starting' }
   /** The body is over the payload limit in front of the function (API Gateway's 10 MB; the local server's cap). */
-  | { kind: 'too_large'; maxBytes: number };
+  | { kind: 'too_large'; maxBytes: number }
+  /** The request reached the origin without CloudFront's secret header (someone found the origin's own host name). */
+  | { kind: 'forbidden_origin' };
 
 /** What an operation sees of its request. */
 export interface RequestContext<D, P = unknown> {
@@ -105,6 +112,11 @@ export interface ApiPolicy<D, P = unknown> {
   error(err: unknown, at: { event: HttpEvent; deps: D; requestId: string; operationId?: string }): HttpResult | undefined;
   /** Headers on every response of the API (CORS, deprecation of an alias); `deps` is missing when they failed to build. */
   headers?(event: HttpEvent, deps: D | undefined): Record<string, string>;
+  /**
+   * CloudFront's origin secret: with one, a request without the matching `x-origin-verify` header
+   * is the `forbidden_origin` problem before anything else runs. Undefined (the local stack): no check.
+   */
+  originSecret?(deps: D): OriginSecretGetter | undefined;
 }
 
 /** Sees every answered request: the access log, and the seam for traces and metrics. */
@@ -116,11 +128,22 @@ export const accessLog: RequestObserver = {
   observe: (o) => logRequest(o.requestId, o.event, o.route, o.status, o.startedMs),
 };
 
+/** Latency per route, and a fault or client error when the status is one (EMF; off outside AWS), and 429s. */
+export const requestMetrics: RequestObserver = {
+  observe: (o) => {
+    recordRequest(o.route, o.status, performance.now() - o.startedMs);
+    if (o.decision && !o.decision.allowed) countMetric(EVENT_METRICS.rateLimited);
+  },
+};
+
+/** The observers every pipeline has unless it is given others. */
+export const DEFAULT_OBSERVERS: readonly RequestObserver[] = [accessLog, requestMetrics];
+
 export type Pipeline<D> = (event: HttpEvent, deps: D, requestId: string) => Promise<HttpResult>;
 
 type Verified<P> = { principal: P } | { failure: unknown };
 
-export function createPipeline<D, P>(policy: ApiPolicy<D, P>, observers: readonly RequestObserver[] = [accessLog]): Pipeline<D> {
+export function createPipeline<D, P>(policy: ApiPolicy<D, P>, observers: readonly RequestObserver[] = DEFAULT_OBSERVERS): Pipeline<D> {
   const resolve = routeResolver(policy.routes, policy.fn, policy.preflightFallback);
 
   const unexpected = (err: unknown, event: HttpEvent, deps: D, requestId: string, operationId?: string): HttpResult => {
@@ -145,12 +168,21 @@ export function createPipeline<D, P>(policy: ApiPolicy<D, P>, observers: readonl
   return async (event, deps, requestId) => {
     const startedMs = performance.now();
     const resolution = resolve(event);
-    const label = resolution.kind === 'route' ? resolution.route.operationId : resolution.kind === 'preflight' ? 'preflight' : 'error';
+    let label = resolution.kind === 'route' ? resolution.route.operationId : resolution.kind === 'preflight' ? 'preflight' : 'error';
     let decision: RateDecision | undefined;
     let bucket: Bucket | undefined;
     let out: HttpResult;
     try {
-      out = policy.screen?.(event, resolution, deps) ?? (await answer());
+      const secret = policy.originSecret?.(deps);
+      if (secret && !(await originAdmits(secret, header(event, ORIGIN_VERIFY_HEADER)))) {
+        label = 'forbidden';
+        countMetric(EVENT_METRICS.originRefused);
+        // Never the header's value: a near miss would still be half a secret in the logs.
+        logger.warn('request without the CloudFront origin header refused', { requestId, api: policy.name, sourceIp: event.requestContext?.http?.sourceIp });
+        out = policy.problem({ kind: 'forbidden_origin' }, event);
+      } else {
+        out = policy.screen?.(event, resolution, deps) ?? (await answer());
+      }
     } catch (err) {
       out = unexpected(err, event, deps, requestId);
     }
@@ -228,23 +260,37 @@ function describeError(err: unknown): unknown {
 }
 
 /**
- * The Lambda entry of an API: middy around its pipeline (the place for Powertools' tracer and
- * metrics middlewares). The request id is API Gateway's, else Lambda's. Dependencies are built
- * once per instance by `getDeps`; a failed build is the policy's `starting` problem, and the next
- * request tries again.
+ * The Lambda entry of an API: middy around its pipeline. The request id is API Gateway's, else
+ * Lambda's; it is on every log line of the invocation (with the X-Ray trace id, which the logger
+ * adds), and the invocation runs in an annotated X-Ray subsegment when tracing. Dependencies are
+ * built once per instance by `getDeps`; a failed build is the policy's `starting` problem, and the
+ * next request tries again. Metrics are published when the invocation ends.
  */
 export function lambdaEntry<D, P>(policy: ApiPolicy<D, P>, getDeps: () => Promise<D>, pipeline: Pipeline<D> = createPipeline(policy)) {
   return middy<HttpEvent, HttpResult, Error, LambdaContext>().handler(async (event, context) => {
     const requestId = event.requestContext?.requestId ?? context?.awsRequestId ?? randomUUID();
-    let deps: D;
+    // One invocation at a time per Lambda instance, so a key on the shared logger belongs to this request.
+    logger.appendKeys({ requestId });
     try {
-      deps = await getDeps();
-    } catch (err) {
-      logger.error(`${policy.name} initialisation failed`, { requestId, err: err instanceof Error ? err.message : String(err) });
-      const failed = policy.problem({ kind: 'starting' }, event);
-      return { ...failed, headers: { ...failed.headers, ...policy.headers?.(event, undefined) } };
+      return await inHandlerSegment(policy.name, async (segment) => {
+        let deps: D;
+        try {
+          deps = await getDeps();
+        } catch (err) {
+          logger.error(`${policy.name} initialisation failed`, { requestId, err: err instanceof Error ? err.message : String(err) });
+          segment.fail(err);
+          const failed = policy.problem({ kind: 'starting' }, event);
+          return { ...failed, headers: { ...failed.headers, ...policy.headers?.(event, undefined) } };
+        }
+        const out = await pipeline(event, deps, requestId);
+        segment.annotate('route', event.routeKey ?? event.rawPath);
+        segment.annotate('status', out.statusCode);
+        return out;
+      });
+    } finally {
+      logger.removeKeys(['requestId']);
+      flushMetrics();
     }
-    return pipeline(event, deps, requestId);
   });
 }
 

@@ -16,8 +16,9 @@ import type { RegistryRepository } from '../../catalog/domain/types';
  * referrer. README headings move one level down (the page's own `<h1>` is the server's title) and
  * get `readme-` ids so in-page links work and cannot collide with the page's own ids.
  *
- * Both libraries load on the first README an instance renders: sanitize-html (with htmlparser2 and
- * postcss) alone takes about 140 ms to load, which the home, list and search pages never need.
+ * Both libraries load on the first README an instance renders, from their own file beside the
+ * bundle (`markdown-libs.ts`): sanitize-html (with htmlparser2 and postcss) alone takes about 140 ms
+ * to load and most of the site's bundle, which the home, list and search pages never need.
  */
 
 interface Engines {
@@ -27,9 +28,14 @@ interface Engines {
 
 let engines: Promise<Engines> | undefined;
 
+type Libraries = typeof import('./markdown-libs');
+
 function loadEngines(): Promise<Engines> {
-  engines ??= Promise.all([import('markdown-it'), import('sanitize-html')]).then(([mdModule, sanitizeModule]) => {
-    const md = new mdModule.default({ html: true, linkify: true, typographer: false });
+  engines ??= Promise.resolve().then(() => {
+    // A computed specifier, so esbuild leaves the libraries out of index.js: in AWS this finds
+    // markdown-libs.js beside it (lib/site.ts), from source markdown-libs.ts.
+    const libs = require(['.', 'markdown-libs'].join('/')) as Libraries;
+    const md = new libs.MarkdownIt({ html: true, linkify: true, typographer: false });
     // Heading ids from their text, unique per document (`env.ids` counts repeats, as GitHub does).
     md.renderer.rules.heading_open = (tokens, idx, options, rawEnv, self) => {
       const env = rawEnv as { ids?: Map<string, number> } | undefined;
@@ -44,7 +50,7 @@ function loadEngines(): Promise<Engines> {
       }
       return self.renderToken(tokens, idx, options);
     };
-    return { md, sanitize: sanitizeModule.default };
+    return { md, sanitize: libs.sanitizeHtml };
   });
   return engines;
 }
