@@ -28,6 +28,7 @@ const NAMES: ReadonlyArray<readonly [RegExp, string]> = [
   [/^McpCatalog\/OAuth\/Function$/, 'OAuth front'],
   [/^McpCatalog\/Memory\/Function$/, 'memory REST (/v1)'],
   [/^McpCatalog\/Mcp\/Function$/, 'MCP (/mcp)'],
+  [/^McpCatalog\/MemoryGit\/Function$/, 'git remote (/v1/memories/<name>.git)'],
   [/^McpCatalog\/Crawler\/Function$/, 'crawler'],
   [/^McpCatalog\/Site\/Function$/, 'site'],
   [/IconNotFound$/, 'icon-not-found (Lambda@Edge)'],
@@ -60,6 +61,13 @@ function synthesizedBundles(outdir: string): Bundle[] {
   }
   return out;
 }
+
+/**
+ * What the Lambda Node.js runtime defines before it loads a handler and a streaming function needs
+ * at module load (the git remote calls `awslambda.streamifyResponse` there): identity stand-ins, so
+ * its init is measured like the others'.
+ */
+const LAMBDA_GLOBALS = 'globalThis.awslambda={streamifyResponse:(f)=>f,HttpResponseStream:{from:(s)=>s}}';
 
 /** The X-Ray part of tracing, built beside every traced function's index.js (lib/lambda-function.ts) and required on its first request. */
 const XRAY_CHUNK = 'lambdas/shared/observability/xray.ts';
@@ -113,7 +121,7 @@ export async function runLambdasBench(log: (m: string) => void): Promise<BenchSe
     for (const b of bundles.sort((x, y) => x.name.localeCompare(y.name))) {
       const size = statSync(b.file).size;
       log(`${b.name}: ${(size / 1024).toFixed(0)} KiB (${b.path})`);
-      const init = freshProcessMs(`require(${JSON.stringify(b.file)})`);
+      const init = freshProcessMs(`${LAMBDA_GLOBALS};require(${JSON.stringify(b.file)})`);
       rows.push([`${b.name}: bundle, minified`, `${(size / 1024).toFixed(0)} KiB`, '< 1 MiB', verdict(size < 1024 * 1024)]);
       rows.push([`${b.name}: module init`, ms(init), '< 150 ms', verdict(init < 150)]);
     }
