@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { deflateSync } from 'node:zlib';
 import {
   packObjects,
   readBlob,
@@ -150,6 +152,35 @@ export class GitOverlay {
   /** Stores an object given as type and content (e.g. one received in a pack); returns its id. */
   writeObject(type: GitObjectType, content: Uint8Array): Promise<string> {
     return writeObject({ fs: this.fs, gitdir: GITDIR, type, object: content, format: 'content' });
+  }
+
+  /**
+   * The text of a blob this request or the instance already holds, without a fetch (undefined
+   * otherwise): what a write packs for search must not cost a round trip on its path.
+   */
+  async localText(oid: string): Promise<string | undefined> {
+    const bytes = this.written.get(oid) ?? this.loaded.get(oid) ?? this.cache.get<Uint8Array>(objectCacheKey(this.memoryId, oid));
+    if (!bytes) return undefined;
+    if (!this.written.has(oid)) this.loaded.set(oid, bytes);
+    try {
+      return await this.readText(oid);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * Makes a blob known to this request from its text (packed search text already fetched), so a pack
+   * of many objects need not fetch each loose object. Only when the text hashes to `oid`: anything
+   * else is ignored and the object is fetched as usual. Kept out of the shared cache.
+   */
+  adoptBlob(oid: string, text: string): boolean {
+    if (this.written.has(oid) || this.loaded.has(oid)) return true;
+    const content = Buffer.from(text, 'utf8');
+    const header = Buffer.from(`blob ${content.length}\0`, 'utf8');
+    if (createHash('sha1').update(header).update(content).digest('hex') !== oid) return false;
+    this.loaded.set(oid, deflateSync(Buffer.concat([header, content]), { level: 1 }));
+    return true;
   }
 
   async readText(oid: string): Promise<string> {

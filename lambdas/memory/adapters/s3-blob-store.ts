@@ -10,6 +10,7 @@ const CONTENT_TYPES: Record<BlobKind, string> = {
   object: 'application/x-git-loose-object',
   index: 'application/gzip',
   lineage: 'application/octet-stream',
+  segment: 'application/gzip',
 };
 
 /**
@@ -45,7 +46,7 @@ export class S3BlobStore implements BlobStore {
               Bucket: this.bucket,
               Key: objectKey(memoryId, item.kind, item.sha),
               Body: item.body,
-              // No Content-Encoding on indexes: no HTTP layer may transparently inflate them.
+              // No Content-Encoding on indexes and segments: no HTTP layer may transparently inflate them.
               ContentType: CONTENT_TYPES[item.kind],
               CacheControl: IMMUTABLE,
             }),

@@ -1,0 +1,162 @@
+import { createHash } from 'node:crypto';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import type { FileEntry } from './note-index';
+
+/**
+ * Packed search text: what lets a fresh instance search a memory in a handful of fetches instead of
+ * one per note. The notes' texts are kept by blob sha (content-addressed, so a text never changes
+ * meaning) in two places that each commit's index names:
+ *
+ * - the tail: texts written since the last flush, inside the index object itself (a write already
+ *   stores the index in its wave, so a small write costs no extra object);
+ * - segments: immutable gzipped objects `m/<id>/segment/<sha-256 of their content>`, each holding up
+ *   to `segmentChars` characters of texts. When the tail passes `tailChars`, the write that passes it
+ *   moves the tail into new segments in its own PUT wave.
+ *
+ * A layout is valid for a commit when every note of the commit has its text in the tail or in one of
+ * the named segments (`complete`); segments may also hold texts of notes since overwritten. A layout
+ * that is not complete (an index written before segments existed, or a write whose note text was not
+ * at hand) stays correct: search reads the missing notes one by one, then a background compaction
+ * stores a complete layout for that commit. Compaction also merges small segments once a commit names
+ * more than `maxSegments`.
+ */
+
+/** A note's stored text and where its body starts (after the front matter), as search reads it. */
+export interface PackedText {
+  text: string;
+  start: number;
+}
+
+export interface SegmentRef {
+  id: string;
+  notes: number;
+  /** Characters of text in the segment. */
+  chars: number;
+}
+
+export interface SearchPack {
+  segments: SegmentRef[];
+  /** Blob sha → text, for notes written since the last flush. */
+  tail: Map<string, PackedText>;
+  /** Every note of the commit has its text in the tail or a segment. */
+  complete: boolean;
+}
+
+/** A segment built by this process, not yet stored. */
+export interface FreshSegment {
+  ref: SegmentRef;
+  body: Uint8Array;
+  texts: Map<string, PackedText>;
+}
+
+export interface SegmentPolicy {
+  /** The tail is moved into segments once it holds more characters than this. */
+  tailChars: number;
+  /** Most characters of text per segment (one note larger than this gets a segment of its own). */
+  segmentChars: number;
+  /** A commit naming more segments than this is compacted by the next search that reads it. */
+  maxSegments: number;
+}
+
+export const DEFAULT_SEGMENT_POLICY: SegmentPolicy = { tailChars: 128 * 1024, segmentChars: 4 * 1024 * 1024, maxSegments: 6 };
+
+export const EMPTY_PACK: SearchPack = { segments: [], tail: new Map(), complete: true };
+/** What an index written before segments existed stands for: nothing packed. */
+export const LEGACY_PACK: SearchPack = { segments: [], tail: new Map(), complete: false };
+
+export const segmentCacheKey = (memoryId: string, id: string): string => `s:${memoryId}:${id}`;
+
+const VERSION = 1;
+type Row = [string, number, string];
+
+export function segmentOf(texts: ReadonlyMap<string, PackedText>): FreshSegment {
+  const rows: Row[] = [...texts].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map(([blob, t]) => [blob, t.start, t.text]);
+  const json = Buffer.from(JSON.stringify({ v: VERSION, notes: rows }), 'utf8');
+  const id = createHash('sha256').update(json).digest('hex');
+  let chars = 0;
+  for (const r of rows) chars += r[2].length;
+  return { ref: { id, notes: rows.length, chars }, body: gzipSync(json, { level: 6 }), texts: new Map(texts) };
+}
+
+export function parseSegment(bytes: Uint8Array): Map<string, PackedText> {
+  const data = JSON.parse(gunzipSync(bytes).toString('utf8')) as { v: number; notes: Row[] };
+  if (data.v !== VERSION) throw new Error(`unsupported segment version ${String(data.v)}`);
+  return new Map(data.notes.map((r) => [r[0], { start: r[1], text: r[2] }]));
+}
+
+/** Rough heap size, for the cache's byte bound. */
+export function textsBytes(texts: ReadonlyMap<string, PackedText>): number {
+  let n = 64;
+  for (const t of texts.values()) n += 2 * t.text.length + 160;
+  return n;
+}
+
+function tailChars(tail: ReadonlyMap<string, PackedText>): number {
+  let n = 0;
+  for (const t of tail.values()) n += t.text.length;
+  return n;
+}
+
+/** Texts cut into segments of at most `segmentChars` characters each, in blob order. */
+export function chunk(texts: ReadonlyMap<string, PackedText>, policy: SegmentPolicy): FreshSegment[] {
+  const out: FreshSegment[] = [];
+  let part = new Map<string, PackedText>();
+  let chars = 0;
+  for (const blob of [...texts.keys()].sort()) {
+    const t = texts.get(blob) as PackedText;
+    if (part.size > 0 && chars + t.text.length > policy.segmentChars) {
+      out.push(segmentOf(part));
+      part = new Map();
+      chars = 0;
+    }
+    part.set(blob, t);
+    chars += t.text.length;
+  }
+  if (part.size > 0) out.push(segmentOf(part));
+  return out;
+}
+
+/**
+ * The layout of a new commit from its parent's: the parent's segments, its tail without the texts of
+ * notes gone, plus the texts of the notes this commit brings. `texts` holds what the writer has at
+ * hand (the blobs it wrote); a new note whose text is not there leaves the layout incomplete rather
+ * than costing a fetch on the write's path. Past `tailChars` the tail becomes segments, stored in the
+ * same wave as the index.
+ */
+export function nextPack(
+  parent: { files: ReadonlyMap<string, FileEntry>; pack: SearchPack } | null,
+  files: ReadonlyMap<string, FileEntry>,
+  texts: ReadonlyMap<string, PackedText>,
+  policy: SegmentPolicy,
+): { pack: SearchPack; fresh: FreshSegment[] } {
+  const base = parent?.pack ?? EMPTY_PACK;
+  const live = new Set<string>();
+  for (const e of files.values()) live.add(e.blob);
+  const had = new Set<string>();
+  for (const e of parent?.files.values() ?? []) had.add(e.blob);
+  let complete = base.complete;
+  const tail = new Map<string, PackedText>();
+  for (const [blob, t] of base.tail) if (live.has(blob)) tail.set(blob, t);
+  for (const blob of live) {
+    if (tail.has(blob) || had.has(blob)) continue;
+    const t = texts.get(blob);
+    if (t) tail.set(blob, t);
+    else complete = false;
+  }
+  if (tailChars(tail) <= policy.tailChars) return { pack: { segments: base.segments, tail, complete }, fresh: [] };
+  const fresh = chunk(tail, policy);
+  return { pack: { segments: [...base.segments, ...fresh.map((s) => s.ref)], tail: new Map(), complete }, fresh };
+}
+
+/** Whether a search of a commit with this layout should leave a compacted one behind. */
+export function wantsCompaction(pack: SearchPack, missing: number, policy: SegmentPolicy): boolean {
+  return !pack.complete || missing > 0 || pack.segments.length > policy.maxSegments;
+}
+
+/**
+ * Which segments a compaction keeps as they are: large ones whose texts are still mostly notes of the
+ * commit (so a compaction rewrites the small and the stale, not the whole memory each time).
+ */
+export function keepsSegment(ref: SegmentRef, liveChars: number, policy: SegmentPolicy): boolean {
+  return liveChars >= policy.segmentChars / 2 && liveChars >= 0.75 * ref.chars;
+}
