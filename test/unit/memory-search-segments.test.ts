@@ -9,7 +9,7 @@ import { ImmutableCache } from '../../lambdas/memory/cache';
 import { DEFAULT_LIMITS } from '../../lambdas/memory/config';
 import { GitOverlay } from '../../lambdas/memory/git-overlay';
 import { parseIndex, type NoteIndex } from '../../lambdas/memory/note-index';
-import type { BlobItem, BlobKind } from '../../lambdas/memory/ports';
+import type { BlobKind } from '../../lambdas/memory/ports';
 import { ScanSearch } from '../../lambdas/memory/search';
 import type { SegmentPolicy } from '../../lambdas/memory/segments';
 import { MemoryService } from '../../lambdas/memory/service';
@@ -40,12 +40,9 @@ const ENV = {
 /** The in-memory store, counting reads by kind. */
 class CountingStore extends InMemoryBlobStore {
   gets: BlobKind[] = [];
-  async get(memoryId: string, kind: BlobKind, sha: string): Promise<Uint8Array | undefined> {
+  override async get(memoryId: string, kind: BlobKind, sha: string): Promise<Uint8Array | undefined> {
     this.gets.push(kind);
     return super.get(memoryId, kind, sha);
-  }
-  async putMany(memoryId: string, items: readonly BlobItem[]): Promise<void> {
-    return super.putMany(memoryId, items);
   }
 }
 
@@ -355,6 +352,36 @@ describe('exports read the packed texts', () => {
         .trim()
         .split('\n');
       expect(files).toHaveLength(200);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a clone of many notes over the git remote takes the head blobs from the packed texts too', async () => {
+    const w = world({ tailChars: 4000, segmentChars: 20_000, maxSegments: 6 });
+    const svc = w.packed();
+    await svc.createMemory(me, 'm');
+    await svc.importNotes(
+      me,
+      'm',
+      Array.from({ length: 200 }, (_, i) => ({ path: `f${i % 3}/n${i}.md`, markdown: note(i) })),
+    );
+    await svc.writeNote(me, 'm', 'f1/n1.md', { body: 'a newer version' });
+    const head = (await svc.getMemory(me, 'm')).rev as string;
+    w.blobs.gets = [];
+    const out = await w.packed().gitPack(me, 'm', [head], []);
+    // Two commits, their trees and one blob of an older version (n1 before the write): loose objects.
+    expect(w.blobs.gets.filter((k) => k === 'object').length).toBeLessThan(15);
+    const dir = mkdtempSync(join(process.env.TEST_TMP_DIR ?? tmpdir(), 'segments-clone-'));
+    try {
+      execFileSync('git', ['init', '-q', '--bare', 'r'], { cwd: dir, env: ENV });
+      const r = join(dir, 'r');
+      execFileSync('git', ['index-pack', '--stdin'], { cwd: r, env: ENV, input: out.pack });
+      execFileSync('git', ['update-ref', 'refs/heads/main', head], { cwd: r, env: ENV });
+      execFileSync('git', ['fsck', '--strict', '--no-dangling'], { cwd: r, env: ENV });
+      const names = execFileSync('git', ['ls-tree', '-r', '--name-only', 'main'], { cwd: r, env: ENV }).toString().trim().split('\n');
+      expect(names).toHaveLength(200);
+      expect(execFileSync('git', ['show', 'main~1:f1/n1.md'], { cwd: r, env: ENV }).toString()).toBe(note(1));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
