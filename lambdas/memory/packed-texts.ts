@@ -15,6 +15,7 @@ import {
   type SearchPack,
   type SegmentPolicy,
   type SegmentRef,
+  wantsCompaction,
 } from './segments';
 import type { NoteTexts } from './texts';
 
@@ -92,7 +93,7 @@ export class PackedTexts {
     await mapLimit([...missing], READ_CONCURRENCY, async (blob) => {
       visit(blob, packedText(await this.deps.texts.text(rec, git, blob), this.deps.limits));
     });
-    if (missing.size > 0 || index.pack.segments.length > this.deps.policy.maxSegments) this.compact(rec, index);
+    if (wantsCompaction(index.pack, index.files, missing.size, this.deps.policy)) this.compact(rec, index);
   }
 
   /**

@@ -18,7 +18,7 @@ import type { FileEntry } from './note-index';
  * that is not complete (an index written before segments existed, or a write whose note text was not
  * at hand) stays correct: search reads the missing notes one by one, then a background compaction
  * stores a complete layout for that commit. Compaction also merges small segments once a commit names
- * more than `maxSegments`.
+ * more than `maxSegments`, and drops stale texts once they outweigh the live ones (`wantsCompaction`).
  */
 
 /** A note's stored text and where its body starts (after the front matter), as search reads it. */
@@ -148,9 +148,22 @@ export function nextPack(
   return { pack: { segments: [...base.segments, ...fresh.map((s) => s.ref)], tail: new Map(), complete }, fresh };
 }
 
-/** Whether a search of a commit with this layout should leave a compacted one behind. */
-export function wantsCompaction(pack: SearchPack, missing: number, policy: SegmentPolicy): boolean {
-  return !pack.complete || missing > 0 || pack.segments.length > policy.maxSegments;
+/**
+ * Whether a search of a commit should leave a compacted layout behind: when it is incomplete, when
+ * it names more than `maxSegments` and at least two small ones (merging them makes it shorter; full
+ * segments alone are as compact as it gets), or when the segments hold more than twice the text of
+ * the commit's notes (texts of notes since overwritten or deleted). A compacted layout meets none of
+ * these, so a compaction is never repeated for nothing.
+ */
+export function wantsCompaction(pack: SearchPack, files: ReadonlyMap<string, FileEntry>, missing: number, policy: SegmentPolicy): boolean {
+  if (!pack.complete || missing > 0) return true;
+  const small = pack.segments.filter((s) => s.chars < policy.segmentChars / 2).length;
+  if (pack.segments.length > policy.maxSegments && small >= 2) return true;
+  let packed = 0;
+  for (const s of pack.segments) packed += s.chars;
+  let live = 0;
+  for (const e of files.values()) live += e.size;
+  return packed > 2 * live + policy.segmentChars;
 }
 
 /**

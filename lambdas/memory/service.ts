@@ -85,7 +85,8 @@ const defaultBackoff = (attempt: number): Promise<void> => sleep(jitteredBackoff
  *   write/edit/delete: one rev read, one parallel wave of PUTs (blob, changed trees, commit, index),
  *   one conditional write; cold, an edit adds the index and the old blob, a write the index.
  *   read: one rev read and, cold, two GETs (index, blob). stats and list of memories: one call.
- *   list/search: one rev read; cold, the index (and for search each note once, ever).
+ *   list/search: one rev read; cold, the index (and for search the segments of packed texts it
+ *   names, fetched together; notes one by one only for a layout older than segments).
  */
 export class MemoryService {
   readonly limits: MemoryLimits;

@@ -218,4 +218,47 @@ describe('packed search texts (segments)', () => {
     }
     expect(flushed).toBe(true);
   });
+
+  test('compaction on S3 by two instances at once while a third writes: then a fresh instance reads the index and fewer segments, and finds every note', async () => {
+    const many = { ...segments, maxSegments: 2 };
+    const seeder = h.service({ segments: many });
+    await seeder.createMemory(me, 'compacted');
+    for (let b = 0; b < 5; b++) {
+      await seeder.importNotes(
+        me,
+        'compacted',
+        Array.from({ length: 200 }, (_, j) => ({ path: `b${b}/n${j}.md`, markdown: `# N ${b}-${j}\n\n${'kiwi '.repeat(20)}${b * 200 + j}\n` })),
+      );
+    }
+    const before = await measure(() => h.service({ segments: many }).searchNotes(me, 'compacted', { q: 'kiwi', limit: 5 }));
+    const segsBefore = before.keys.filter((k) => k.includes('/segment/')).length;
+    // Each import moved its tail into segments of its own: two each, one of them small.
+    expect(segsBefore).toBe(10);
+    const a = h.service({ segments: many });
+    const b = h.service({ segments: many });
+    await Promise.all([
+      a.searchNotes(me, 'compacted', { q: 'kiwi' }),
+      b.searchNotes(me, 'compacted', { q: 'kiwi' }),
+      h.service({ segments: many }).writeNote(me, 'compacted', 'racing.md', { body: 'kiwi racing' }),
+    ]);
+    await Promise.all([a.idle(), b.idle()]);
+    // The racing write may have built on the older layout: the head's own first search compacts it.
+    const c = h.service({ segments: many });
+    await c.searchNotes(me, 'compacted', { q: 'kiwi' });
+    await c.idle();
+    const after = await measure(() => h.service({ segments: many }).searchNotes(me, 'compacted', { q: 'kiwi', limit: 50 }));
+    expect(after.keys.filter((k) => k.includes('/segment/')).length).toBeLessThan(segsBefore);
+    // Whichever layout the writers built on, every note is found.
+    let total = 0;
+    let cursor: string | undefined;
+    const svc = h.service({ segments: many });
+    do {
+      const page = await svc.searchNotes(me, 'compacted', { q: 'kiwi', limit: 50, cursor });
+      total += page.results.length;
+      cursor = page.nextCursor;
+    } while (cursor);
+    expect(total).toBe(1001);
+    expect(after.keys.filter((k) => k.includes('/object')).length).toBe(0);
+    await svc.idle();
+  });
 });

@@ -223,8 +223,14 @@ describe('compaction', () => {
     expect(after.pack.segments.length).toBeLessThan(before.pack.segments.length);
     expect([...after.files]).toEqual([...before.files]);
     w.blobs.gets = [];
-    await w.packed().searchNotes(me, 'm', { q: 'apples' });
+    const indexKey = [...w.blobs.items.keys()].find((k) => k.endsWith(`/index/${after.commit}`)) as string;
+    const stored = w.blobs.items.get(indexKey);
+    const again = w.packed();
+    await again.searchNotes(me, 'm', { q: 'apples' });
     expect(w.blobs.gets.filter((k) => k === 'segment')).toHaveLength(after.pack.segments.length);
+    // A compacted layout is not compacted again: the index object stays the one stored.
+    await again.idle();
+    expect(w.blobs.items.get(indexKey)).toBe(stored);
     await agree(w);
     // A writer that still holds the older layout in its cache writes on top of it: still complete.
     await writer.writeNote(me, 'm', 'after.md', { body: 'apples after compaction' });
