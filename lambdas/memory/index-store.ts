@@ -1,3 +1,4 @@
+import { sleep } from '../shared/concurrency';
 import type { ImmutableCache } from './cache';
 import type { MemoryLimits } from './config';
 import type { GitOverlay } from './git-overlay';
@@ -44,8 +45,19 @@ export class StoredIndexes implements IndexStore {
     const idx = await this.cache.getOrLoad(
       key(rec, commit),
       async () => {
-        const bytes = await this.blobs.get(rec.id, 'index', commit);
-        return bytes ? parseIndex(bytes) : this.rebuild(rec, commit);
+        // A compaction may be storing this object again (same notes, a new layout). S3 replaces an
+        // object atomically; a store that writes in place (the local S3 server) can hand out a
+        // half-written one, which gzip's checksum catches: read it again.
+        for (let attempt = 1; ; attempt++) {
+          const bytes = await this.blobs.get(rec.id, 'index', commit);
+          if (!bytes) return this.rebuild(rec, commit);
+          try {
+            return parseIndex(bytes);
+          } catch (err) {
+            if (attempt >= 3) throw err;
+            await sleep(50 * attempt);
+          }
+        }
       },
       indexBytes,
     );

@@ -1,4 +1,4 @@
-import { mapLimit } from '../shared/concurrency';
+import { mapLimit, sleep } from '../shared/concurrency';
 import type { ImmutableCache } from './cache';
 import type { MemoryLimits } from './config';
 import { READ_CONCURRENCY, type GitOverlay } from './git-overlay';
@@ -49,8 +49,19 @@ export class PackedTexts {
     return this.deps.cache.getOrLoad(
       segmentCacheKey(rec.id, id),
       async () => {
-        const bytes = await this.deps.blobs.get(rec.id, 'segment', id);
-        return bytes ? parseSegment(bytes) : undefined;
+        // Two compactions may store the same segment at once; a store that writes in place (the
+        // local S3 server; S3 replaces atomically) can hand out a half-written one, which gzip's
+        // checksum catches. Read again; past that, the notes are read one by one (always right).
+        for (let attempt = 1; attempt <= 3; attempt++) {
+          const bytes = await this.deps.blobs.get(rec.id, 'segment', id);
+          if (!bytes) return undefined;
+          try {
+            return parseSegment(bytes);
+          } catch {
+            await sleep(50 * attempt);
+          }
+        }
+        return undefined;
       },
       textsBytes,
     );

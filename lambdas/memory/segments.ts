@@ -1,6 +1,11 @@
 import { createHash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import type { FileEntry } from './note-index';
+
+/** What the layout needs of an index's file entry (`FileEntry` of `note-index.ts`, which imports this module). */
+interface FileEntry {
+  blob: string;
+  size: number;
+}
 
 /**
  * Packed search text: what lets a fresh instance search a memory in a handful of fetches instead of
