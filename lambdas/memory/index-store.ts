@@ -20,9 +20,10 @@ export interface IndexStore {
   load(rec: MemoryRecord, commit: string): Promise<NoteIndex>;
   /**
    * `next` with its packed search texts, derived from `parent`'s (null: the first commit) and the
-   * texts of the notes `git` holds without a fetch (the blobs this request wrote or read).
+   * texts of the notes at `changed` (undefined: every note) that `git` holds without a fetch (the
+   * blobs this request wrote or read).
    */
-  withPack(git: GitOverlay, parent: NoteIndex | null, next: UnpackedIndex): Promise<NoteIndex>;
+  withPack(git: GitOverlay, parent: NoteIndex | null, next: UnpackedIndex, changed?: readonly string[]): Promise<NoteIndex>;
   /** The items a new commit's PUT wave stores for its index (the index and any new segment). */
   items(index: NoteIndex): BlobItem[];
   /** Called once the wave landed: the index is readable without a fetch from now on. */
@@ -64,16 +65,12 @@ export class StoredIndexes implements IndexStore {
     return idx as NoteIndex;
   }
 
-  async withPack(git: GitOverlay, parent: NoteIndex | null, next: UnpackedIndex): Promise<NoteIndex> {
-    const had = new Set<string>();
-    for (const e of parent?.files.values() ?? []) had.add(e.blob);
-    const texts = new Map<string, PackedText>();
-    for (const e of next.files.values()) {
-      if (had.has(e.blob) || texts.has(e.blob)) continue;
-      const text = await git.localText(e.blob);
-      if (text !== undefined) texts.set(e.blob, packedText(text, this.limits));
-    }
-    const { pack, fresh } = nextPack(parent, next.files, texts, this.policy);
+  async withPack(git: GitOverlay, parent: NoteIndex | null, next: UnpackedIndex, changed?: readonly string[]): Promise<NoteIndex> {
+    const text = async (blob: string): Promise<PackedText | undefined> => {
+      const t = await git.localText(blob);
+      return t === undefined ? undefined : packedText(t, this.limits);
+    };
+    const { pack, fresh } = await nextPack(parent, next.files, changed, text, this.policy);
     return { ...next, pack, ...(fresh.length > 0 ? { fresh } : {}) };
   }
 
@@ -115,7 +112,7 @@ export class StoredIndexes implements IndexStore {
       }
     };
     await walk('', c.tree);
-    const { pack, fresh } = nextPack(null, files, texts, this.policy);
+    const { pack, fresh } = await nextPack(null, files, undefined, async (blob) => texts.get(blob), this.policy);
     const built: NoteIndex = { commit, parent: c.parent[0] ?? null, time, files, trees, tombstones: new Map(), pack, fresh };
     await this.blobs.putMany(rec.id, this.items(built));
     this.remember(rec, built);

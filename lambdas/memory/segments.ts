@@ -122,33 +122,46 @@ export function chunk(texts: ReadonlyMap<string, PackedText>, policy: SegmentPol
 }
 
 /**
- * The layout of a new commit from its parent's: the parent's segments, its tail without the texts of
- * notes gone, plus the texts of the notes this commit brings. `texts` holds what the writer has at
- * hand (the blobs it wrote); a new note whose text is not there leaves the layout incomplete rather
- * than costing a fetch on the write's path. Past `tailChars` the tail becomes segments, stored in the
- * same wave as the index.
+ * The layout of a new commit from its parent's: the parent's segments and tail, plus the texts of the
+ * notes at `changed` (the paths the commit adds, changes or removes; undefined: compare every note).
+ * `text` gives what the writer has at hand (the blobs it wrote or read) without a fetch; a new note
+ * whose text is not there leaves the layout incomplete rather than costing a fetch on the write's
+ * path. The work is proportional to the change, not to the memory: texts of notes gone stay in the
+ * tail until it passes `tailChars`; then they are dropped and, if it is still past it, the tail
+ * becomes segments, stored in the same wave as the index.
  */
-export function nextPack(
+export async function nextPack(
   parent: { files: ReadonlyMap<string, FileEntry>; pack: SearchPack } | null,
   files: ReadonlyMap<string, FileEntry>,
-  texts: ReadonlyMap<string, PackedText>,
+  changed: readonly string[] | undefined,
+  text: (blob: string) => Promise<PackedText | undefined>,
   policy: SegmentPolicy,
-): { pack: SearchPack; fresh: FreshSegment[] } {
+): Promise<{ pack: SearchPack; fresh: FreshSegment[] }> {
   const base = parent?.pack ?? EMPTY_PACK;
-  const live = new Set<string>();
-  for (const e of files.values()) live.add(e.blob);
-  const had = new Set<string>();
-  for (const e of parent?.files.values() ?? []) had.add(e.blob);
   let complete = base.complete;
-  const tail = new Map<string, PackedText>();
-  for (const [blob, t] of base.tail) if (live.has(blob)) tail.set(blob, t);
-  for (const blob of live) {
-    if (tail.has(blob) || had.has(blob)) continue;
-    const t = texts.get(blob);
-    if (t) tail.set(blob, t);
-    else complete = false;
+  const tail = new Map(base.tail);
+  let had: Set<string> | undefined;
+  // Built only when a note's text is not at hand (a move, a restore of a text read long ago).
+  const inParent = (blob: string): boolean => {
+    had ??= new Set([...(parent?.files.values() ?? [])].map((e) => e.blob));
+    return had.has(blob);
+  };
+  const paths = parent && changed ? changed : [...files.keys()];
+  for (const path of paths) {
+    const e = files.get(path);
+    if (!e || tail.has(e.blob)) continue;
+    const t = await text(e.blob);
+    if (t) tail.set(e.blob, t);
+    else if (!inParent(e.blob)) complete = false;
   }
-  if (tailChars(tail) <= policy.tailChars) return { pack: { segments: base.segments, tail, complete }, fresh: [] };
+  let chars = tailChars(tail);
+  if (chars > policy.tailChars) {
+    const live = new Set<string>();
+    for (const e of files.values()) live.add(e.blob);
+    for (const blob of tail.keys()) if (!live.has(blob)) tail.delete(blob);
+    chars = tailChars(tail);
+  }
+  if (chars <= policy.tailChars) return { pack: { segments: base.segments, tail, complete }, fresh: [] };
   const fresh = chunk(tail, policy);
   return { pack: { segments: [...base.segments, ...fresh.map((s) => s.ref)], tail: new Map(), complete }, fresh };
 }

@@ -166,6 +166,21 @@ describe('every way a commit is made keeps the packed texts complete', () => {
   });
 });
 
+describe('the tail', () => {
+  test('many edits of one note: texts of older versions are dropped at the threshold, never moved into segments', async () => {
+    const w = world();
+    const svc = w.packed();
+    await svc.createMemory(me, 'm');
+    for (let i = 0; i < 40; i++) await svc.writeNote(me, 'm', 'busy.md', { body: `version ${i} of a busy note about apples ${'y'.repeat(80)}` });
+    const idx = await headIndex(w);
+    expect(idx.pack.segments).toEqual([]);
+    const chars = [...idx.pack.tail.values()].reduce((n, t) => n + t.text.length, 0);
+    expect(chars).toBeLessThanOrEqual(SMALL.tailChars);
+    expect(idx.pack.tail.has(idx.files.get('busy.md')?.blob as string)).toBe(true);
+    await agree(w);
+  });
+});
+
 describe('a cold search reads the index and a few segments, never a note', () => {
   test('several hundred notes: one index and its segments', async () => {
     const w = world({ tailChars: 4000, segmentChars: 20_000, maxSegments: 6 });
