@@ -61,6 +61,8 @@ export class GitOverlay {
   private readonly written = new Map<string, Uint8Array>();
   /** Objects read in this request (kept even if the shared cache evicts them meanwhile). */
   private readonly loaded = new Map<string, Uint8Array>();
+  /** Texts of the blobs written in this request, as given (what a write packs for search). */
+  private readonly writtenTexts = new Map<string, string>();
   /** Blobs known from their packed text (`adoptBlob`): content only, deflated when something reads them as loose objects. */
   private readonly adopted = new Map<string, Buffer>();
   readonly fs: PromiseFsClient;
@@ -168,6 +170,8 @@ export class GitOverlay {
    * otherwise): what a write packs for search must not cost a round trip on its path.
    */
   async localText(oid: string): Promise<string | undefined> {
+    const given = this.writtenTexts.get(oid);
+    if (given !== undefined) return given;
     const bytes = this.written.get(oid) ?? this.loaded.get(oid) ?? this.cache.get<Uint8Array>(objectCacheKey(this.memoryId, oid));
     if (!bytes) return undefined;
     if (!this.written.has(oid)) this.loaded.set(oid, bytes);
@@ -205,8 +209,12 @@ export class GitOverlay {
     return (await readTree({ fs: this.fs, gitdir: GITDIR, oid })).tree;
   }
 
-  writeBlob(text: string): Promise<string> {
-    return writeBlob({ fs: this.fs, gitdir: GITDIR, blob: Buffer.from(text, 'utf8') });
+  async writeBlob(text: string): Promise<string> {
+    const bytes = Buffer.from(text, 'utf8');
+    const oid = await writeBlob({ fs: this.fs, gitdir: GITDIR, blob: bytes });
+    // The text as stored: a lone surrogate in `text` was encoded as U+FFFD.
+    this.writtenTexts.set(oid, bytes.toString('utf8'));
+    return oid;
   }
 
   writeTree(entries: TreeEntry[]): Promise<string> {

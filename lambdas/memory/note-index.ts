@@ -78,7 +78,9 @@ export function serializeIndex(idx: NoteIndex): Uint8Array {
       c: idx.pack.complete ? 1 : 0,
     },
   };
-  return gzipSync(Buffer.from(JSON.stringify(data), 'utf8'));
+  // Level 1: every write stores its commit's index on its critical path, and at 10,000 notes level 1
+  // deflates the JSON in about a third of level 6's time for an object about 7% larger.
+  return gzipSync(Buffer.from(JSON.stringify(data), 'utf8'), { level: 1 });
 }
 
 export function parseIndex(bytes: Uint8Array): NoteIndex {
