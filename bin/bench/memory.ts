@@ -17,13 +17,16 @@ import { startDynamoLocal, startS3Server } from '../local-stack/backends';
 import { localCatalogConfig, provision } from '../local-stack/catalog-env';
 import { dataDir } from '../local-stack/data-dir';
 import { ensureBuckets, ensureTables } from '../local-stack/provision';
+import { runMemoryScale } from './memory-scale';
 import { ms, summarize, verdict, timeEach, type BenchSection } from './stats';
 import { countsOf, fetchedTwice, oneWave, onlyKinds, storageLog, type StorageCall } from './storage-log';
 
 /**
  * `npm run bench -- memory`: the `/v1` handler in-process (real verifier with an RS256 token, the
  * shared DynamoDB rate limiter, the memory core on DynamoDB Local and the loopback S3 server) over a
- * 1,000-note memory; latency per operation and the storage calls of each, counted by SDK middleware.
+ * 1,000-note memory; latency per operation and the storage calls of each, counted by SDK middleware;
+ * then memories of 1,000 to 50,000 notes on fresh instances (`memory-scale.ts`). `MEMORY_BENCH_SIZES`
+ * (comma-separated) picks other sizes for a quick run.
  */
 const NOTES = 1000;
 /** The memory whose export crosses the inline limit. */
@@ -199,7 +202,7 @@ export async function runMemoryBench(log: (m: string) => void): Promise<BenchSec
     const cs = countsOf(coldSearch.calls);
     const twice = fetchedTwice(coldSearch.calls);
     calls.push([
-      `search, first of an instance (each of the ${NOTES} notes fetched at most once)`,
+      'search, first of an instance (the index and the segments of packed texts it names, never a note)',
       coldSearch.calls,
       `1 GetItem + ≤ ${NOTES} GetObject, no object twice, nothing else`,
       cs['dynamodb.GetItem'] === 1 &&
@@ -271,7 +274,7 @@ export async function runMemoryBench(log: (m: string) => void): Promise<BenchSec
       const s = summarize(samples);
       rows.push([`handler ${name} p50 / p99`, `${ms(s.p50)} / ${ms(s.p99)}`, '', '']);
     }
-    rows.push(['handler search, first of a fresh instance (loads 1,000 notes)', ms(coldSearchMs), '', '']);
+    rows.push(['handler search, first of a fresh instance (1,000 notes)', ms(coldSearchMs), '', '']);
     for (const [name, c, target, ok] of calls) rows.push([`storage calls: ${name}`, fmtCalls(c), target, verdict(ok)]);
 
     // Exports either side of the inline limit (its default, 4 MiB): the 1,000-note memory above, and
@@ -304,6 +307,21 @@ export async function runMemoryBench(log: (m: string) => void): Promise<BenchSec
         'informational',
       ]);
     }
+    const sizes = (process.env.MEMORY_BENCH_SIZES ?? '1000,10000,50000').split(',').map(Number);
+    const scale = await runMemoryScale(
+      {
+        config,
+        deps,
+        ring,
+        token: (sub) => issuer.signAccessToken({ sub, scope: 'memory:read memory:write', ttlSeconds: 3600, audience: AUDIENCE }),
+        event,
+        peakDuring,
+        noteText,
+        log,
+      },
+      sizes,
+    );
+    rows.push(...scale.rows);
     counter.detach();
     runtime.s3.destroy();
     runtime.dynamodb.destroy();
@@ -316,6 +334,7 @@ export async function runMemoryBench(log: (m: string) => void): Promise<BenchSec
         '- Handler figures: `handleMemoryRequest` called in-process with API Gateway v2 events, sequentially, so each includes token verification (an RS256 local-issuer JWT through aws-jwt-verify, JWKS cached), the shared DynamoDB rate limiter (run concurrently with verification; limit raised so nothing is refused), the core and the response shaping. Reads cycle over the notes (300 samples), listings 100, searches 50 over 10 query words, writes 200 new notes without If-Match (each a commit).',
         "- Storage calls: recorded by SDK middleware on the core's own S3 and DynamoDB clients (`bin/bench/storage-log.ts`: each call's kind, object key, start and end; the limiter has its own client and is not counted), for one request each, cold (fresh instance cache) and warm. The budgets are DESIGN.md's, and each verdict checks all of its target: the kinds of call (no other kind made), the counts, no object fetched twice, and for a write the order and the wave (the rev read ends before the first PUT starts; every PUT starts before any PUT ends; the conditional write starts after the last PUT ended).",
         `- Exports: \`GET /v1/memories/{memory}/export\` through the handler, for the 1,000-note memory (inline) and for one of ${LARGE_NOTES.toLocaleString('en')} notes of 6 KB of base64 noise (deflate cannot shrink it below the 4 MiB inline limit, so the bundle goes to S3 and the answer is a 302); time from request to answer (bundle built, and for the 302 stored and presigned), and the highest resident memory of the process during it above what it was before (sampled every 5 ms, and the process's maximum RSS when the export set a new one).`,
+        scale.method,
         '- Local backends add their own latency (Java DynamoDB Local and a Node S3 server on loopback): the absolute figures are an upper bound of what the code costs, not AWS latencies.',
       ].join('\n'),
       rows,

@@ -158,7 +158,13 @@ export class CommitLoop {
     const { trees, root } = await rebuildTrees(git, next.files, index?.trees ?? new Map(), changed);
     const who = author(caller, seconds);
     const sha = await git.writeCommit({ message: `${step.message}\n`, tree: root, parent: rec.head ? [rec.head] : [], author: who, committer: who });
-    return { sha, time, built: { commit: sha, parent: rec.head, time, files: next.files, trees, tombstones: next.tombstones } };
+    const built = await this.deps.indexes.withPack(
+      git,
+      index,
+      { commit: sha, parent: rec.head, time, files: next.files, trees, tombstones: next.tombstones },
+      changed,
+    );
+    return { sha, time, built };
   }
 
   private nextIndex(index: NoteIndex | null, step: Exclude<Plan, { kind: 'noop' }>, time: string): Pick<NoteIndex, 'files' | 'tombstones'> {

@@ -1,19 +1,18 @@
 import { zipSync, type Zippable } from 'fflate';
-import { mapLimit } from '../shared/concurrency';
 import { MemoryError, notFound } from './errors';
-import { READ_CONCURRENCY, type GitOverlay } from './git-overlay';
+import type { GitOverlay } from './git-overlay';
 import type { IndexStore } from './index-store';
 import { comparePaths } from './listing';
 import type { Memories } from './memories';
+import type { PackedTexts } from './packed-texts';
 import type { MemoryRecord } from './ports';
 import { reachableObjects } from './reachable';
-import type { NoteTexts } from './texts';
 import type { BundleExport, Caller, ZipExport } from './types';
 
 export interface ExportsDeps {
   memories: Memories;
   indexes: IndexStore;
-  texts: NoteTexts;
+  packed: PackedTexts;
   git: (rec: MemoryRecord) => GitOverlay;
 }
 
@@ -27,6 +26,10 @@ export class Exports {
     const rec = await this.deps.memories.active(caller, name);
     if (!rec.head) throw notFound('no_history', `memory "${name}" has no history to export`);
     const git = this.deps.git(rec);
+    // The head's notes come from the packed texts (a few segments) instead of a fetch per blob; only
+    // trees, commits and blobs of older versions are read as loose objects.
+    const index = await this.deps.indexes.load(rec, rec.head);
+    await this.deps.packed.all(rec, index, (blob, t) => git.adoptBlob(blob, t.text));
     const pack = await git.pack(await reachableObjects(git, rec.head).catch((err: unknown) => unexportable(name, err)));
     const header = Buffer.from(`# v2 git bundle\n${rec.head} HEAD\n${rec.head} refs/heads/main\n\n`, 'utf8');
     const bytes = new Uint8Array(header.length + pack.length);
@@ -43,12 +46,11 @@ export class Exports {
       names.push(rec.name);
       if (!rec.head) continue;
       const index = await this.deps.indexes.load(rec, rec.head);
-      const git = this.deps.git(rec);
-      const entries = [...index.files].sort((a, b) => comparePaths(a[0], b[0]));
-      const texts = await mapLimit(entries, READ_CONCURRENCY, ([, e]) => this.deps.texts.text(rec, git, e.blob));
-      entries.forEach(([path, e], i) => {
-        files[`${rec.name}/${path}`] = [Buffer.from(texts[i], 'utf8'), { mtime: new Date(e.updated) }];
-      });
+      const texts = new Map<string, string>();
+      await this.deps.packed.all(rec, index, (blob, t) => texts.set(blob, t.text));
+      for (const [path, e] of [...index.files].sort((a, b) => comparePaths(a[0], b[0]))) {
+        files[`${rec.name}/${path}`] = [Buffer.from(texts.get(e.blob) as string, 'utf8'), { mtime: new Date(e.updated) }];
+      }
     }
     const bytes = zipSync(files, { level: 6 });
     return { filename: 'memories.zip', contentType: 'application/zip' as const, bytes, memories: names };

@@ -1,8 +1,10 @@
 import { mapLimit } from '../shared/concurrency';
 import { badRequest, notFound } from './errors';
 import type { GitOverlay } from './git-overlay';
+import type { IndexStore } from './index-store';
 import type { Lineages } from './lineage';
 import type { Memories } from './memories';
+import type { PackedTexts } from './packed-texts';
 import type { MemoryRecord } from './ports';
 import { diffTrees } from './tree-diff';
 import type { Caller } from './types';
@@ -17,6 +19,8 @@ import type { Caller } from './types';
 export interface FetchDeps {
   memories: Memories;
   lineages: Lineages;
+  indexes: IndexStore;
+  packed: PackedTexts;
   git: (rec: MemoryRecord) => GitOverlay;
 }
 
@@ -29,6 +33,11 @@ export interface FetchPack {
 const HEX40 = /^[0-9a-f]{40}$/;
 /** Commits whose trees are compared at once (each comparison fans out over its own folders). */
 const COMMITS_IN_FLIGHT = 8;
+/**
+ * From this many notes to send on, their texts come from the head's packed texts (a few segments)
+ * rather than one loose object each: a clone of a large memory, not a pull of a few changes.
+ */
+const PACKED_FROM = 64;
 
 export class Fetches {
   constructor(private readonly deps: FetchDeps) {}
@@ -82,6 +91,10 @@ export class Fetches {
       const changes = await diffTrees(git, base, c.tree, { onNewTree: (t) => void trees.add(t) });
       for (const ch of changes) if (ch.newBlob) blobs.add(ch.newBlob);
     });
+    if (blobs.size >= PACKED_FROM) {
+      const index = await this.deps.indexes.load(rec, head);
+      await this.deps.packed.scan(rec, index.pack, blobs, (blob, t) => git.adoptBlob(blob, t.text));
+    }
     const oids = [...send, ...trees, ...blobs];
     // Loaded in parallel first: the packer reads one object at a time.
     await mapLimit(oids, 32, (o) => git.has(o));

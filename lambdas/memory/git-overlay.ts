@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
+import { deflateSync, inflateSync } from 'node:zlib';
 import {
-  packObjects,
   readBlob,
   readCommit,
   readObject,
@@ -60,6 +61,10 @@ export class GitOverlay {
   private readonly written = new Map<string, Uint8Array>();
   /** Objects read in this request (kept even if the shared cache evicts them meanwhile). */
   private readonly loaded = new Map<string, Uint8Array>();
+  /** Texts of the blobs written in this request, as given (what a write packs for search). */
+  private readonly writtenTexts = new Map<string, string>();
+  /** Blobs known from their packed text (`adoptBlob`): content only, deflated when something reads them as loose objects. */
+  private readonly adopted = new Map<string, Buffer>();
   readonly fs: PromiseFsClient;
 
   constructor(
@@ -114,6 +119,7 @@ export class GitOverlay {
     if (oid) {
       const bytes = this.written.get(oid) ?? this.loaded.get(oid) ?? this.cache.get<Uint8Array>(objectCacheKey(this.memoryId, oid));
       if (bytes) return statOf('file', bytes.length);
+      if (this.adopted.has(oid)) return statOf('file', 0);
     }
     throw fsError('ENOENT', path);
   }
@@ -122,6 +128,12 @@ export class GitOverlay {
   private async raw(oid: string): Promise<Uint8Array | undefined> {
     const local = this.written.get(oid) ?? this.loaded.get(oid);
     if (local) return local;
+    const content = this.adopted.get(oid);
+    if (content) {
+      const deflated = deflateSync(Buffer.concat([Buffer.from(`blob ${content.length}\0`, 'utf8'), content]));
+      this.loaded.set(oid, deflated);
+      return deflated;
+    }
     const bytes = await this.cache.getOrLoad(
       objectCacheKey(this.memoryId, oid),
       () => this.blobs.get(this.memoryId, 'object', oid),
@@ -133,6 +145,7 @@ export class GitOverlay {
 
   /** Loads an object into this request (for packing many objects without sequential reads). */
   async prefetch(oid: string): Promise<boolean> {
+    if (this.adopted.has(oid)) return true;
     return (await this.raw(oid)) !== undefined;
   }
 
@@ -152,6 +165,37 @@ export class GitOverlay {
     return writeObject({ fs: this.fs, gitdir: GITDIR, type, object: content, format: 'content' });
   }
 
+  /**
+   * The text of a blob this request or the instance already holds, without a fetch (undefined
+   * otherwise): what a write packs for search must not cost a round trip on its path.
+   */
+  async localText(oid: string): Promise<string | undefined> {
+    const given = this.writtenTexts.get(oid);
+    if (given !== undefined) return given;
+    const bytes = this.written.get(oid) ?? this.loaded.get(oid) ?? this.cache.get<Uint8Array>(objectCacheKey(this.memoryId, oid));
+    if (!bytes) return undefined;
+    if (!this.written.has(oid)) this.loaded.set(oid, bytes);
+    try {
+      return await this.readText(oid);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * Makes a blob known to this request from its text (packed search text already fetched), so a pack
+   * of many objects need not fetch each loose object. Only when the text hashes to `oid`: anything
+   * else is ignored and the object is fetched as usual. Kept out of the shared cache.
+   */
+  adoptBlob(oid: string, text: string): boolean {
+    if (this.written.has(oid) || this.loaded.has(oid) || this.adopted.has(oid)) return true;
+    const content = Buffer.from(text, 'utf8');
+    const header = Buffer.from(`blob ${content.length}\0`, 'utf8');
+    if (createHash('sha1').update(header).update(content).digest('hex') !== oid) return false;
+    this.adopted.set(oid, content);
+    return true;
+  }
+
   async readText(oid: string): Promise<string> {
     const { blob } = await readBlob({ fs: this.fs, gitdir: GITDIR, oid });
     return Buffer.from(blob).toString('utf8');
@@ -165,8 +209,12 @@ export class GitOverlay {
     return (await readTree({ fs: this.fs, gitdir: GITDIR, oid })).tree;
   }
 
-  writeBlob(text: string): Promise<string> {
-    return writeBlob({ fs: this.fs, gitdir: GITDIR, blob: Buffer.from(text, 'utf8') });
+  async writeBlob(text: string): Promise<string> {
+    const bytes = Buffer.from(text, 'utf8');
+    const oid = await writeBlob({ fs: this.fs, gitdir: GITDIR, blob: bytes });
+    // The text as stored: a lone surrogate in `text` was encoded as U+FFFD.
+    this.writtenTexts.set(oid, bytes.toString('utf8'));
+    return oid;
   }
 
   writeTree(entries: TreeEntry[]): Promise<string> {
@@ -177,10 +225,26 @@ export class GitOverlay {
     return writeCommit({ fs: this.fs, gitdir: GITDIR, commit });
   }
 
-  async pack(oids: string[]): Promise<Uint8Array> {
-    const { packfile } = await packObjects({ fs: this.fs, gitdir: GITDIR, oids });
-    if (!packfile) throw new Error('packObjects returned no packfile');
-    return packfile;
+  /**
+   * A packfile (version 2, whole objects) of `oids`, in that order: each object inflated from its
+   * loose form (or taken as adopted) and deflated once into the pack. Written here rather than by
+   * isomorphic-git's `packObjects`, which re-reads every object through the fs and is several times
+   * slower on the tens of thousands of objects of a large memory's bundle or clone.
+   */
+  async pack(oids: readonly string[]): Promise<Uint8Array> {
+    const writer = new PackWriter(oids.length);
+    for (const oid of oids) {
+      const adopted = this.adopted.get(oid);
+      if (adopted) {
+        writer.add('blob', adopted);
+        continue;
+      }
+      const raw = await this.raw(oid);
+      if (!raw) throw new Error(`object ${oid} is missing from storage`);
+      const { type, content } = parseLoose(oid, raw);
+      writer.add(type, content);
+    }
+    return writer.finish();
   }
 
   /** The objects written in this request, as the items of the S3 wave. */
@@ -199,5 +263,57 @@ export class GitOverlay {
       this.loaded.set(sha, body);
     }
     this.written.clear();
+  }
+}
+
+const TYPE_CODES: Record<GitObjectType, number> = { commit: 1, tree: 2, blob: 3, tag: 4 };
+
+/** A loose object's type and content, its header checked. */
+function parseLoose(oid: string, raw: Uint8Array): { type: GitObjectType; content: Uint8Array } {
+  const bytes = inflateSync(raw);
+  const nul = bytes.indexOf(0);
+  const [type, size] = bytes.subarray(0, Math.max(0, nul)).toString('latin1').split(' ');
+  const content = bytes.subarray(nul + 1);
+  if (nul < 0 || !(type in TYPE_CODES) || Number(size) !== content.length) throw new Error(`object ${oid} is not a valid loose object`);
+  return { type: type as GitObjectType, content };
+}
+
+/** Git's pack format (Documentation/gitformat-pack): header, entries of whole objects, SHA-1 trailer. */
+class PackWriter {
+  private readonly chunks: Uint8Array[] = [];
+  private readonly hash = createHash('sha1');
+
+  constructor(count: number) {
+    const header = Buffer.alloc(12);
+    header.write('PACK', 0, 'latin1');
+    header.writeUInt32BE(2, 4);
+    header.writeUInt32BE(count, 8);
+    this.push(header);
+  }
+
+  add(type: GitObjectType, content: Uint8Array): void {
+    // Type and size: 3 bits of type and 4 of size, then 7 bits of size per byte, low bits first.
+    let size = content.length;
+    const head: number[] = [];
+    let byte = (TYPE_CODES[type] << 4) | (size & 0x0f);
+    size = Math.floor(size / 16);
+    while (size > 0) {
+      head.push(byte | 0x80);
+      byte = size & 0x7f;
+      size = Math.floor(size / 128);
+    }
+    head.push(byte);
+    this.push(Buffer.from(head));
+    this.push(deflateSync(content));
+  }
+
+  finish(): Uint8Array {
+    this.chunks.push(this.hash.digest());
+    return Buffer.concat(this.chunks);
+  }
+
+  private push(bytes: Uint8Array): void {
+    this.hash.update(bytes);
+    this.chunks.push(bytes);
   }
 }

@@ -1,9 +1,14 @@
+import { sleep } from '../shared/concurrency';
 import type { ImmutableCache } from './cache';
 import type { MemoryLimits } from './config';
 import type { GitOverlay } from './git-overlay';
-import { describeNote } from './markdown';
+import { describeNote, parseNoteLenient } from './markdown';
 import { fileEntry, indexBytes, parseIndex, serializeIndex, type FileEntry, type NoteIndex } from './note-index';
 import type { BlobItem, BlobStore, MemoryRecord } from './ports';
+import { nextPack, segmentCacheKey, textsBytes, type PackedText, type SegmentPolicy } from './segments';
+
+/** A new commit's index before its texts are packed. */
+export type UnpackedIndex = Omit<NoteIndex, 'pack' | 'fresh'>;
 
 /**
  * Where the per-commit note index comes from and goes to. An interface, so the way indexes (and
@@ -13,7 +18,13 @@ import type { BlobItem, BlobStore, MemoryRecord } from './ports';
 export interface IndexStore {
   /** The index of `commit`: from this instance's cache, from storage, or rebuilt from the tree. */
   load(rec: MemoryRecord, commit: string): Promise<NoteIndex>;
-  /** The items a new commit's PUT wave stores for its index. */
+  /**
+   * `next` with its packed search texts, derived from `parent`'s (null: the first commit) and the
+   * texts of the notes at `changed` (undefined: every note) that `git` holds without a fetch (the
+   * blobs this request wrote or read).
+   */
+  withPack(git: GitOverlay, parent: NoteIndex | null, next: UnpackedIndex, changed?: readonly string[]): Promise<NoteIndex>;
+  /** The items a new commit's PUT wave stores for its index (the index and any new segment). */
   items(index: NoteIndex): BlobItem[];
   /** Called once the wave landed: the index is readable without a fetch from now on. */
   remember(rec: MemoryRecord, index: NoteIndex): void;
@@ -28,26 +39,53 @@ export class StoredIndexes implements IndexStore {
     private readonly cache: ImmutableCache,
     private readonly limits: MemoryLimits,
     private readonly git: (rec: MemoryRecord) => GitOverlay,
+    private readonly policy: SegmentPolicy,
   ) {}
 
   async load(rec: MemoryRecord, commit: string): Promise<NoteIndex> {
     const idx = await this.cache.getOrLoad(
       key(rec, commit),
       async () => {
-        const bytes = await this.blobs.get(rec.id, 'index', commit);
-        return bytes ? parseIndex(bytes) : this.rebuild(rec, commit);
+        // A compaction may be storing this object again (same notes, a new layout). S3 replaces an
+        // object atomically; a store that writes in place (the local S3 server) can hand out a
+        // half-written one, which gzip's checksum catches: read it again.
+        for (let attempt = 1; ; attempt++) {
+          const bytes = await this.blobs.get(rec.id, 'index', commit);
+          if (!bytes) return this.rebuild(rec, commit);
+          try {
+            return parseIndex(bytes);
+          } catch (err) {
+            if (attempt >= 3) throw err;
+            await sleep(50 * attempt);
+          }
+        }
       },
       indexBytes,
     );
     return idx as NoteIndex;
   }
 
+  async withPack(git: GitOverlay, parent: NoteIndex | null, next: UnpackedIndex, changed?: readonly string[]): Promise<NoteIndex> {
+    const text = async (blob: string): Promise<PackedText | undefined> => {
+      const t = await git.localText(blob);
+      return t === undefined ? undefined : packedText(t, this.limits);
+    };
+    const { pack, fresh } = await nextPack(parent, next.files, changed, text, this.policy);
+    return { ...next, pack, ...(fresh.length > 0 ? { fresh } : {}) };
+  }
+
   items(index: NoteIndex): BlobItem[] {
-    return [{ kind: 'index', sha: index.commit, body: serializeIndex(index) }];
+    return [
+      { kind: 'index', sha: index.commit, body: serializeIndex(index) },
+      ...(index.fresh ?? []).map((s): BlobItem => ({ kind: 'segment', sha: s.ref.id, body: s.body })),
+    ];
   }
 
   remember(rec: MemoryRecord, index: NoteIndex): void {
-    this.cache.set(key(rec, index.commit), index, indexBytes(index));
+    // The segments this process just stored are readable without a fetch too.
+    for (const s of index.fresh ?? []) this.cache.set(segmentCacheKey(rec.id, s.ref.id), s.texts, textsBytes(s.texts));
+    const { fresh: _stored, ...kept } = index;
+    this.cache.set(key(rec, index.commit), kept, indexBytes(kept));
   }
 
   /**
@@ -60,19 +98,32 @@ export class StoredIndexes implements IndexStore {
     const time = isoSeconds(c.committer.timestamp);
     const trees = new Map<string, string>();
     const files = new Map<string, FileEntry>();
+    const texts = new Map<string, PackedText>();
     const walk = async (folder: string, oid: string): Promise<void> => {
       trees.set(folder, oid);
       for (const e of await git.readTree(oid)) {
         const path = folder === '' ? e.path : `${folder}/${e.path}`;
         if (e.type === 'tree') await walk(path, e.oid);
-        else if (e.type === 'blob' && path.endsWith('.md')) files.set(path, fileEntry(e.oid, describeNote(await git.readText(e.oid), path, this.limits), time));
+        else if (e.type === 'blob' && path.endsWith('.md')) {
+          const text = await git.readText(e.oid);
+          files.set(path, fileEntry(e.oid, describeNote(text, path, this.limits), time));
+          texts.set(e.oid, packedText(text, this.limits));
+        }
       }
     };
     await walk('', c.tree);
-    const built: NoteIndex = { commit, parent: c.parent[0] ?? null, time, files, trees, tombstones: new Map() };
+    const { pack, fresh } = await nextPack(null, files, undefined, async (blob) => texts.get(blob), this.policy);
+    const built: NoteIndex = { commit, parent: c.parent[0] ?? null, time, files, trees, tombstones: new Map(), pack, fresh };
     await this.blobs.putMany(rec.id, this.items(built));
-    return built;
+    this.remember(rec, built);
+    const { fresh: _stored, ...kept } = built;
+    return kept;
   }
 }
 
 const key = (rec: MemoryRecord, commit: string): string => `i:${rec.id}:${commit}`;
+
+/** A note's text with where its body starts, the body being what `NoteTexts.body` gives search. */
+export function packedText(text: string, limits: MemoryLimits): PackedText {
+  return { text, start: text.length - parseNoteLenient(text, limits).body.length };
+}

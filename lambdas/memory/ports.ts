@@ -7,9 +7,10 @@
 
 /**
  * What a stored item is: a git loose object (deflated, as in `.git/objects`), a commit's index, or
- * a commit's lineage (its parents, depths and first-parent ancestors: what history walks batch on).
+ * a commit's lineage (its parents, depths and first-parent ancestors: what history walks batch on),
+ * or a segment of packed note texts for search (`segments.ts`, named by the sha-256 of its content).
  */
-export type BlobKind = 'object' | 'index' | 'lineage';
+export type BlobKind = 'object' | 'index' | 'lineage' | 'segment';
 
 export interface BlobItem {
   kind: BlobKind;

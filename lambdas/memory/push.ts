@@ -298,7 +298,12 @@ export class Pushes {
       if (oid) trees.set(f, oid);
       else trees.delete(f);
     });
-    return { commit: c.oid, parent: p ?? null, time, files, trees, tombstones };
+    return this.deps.indexes.withPack(
+      git,
+      base,
+      { commit: c.oid, parent: p ?? null, time, files, trees, tombstones },
+      changes.map((ch) => ch.path),
+    );
   }
 }
 

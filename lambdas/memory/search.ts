@@ -3,7 +3,10 @@ import { READ_CONCURRENCY, type GitOverlay } from './git-overlay';
 import { hasAllTags, literalMatcher, scoreNote, type SearchHit } from './listing';
 import type { NoteIndex } from './note-index';
 import { baseName, isInside } from './paths';
+import type { FileEntry } from './note-index';
+import type { PackedTexts } from './packed-texts';
 import type { MemoryRecord } from './ports';
+import { wantsCompaction, type SegmentPolicy } from './segments';
 import type { NoteTexts } from './texts';
 
 /** A validated search: one literal query, a folder (subfolders included) and tags to AND-match. */
@@ -40,5 +43,43 @@ export class ScanSearch implements NoteSearch {
       return score > 0 ? { path, title: e.title, snippet: snippet ?? e.excerpt, score, updated: e.updated } : null;
     });
     return scored.filter((h): h is SearchHit => h !== null);
+  }
+}
+
+/**
+ * Reads the commit's packed texts (the index's tail and a few segments, `segments.ts`) instead of
+ * one object per note; notes the layout does not cover (an index older than segments) are read one
+ * by one as `ScanSearch` does, and the layout is then compacted in the background for the next
+ * fresh instance. Same matching and scoring as `ScanSearch`, so the two agree hit for hit.
+ */
+export class PackedSearch implements NoteSearch {
+  constructor(
+    private readonly packed: PackedTexts,
+    private readonly texts: NoteTexts,
+    private readonly git: (rec: MemoryRecord) => GitOverlay,
+    private readonly policy: SegmentPolicy,
+  ) {}
+
+  async hits(rec: MemoryRecord, index: NoteIndex, query: NoteQuery): Promise<SearchHit[]> {
+    const byBlob = new Map<string, Array<[string, FileEntry]>>();
+    for (const [path, e] of index.files) {
+      if (!isInside(path, query.folder) || !hasAllTags(e, query.tags)) continue;
+      const same = byBlob.get(e.blob);
+      if (same) same.push([path, e]);
+      else byBlob.set(e.blob, [[path, e]]);
+    }
+    const re = literalMatcher(query.q);
+    const out: SearchHit[] = [];
+    const score = (blob: string, body: string): void => {
+      for (const [path, e] of byBlob.get(blob) ?? []) {
+        const { score, snippet } = scoreNote(re, e.title, body, e.tags, baseName(path).slice(0, -3));
+        if (score > 0) out.push({ path, title: e.title, snippet: snippet ?? e.excerpt, score, updated: e.updated });
+      }
+    };
+    const missing = await this.packed.scan(rec, index.pack, new Set(byBlob.keys()), (blob, t) => score(blob, t.text.slice(t.start)));
+    const git = this.git(rec);
+    await mapLimit([...missing], READ_CONCURRENCY, async (blob) => score(blob, await this.texts.body(rec, git, blob)));
+    if (wantsCompaction(index.pack, index.files, missing.size, this.policy)) this.packed.compact(rec, index);
+    return out;
   }
 }

@@ -16,7 +16,9 @@ import { Lineages } from './lineage';
 import { Memories } from './memories';
 import { Pushes, type PushCommand, type PushOutcome } from './push';
 import { NoteReads } from './reads';
-import { ScanSearch, type NoteSearch } from './search';
+import { PackedTexts } from './packed-texts';
+import { PackedSearch, type NoteSearch } from './search';
+import { DEFAULT_SEGMENT_POLICY, type SegmentPolicy } from './segments';
 import { NoteTexts } from './texts';
 import type { BlobStore, MemoryRecord, RevLock } from './ports';
 import type {
@@ -65,8 +67,10 @@ export interface MemoryServiceDeps {
   restoreHint?: (name: string, path?: string) => string;
   /** Where per-commit indexes are loaded and stored (default: an index object per commit, cached). */
   indexes?: IndexStore;
-  /** How a commit's notes are searched (default: every candidate note's body, cached). */
+  /** How a commit's notes are searched (default: packed texts, `PackedSearch`). */
   search?: NoteSearch;
+  /** Sizes of the packed search texts (`segments.ts`); the defaults suit Lambda. */
+  segments?: Partial<SegmentPolicy>;
 }
 
 /** Full jitter between 0 and 20 ms · 2^attempt, capped at one second. */
@@ -81,7 +85,8 @@ const defaultBackoff = (attempt: number): Promise<void> => sleep(jitteredBackoff
  *   write/edit/delete: one rev read, one parallel wave of PUTs (blob, changed trees, commit, index),
  *   one conditional write; cold, an edit adds the index and the old blob, a write the index.
  *   read: one rev read and, cold, two GETs (index, blob). stats and list of memories: one call.
- *   list/search: one rev read; cold, the index (and for search each note once, ever).
+ *   list/search: one rev read; cold, the index (and for search the segments of packed texts it
+ *   names, fetched together; notes one by one only for a layout older than segments).
  */
 export class MemoryService {
   readonly limits: MemoryLimits;
@@ -93,6 +98,7 @@ export class MemoryService {
   private readonly diffs: MemoryDiffs;
   private readonly pushes: Pushes;
   private readonly fetches: Fetches;
+  private readonly packed: PackedTexts;
 
   constructor(deps: MemoryServiceDeps) {
     const limits: MemoryLimits = { ...DEFAULT_LIMITS, ...deps.limits };
@@ -100,7 +106,10 @@ export class MemoryService {
     const clock = deps.clock ?? (() => new Date());
     const git = (rec: MemoryRecord): GitOverlay => new GitOverlay(rec.id, deps.blobs, cache);
     const texts = new NoteTexts(cache, limits);
-    const indexes = deps.indexes ?? new StoredIndexes(deps.blobs, cache, limits, git);
+    const policy: SegmentPolicy = { ...DEFAULT_SEGMENT_POLICY, ...deps.segments };
+    const indexes = deps.indexes ?? new StoredIndexes(deps.blobs, cache, limits, git, policy);
+    const packed = new PackedTexts({ blobs: deps.blobs, cache, indexes, texts, limits, policy, git });
+    this.packed = packed;
     const restoreHint = deps.restoreHint ?? (() => 'restore it');
     const memories = new Memories({
       lock: deps.lock,
@@ -128,7 +137,7 @@ export class MemoryService {
       restoreHint,
       indexes,
       texts,
-      search: deps.search ?? new ScanSearch(texts, git),
+      search: deps.search ?? new PackedSearch(packed, texts, git, policy),
       cursors: new PageCursors(deps.cursors),
       lineages,
       limits,
@@ -138,8 +147,13 @@ export class MemoryService {
     this.history = new MemoryHistory({ memories, lineages, texts, cursors: deps.cursors, limits, git });
     this.diffs = new MemoryDiffs({ memories, lineages, indexes, texts, limits, git });
     this.pushes = new Pushes({ lock: deps.lock, blobs: deps.blobs, indexes, lineages, memories, limits, git });
-    this.fetches = new Fetches({ memories, lineages, git });
-    this.exports = new Exports({ memories, indexes, texts, git });
+    this.fetches = new Fetches({ memories, lineages, indexes, packed, git });
+    this.exports = new Exports({ memories, indexes, packed, git });
+  }
+
+  /** Resolves once this service's background work (compaction of search texts) is done. */
+  idle(): Promise<void> {
+    return this.packed.idle();
   }
 
   // Memories

@@ -13,9 +13,13 @@ import { tableDefinition, type TableDefinition, type TableSchema } from '../shar
  * S3, the memory bucket (private, encrypted; lifecycle may expire nothing: every object is
  * immutable and may be referenced by history):
  *   m/<id>/objects/<sha[0..2]>/<sha[2..]>  a git loose object (zlib-deflated), as in `.git/objects`
- *   m/<id>/index/<commit sha>              the derived index of that commit (gzipped JSON)
+ *   m/<id>/index/<commit sha>              the derived index of that commit (gzipped JSON); the one object
+ *                                          stored again: by a compaction, with the same notes and a new
+ *                                          layout of packed texts (`packed-texts.ts`)
  *   m/<id>/lineage/<commit sha>            the commit's lineage (parents, depth, generation, first-parent
- *                                          ancestors), derived and immutable like the index (`lineage.ts`)
+ *                                          ancestors), derived and immutable (`lineage.ts`)
+ *   m/<id>/segment/<sha-256>               packed note texts for search (gzipped rows and texts, `segments.ts`),
+ *                                          named by their content; indexes name the segments they use
  * `<id>` is the memory's random storage id from its rev-lock item, so a memory's objects can be
  * copied into `.git/objects` of any repository as they are (the documented recovery procedure).
  */
@@ -31,6 +35,6 @@ export function memoryTableDefinitions(names: MemoryTableNames): TableDefinition
   return [tableDefinition(names.memories, MEMORY_TABLE)];
 }
 
-export function objectKey(memoryId: string, kind: 'object' | 'index' | 'lineage', sha: string): string {
+export function objectKey(memoryId: string, kind: 'object' | 'index' | 'lineage' | 'segment', sha: string): string {
   return kind === 'object' ? `m/${memoryId}/objects/${sha.slice(0, 2)}/${sha.slice(2)}` : `m/${memoryId}/${kind}/${sha}`;
 }

@@ -8,7 +8,8 @@ import { newCaller, startMemoryHarness, type MemoryHarness } from '../support/me
  * 1,000 notes:
  *   a note write = one rev read + one parallel wave of object PUTs + one conditional write;
  *   a read ≤ one rev read + two object GETs when cold;
- *   list and search fetch no object twice across requests.
+ *   list and search fetch no object twice across requests;
+ *   a cold search reads the index and the segments of packed texts it names, never a note.
  */
 let h: MemoryHarness;
 let me: Caller;
@@ -162,11 +163,102 @@ describe('list and search of 1,000 notes fetch no object twice across requests',
     expect(new Set(allKeys).size).toBe(allKeys.length);
   });
 
-  test('after another instance writes, only the new index and the new note are fetched', async () => {
+  test("after another instance writes, only the new index is fetched (the new note's text is in it)", async () => {
     await h.service().writeNote(me, 'big', 'area-5/fresh.md', { body: 'fresh apples' });
     const after = await measure(() => svc.searchNotes(me, 'big', { q: 'apples', limit: 50 }));
-    expect(after.calls).toEqual({ 'dynamodb.GetItem': 1, 's3.GetObject': 2 });
+    expect(after.calls).toEqual({ 'dynamodb.GetItem': 1, 's3.GetObject': 1 });
+    expect(after.result.results.map((r) => r.path)).toContain('area-5/fresh.md');
     allKeys.push(...after.keys);
     expect(new Set(allKeys).size).toBe(allKeys.length);
+  });
+});
+
+describe('packed search texts (segments)', () => {
+  // Small segments, so that 1,000 short notes make several of them.
+  const segments = { tailChars: 8 * 1024, segmentChars: 16 * 1024, maxSegments: 6 };
+
+  test('a cold search on a fresh instance: one rev read, the index and its segments, in two round trips', async () => {
+    const seeder = h.service({ segments });
+    await seeder.createMemory(me, 'packed');
+    await seeder.importNotes(
+      me,
+      'packed',
+      Array.from({ length: NOTES }, (_, i) => ({
+        path: `area-${i % 10}/note-${i}.md`,
+        markdown: `# Note ${i}\n\nAbout ${i % 2 ? 'apples' : 'pears'} and more.\n`,
+      })),
+    );
+    const cold = h.service({ segments });
+    const { result, calls, keys, events: ev } = await measure(() => cold.searchNotes(me, 'packed', { q: 'apples', limit: 50 }));
+    const segs = keys.filter((k) => k.includes('/segment/'));
+    expect(segs.length).toBeGreaterThanOrEqual(2);
+    expect(calls).toEqual({ 'dynamodb.GetItem': 1, 's3.GetObject': 1 + segs.length });
+    expect(keys.filter((k) => k.includes('/index/'))).toHaveLength(1);
+    expect(result.results).toHaveLength(50);
+    // Two round trips: the index, then its segments together (each segment GET starts before any ends).
+    const gets = ev.filter((e) => e.endsWith('GetObject'));
+    expect(segs.length).toBeLessThanOrEqual(4);
+    expect(gets).toEqual(['start GetObject', 'end GetObject', ...segs.map(() => 'start GetObject'), ...segs.map(() => 'end GetObject')]);
+    expect((await measure(() => cold.searchNotes(me, 'packed', { q: 'pears' }))).calls).toEqual({ 'dynamodb.GetItem': 1 });
+  });
+
+  test('a write that moves the tail into a segment: still one wave of PUTs (the segment in it), one conditional write', async () => {
+    const svc = h.service({ segments });
+    await svc.writeNote(me, 'packed', 'warm.md', { body: 'warm' });
+    let flushed = false;
+    for (let i = 0; i < 20 && !flushed; i++) {
+      const { calls, events: ev } = await measure(() => svc.writeNote(me, 'packed', `big-${i}.md`, { body: `apples ${'x'.repeat(1500)} ${i}` }));
+      expect(calls['dynamodb.GetItem']).toBe(1);
+      expect(calls['dynamodb.UpdateItem']).toBe(1);
+      expect(calls['s3.GetObject']).toBeUndefined();
+      expect(oneWave(ev)).toBe(true);
+      // blob + root tree + commit + index + lineage (+ the segment when the tail passed its size)
+      if (calls['s3.PutObject'] === 6) flushed = true;
+      else expect(calls['s3.PutObject']).toBe(5);
+    }
+    expect(flushed).toBe(true);
+  });
+
+  test('compaction on S3 by two instances at once while a third writes: then a fresh instance reads the index and fewer segments, and finds every note', async () => {
+    const many = { ...segments, maxSegments: 2 };
+    const seeder = h.service({ segments: many });
+    await seeder.createMemory(me, 'compacted');
+    for (let b = 0; b < 5; b++) {
+      await seeder.importNotes(
+        me,
+        'compacted',
+        Array.from({ length: 200 }, (_, j) => ({ path: `b${b}/n${j}.md`, markdown: `# N ${b}-${j}\n\n${'kiwi '.repeat(20)}${b * 200 + j}\n` })),
+      );
+    }
+    const before = await measure(() => h.service({ segments: many }).searchNotes(me, 'compacted', { q: 'kiwi', limit: 5 }));
+    const segsBefore = before.keys.filter((k) => k.includes('/segment/')).length;
+    // Each import moved its tail into segments of its own: two each, one of them small.
+    expect(segsBefore).toBe(10);
+    const a = h.service({ segments: many });
+    const b = h.service({ segments: many });
+    await Promise.all([
+      a.searchNotes(me, 'compacted', { q: 'kiwi' }),
+      b.searchNotes(me, 'compacted', { q: 'kiwi' }),
+      h.service({ segments: many }).writeNote(me, 'compacted', 'racing.md', { body: 'kiwi racing' }),
+    ]);
+    await Promise.all([a.idle(), b.idle()]);
+    // The racing write may have built on the older layout: the head's own first search compacts it.
+    const c = h.service({ segments: many });
+    await c.searchNotes(me, 'compacted', { q: 'kiwi' });
+    await c.idle();
+    const after = await measure(() => h.service({ segments: many }).searchNotes(me, 'compacted', { q: 'kiwi', limit: 50 }));
+    expect(after.keys.filter((k) => k.includes('/segment/')).length).toBeLessThan(segsBefore);
+    // Whichever layout the writers built on, every note is found.
+    let total = 0;
+    let cursor: string | undefined;
+    const svc = h.service({ segments: many });
+    do {
+      const page = await svc.searchNotes(me, 'compacted', { q: 'kiwi', limit: 50, cursor });
+      total += page.results.length;
+      cursor = page.nextCursor;
+    } while (cursor);
+    expect(total).toBe(1001);
+    expect(after.keys.filter((k) => k.includes('/object')).length).toBe(0);
+    await svc.idle();
   });
 });

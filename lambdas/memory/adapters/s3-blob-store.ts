@@ -1,4 +1,5 @@
 import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { jitteredBackoffMs, sleep } from '../../shared/concurrency';
 import { StorageError } from '../errors';
 import type { BlobItem, BlobKind, BlobStore } from '../ports';
 import { objectKey } from '../tables';
@@ -10,6 +11,7 @@ const CONTENT_TYPES: Record<BlobKind, string> = {
   object: 'application/x-git-loose-object',
   index: 'application/gzip',
   lineage: 'application/octet-stream',
+  segment: 'application/gzip',
 };
 
 /**
@@ -25,12 +27,17 @@ export class S3BlobStore implements BlobStore {
   ) {}
 
   async get(memoryId: string, kind: BlobKind, sha: string): Promise<Uint8Array | undefined> {
-    try {
-      const out = await this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: objectKey(memoryId, kind, sha) }));
-      return out.Body ? await out.Body.transformToByteArray() : undefined;
-    } catch (err) {
-      if (isMissing(err)) return undefined;
-      throw new StorageError('s3.GetObject', err);
+    // The SDK retries a request that fails; a body cut off while it streams ("aborted") is not
+    // retried by it, so it is here, twice.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const out = await this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: objectKey(memoryId, kind, sha) }));
+        return out.Body ? await out.Body.transformToByteArray() : undefined;
+      } catch (err) {
+        if (isMissing(err)) return undefined;
+        if (attempt >= 3 || !isCutOff(err)) throw new StorageError('s3.GetObject', err);
+        await sleep(jitteredBackoffMs(attempt, 20, 200));
+      }
     }
   }
 
@@ -45,7 +52,7 @@ export class S3BlobStore implements BlobStore {
               Bucket: this.bucket,
               Key: objectKey(memoryId, item.kind, item.sha),
               Body: item.body,
-              // No Content-Encoding on indexes: no HTTP layer may transparently inflate them.
+              // No Content-Encoding on indexes and segments: no HTTP layer may transparently inflate them.
               ContentType: CONTENT_TYPES[item.kind],
               CacheControl: IMMUTABLE,
             }),
@@ -59,6 +66,14 @@ export class S3BlobStore implements BlobStore {
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) throw failed.reason;
   }
+}
+
+function isCutOff(err: unknown): boolean {
+  const e = err as { name?: string; code?: string; message?: string; $metadata?: { httpStatusCode?: number } };
+  return (
+    e?.$metadata?.httpStatusCode === undefined &&
+    (e?.message === 'aborted' || e?.code === 'ECONNRESET' || e?.name === 'AbortError' || e?.code === 'ERR_STREAM_PREMATURE_CLOSE')
+  );
 }
 
 function isMissing(err: unknown): boolean {

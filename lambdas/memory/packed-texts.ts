@@ -1,0 +1,172 @@
+import { mapLimit, sleep } from '../shared/concurrency';
+import type { ImmutableCache } from './cache';
+import type { MemoryLimits } from './config';
+import { READ_CONCURRENCY, type GitOverlay } from './git-overlay';
+import { packedText, type IndexStore } from './index-store';
+import type { NoteIndex } from './note-index';
+import type { BlobStore, MemoryRecord } from './ports';
+import {
+  chunk,
+  keepsSegment,
+  parseSegment,
+  segmentCacheKey,
+  textsBytes,
+  type PackedText,
+  type SearchPack,
+  type SegmentPolicy,
+  type SegmentRef,
+  wantsCompaction,
+} from './segments';
+import type { NoteTexts } from './texts';
+
+/**
+ * Segments in flight at once: enough to overlap the fetches (a 10,000-note memory is a few of
+ * them), few enough that a memory larger than the instance's cache streams through a bounded heap.
+ */
+const SEGMENT_CONCURRENCY = 4;
+
+export interface PackedTextsDeps {
+  blobs: BlobStore;
+  cache: ImmutableCache;
+  indexes: IndexStore;
+  texts: NoteTexts;
+  limits: MemoryLimits;
+  policy: SegmentPolicy;
+  git: (rec: MemoryRecord) => GitOverlay;
+}
+
+/**
+ * Reading packed note texts (`segments.ts`) for search and exports, and the background compaction
+ * that leaves a complete, compact layout behind for a commit that lacks one.
+ */
+export class PackedTexts {
+  private readonly running = new Map<string, Promise<void>>();
+
+  constructor(private readonly deps: PackedTextsDeps) {}
+
+  /** One segment's texts: from the cache, else fetched (and cached when it fits). Undefined if gone. */
+  segment(rec: MemoryRecord, id: string): Promise<Map<string, PackedText> | undefined> {
+    return this.deps.cache.getOrLoad(
+      segmentCacheKey(rec.id, id),
+      async () => {
+        // Two compactions may store the same segment at once; a store that writes in place (the
+        // local S3 server; S3 replaces atomically) can hand out a half-written one, which gzip's
+        // checksum catches. Read again; past that, the notes are read one by one (always right).
+        for (let attempt = 1; attempt <= 3; attempt++) {
+          const bytes = await this.deps.blobs.get(rec.id, 'segment', id);
+          if (!bytes) return undefined;
+          try {
+            return parseSegment(bytes);
+          } catch {
+            await sleep(50 * attempt);
+          }
+        }
+        return undefined;
+      },
+      textsBytes,
+    );
+  }
+
+  /**
+   * Calls `visit` once for each blob of `wanted` whose text the pack holds: the tail first, then the
+   * segments, a few at a time, each dropped once visited (so the heap stays bounded whatever the
+   * memory's size). Returns the blobs it did not find, for the caller to read one by one.
+   */
+  async scan(rec: MemoryRecord, pack: SearchPack, wanted: ReadonlySet<string>, visit: (blob: string, text: PackedText) => void): Promise<Set<string>> {
+    const left = new Set(wanted);
+    const take = (texts: ReadonlyMap<string, PackedText>): void => {
+      const found: string[] = [];
+      if (left.size < texts.size) {
+        for (const blob of left) if (texts.has(blob)) found.push(blob);
+      } else {
+        for (const blob of texts.keys()) if (left.has(blob)) found.push(blob);
+      }
+      for (const blob of found) {
+        left.delete(blob);
+        visit(blob, texts.get(blob) as PackedText);
+      }
+    };
+    take(pack.tail);
+    await mapLimit(pack.segments, SEGMENT_CONCURRENCY, async (ref) => {
+      if (left.size === 0) return;
+      const texts = await this.segment(rec, ref.id);
+      if (texts) take(texts);
+    });
+    return left;
+  }
+
+  /** Every text of the commit's notes, packed or read one by one (exports). */
+  async all(rec: MemoryRecord, index: NoteIndex, visit: (blob: string, text: PackedText) => void): Promise<void> {
+    const blobs = new Set<string>();
+    for (const e of index.files.values()) blobs.add(e.blob);
+    const missing = await this.scan(rec, index.pack, blobs, visit);
+    const git = this.deps.git(rec);
+    await mapLimit([...missing], READ_CONCURRENCY, async (blob) => {
+      visit(blob, packedText(await this.deps.texts.text(rec, git, blob), this.deps.limits));
+    });
+    if (wantsCompaction(index.pack, index.files, missing.size, this.deps.policy)) this.compact(rec, index);
+  }
+
+  /**
+   * Starts, in the background, the compaction of `index`'s layout unless one runs for that commit in
+   * this process: every note's text packed, large mostly-live segments kept, the rest (tail, small or
+   * stale segments, notes read one by one) rewritten into new segments, then the commit's index
+   * stored again naming them. Safe with any number of instances: segments are content-addressed, and
+   * every version of a commit's index lists the same notes with a layout valid for them, so readers
+   * and writers holding the older version stay correct; a failure leaves the older version in place.
+   */
+  compact(rec: MemoryRecord, index: NoteIndex): void {
+    const key = `${rec.id}:${index.commit}`;
+    if (this.running.has(key)) return;
+    const run = this.compactNow(rec, index)
+      // An optimisation only: the next search of the commit tries again.
+      .catch(() => undefined)
+      .finally(() => this.running.delete(key));
+    this.running.set(key, run);
+  }
+
+  /** Resolves once no compaction runs in this process (tests and benchmarks). */
+  async idle(): Promise<void> {
+    while (this.running.size > 0) await Promise.all([...this.running.values()]);
+  }
+
+  private async compactNow(rec: MemoryRecord, index: NoteIndex): Promise<void> {
+    const { policy } = this.deps;
+    const live = new Set<string>();
+    for (const e of index.files.values()) live.add(e.blob);
+    const placed = new Set<string>();
+    const keep: SegmentRef[] = [];
+    const rest = new Map<string, PackedText>();
+    // One segment at a time: only the texts to rewrite stay in memory, never the kept segments'.
+    for (const ref of index.pack.segments) {
+      const texts = await this.segment(rec, ref.id);
+      if (!texts) continue;
+      const mine = [...texts].filter(([blob]) => live.has(blob) && !placed.has(blob));
+      const chars = mine.reduce((n, [, t]) => n + t.text.length, 0);
+      if (keepsSegment(ref, chars, policy)) {
+        keep.push(ref);
+        for (const [blob] of mine) {
+          placed.add(blob);
+          rest.delete(blob);
+        }
+      } else {
+        for (const [blob, t] of mine) rest.set(blob, t);
+      }
+    }
+    for (const [blob, t] of index.pack.tail) if (live.has(blob) && !placed.has(blob)) rest.set(blob, t);
+    const git = this.deps.git(rec);
+    const unread = [...live].filter((b) => !placed.has(b) && !rest.has(b));
+    await mapLimit(unread, READ_CONCURRENCY, async (blob) => {
+      rest.set(blob, packedText(await this.deps.texts.text(rec, git, blob), this.deps.limits));
+    });
+    const fresh = chunk(rest, policy);
+    const compacted: NoteIndex = { ...index, pack: { segments: [...keep, ...fresh.map((s) => s.ref)], tail: new Map(), complete: true }, fresh };
+    // Segments before the index that names them: no reader ever meets a name whose object is missing.
+    await this.deps.blobs.putMany(
+      rec.id,
+      fresh.map((s) => ({ kind: 'segment' as const, sha: s.ref.id, body: s.body })),
+    );
+    await this.deps.blobs.putMany(rec.id, this.deps.indexes.items({ ...compacted, fresh: undefined }));
+    this.deps.indexes.remember(rec, compacted);
+  }
+}
