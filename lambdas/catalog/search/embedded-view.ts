@@ -148,7 +148,10 @@ function buildBits(byRank: readonly Entry[]): Record<FilterField, Map<string, Ui
   const bits: Record<FilterField, Map<string, Uint32Array>> = { type: new Map(), category: new Map(), language: new Map(), license: new Map() };
   const set = (field: FilterField, value: string, rank: number): void => {
     let b = bits[field].get(value);
-    if (b === undefined) bits[field].set(value, (b = new Uint32Array(words)));
+    if (b === undefined) {
+      b = new Uint32Array(words);
+      bits[field].set(value, b);
+    }
     b[rank >>> 5] |= 1 << (rank & 31);
   };
   for (const e of byRank) {
