@@ -3,6 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { runCatalogBench } from './bench/catalog';
+import { runCatalogScale } from './bench/catalog-scale';
 import { runCrawlerBench } from './bench/crawler';
 import { runMemoryBench } from './bench/memory';
 import { runGitBench } from './bench/git';
@@ -17,6 +18,8 @@ import type { BenchSection } from './bench/stats';
 
 const SECTIONS: Array<{ name: string; run: (log: (m: string) => void) => Promise<BenchSection> }> = [
   { name: 'catalog', run: runCatalogBench },
+  { name: 'catalog-10k', run: runCatalogScale(10_000) },
+  { name: 'catalog-100k', run: runCatalogScale(100_000) },
   { name: 'crawler', run: runCrawlerBench },
   { name: 'memory', run: runMemoryBench },
   { name: 'git', run: runGitBench },

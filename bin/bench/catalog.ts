@@ -9,6 +9,7 @@ import { handleCatalogRequest } from '../../lambdas/catalog/api';
 import { EmbeddedSearchIndex } from '../../lambdas/catalog/search/embedded';
 import { generateCatalog, toSearchDocument, TOPICS } from '../local-stack/synthetic';
 import { createCatalogDeps } from '../../lambdas/catalog/wiring';
+import type { CatalogDeps } from '../../lambdas/catalog/deps';
 import type { HttpEvent } from '../../lambdas/shared/http/types';
 import { startDynamoLocal, startS3Server } from '../local-stack/backends';
 import { localCatalogConfig, provision } from '../local-stack/catalog-env';
@@ -26,7 +27,7 @@ const ORIGIN_SECRET = 'bench-origin-secret';
 const CALLERS = 100;
 const ROOT = join(__dirname, '..', '..');
 
-function event(path: string, query: string, ip: string): HttpEvent {
+export function event(path: string, query: string, ip: string): HttpEvent {
   const detail = /^\/api\/mcps\/([^/]+)$/.exec(path);
   const route = detail ? '/api/mcps/{slug}' : path;
   return {
@@ -99,6 +100,69 @@ async function load(port: number, mix: QueryMix, clients = CLIENTS): Promise<Loa
   return { okRps: result['2xx'] / result.duration, limited: result.statusCodeStats['429']?.count ?? 0 };
 }
 
+/**
+ * The read endpoints' cases for handler latency: the five endpoints, then the throughput mix.
+ * Shared with the 100,000-server section (`catalog-scale.ts`).
+ */
+export function handlerCases(mix?: QueryMix): Array<{ name: string; make: (i: number) => [string, string] }> {
+  const words = TOPICS.flatMap((t) => [t.key, ...t.keywords.filter((k) => !k.includes(' '))]);
+  const cases: Array<{ name: string; make: (i: number) => [string, string] }> = [
+    { name: '/mcps (default)', make: () => ['/api/mcps', ''] },
+    {
+      name: '/mcps?type=npm&category=…&sort=stars',
+      make: (i) => ['/api/mcps', `type=npm&category=${encodeURIComponent(TOPICS[i % TOPICS.length].category)}&sort=stars`],
+    },
+    { name: '/search?q=…', make: (i) => ['/api/search', `q=${encodeURIComponent(words[i % words.length])}`] },
+    { name: '/autocomplete?q=…', make: (i) => ['/api/autocomplete', `q=${encodeURIComponent(words[i % words.length].slice(0, 3))}`] },
+    { name: '/facets', make: () => ['/api/facets', ''] },
+  ];
+  if (mix !== undefined) {
+    cases.push({
+      name: `query mix (${mix.urls.length} URLs, Zipf; the throughput load)`,
+      make: (i) => {
+        const [p, q = ''] = mix.urls[mix.sequence[i % mix.sequence.length]].split('?');
+        return [p, q];
+      },
+    });
+  }
+  return cases;
+}
+
+/**
+ * Handler latency at the spec's anonymous limit (30 rps, burst 60): each case's requests rotate
+ * over 100 client IPs of its own (30 requests each, half a burst), so no caller is limited and
+ * every 6th request of a caller takes a lease from DynamoDB Local (that round trip runs
+ * concurrently with the handler's work).
+ */
+export async function handlerLatencyRows(
+  deps: CatalogDeps,
+  cases: Array<{ name: string; make: (i: number) => [string, string] }>,
+  log: (m: string) => void,
+  label = '',
+): Promise<BenchSection['rows']> {
+  const rows: BenchSection['rows'] = [];
+  let ip = 0;
+  for (const c of cases) {
+    for (let i = 0; i < 200; i++) {
+      const [p, q] = c.make(i);
+      await handleCatalogRequest(event(p, q, `10.9.${i % 250}.${i % 7}`), deps, 'warm');
+    }
+    const samples: number[] = [];
+    for (let i = 0; i < 3000; i++) {
+      const [p, q] = c.make(i);
+      ip = (ip + 1) % CALLERS;
+      const started = performance.now();
+      const res = await handleCatalogRequest(event(p, q, `10.${cases.indexOf(c)}.${ip >> 8}.${ip & 255}`), deps, 'bench');
+      samples.push(performance.now() - started);
+      if (res.statusCode !== 200) throw new Error(`${c.name}: ${res.statusCode} ${res.body}`);
+    }
+    const s = summarize(samples);
+    log(`${label}${c.name}: p50 ${ms(s.p50)} p99 ${ms(s.p99)}`);
+    rows.push([`${label}handler ${c.name} p50 / p99`, `${ms(s.p50)} / ${ms(s.p99)}`, 'p50 < 5 ms', verdict(s.p50 < 5)]);
+  }
+  return rows;
+}
+
 export async function runCatalogBench(log: (m: string) => void): Promise<BenchSection> {
   const tmp = mkdtempSync(join(tmpdir(), 'bench-catalog-'));
   const [ddb, s3] = await Promise.all([startDynamoLocal({}), startS3Server({ dir: join(tmp, 's3'), buckets: [] })]);
@@ -121,47 +185,7 @@ export async function runCatalogBench(log: (m: string) => void): Promise<BenchSe
     const mix = catalogQueryMix(servers);
     const deps = await createCatalogDeps(config, index);
 
-    // Handler latency at the spec's anonymous limit (30 rps, burst 60): each case's requests rotate
-    // over 100 client IPs of its own (30 requests each, half a burst), so no caller is limited and every 6th request of a caller
-    // takes a lease from DynamoDB Local (that round trip runs concurrently with the handler's work).
-    const words = TOPICS.flatMap((t) => [t.key, ...t.keywords.filter((k) => !k.includes(' '))]);
-    const cases: Array<{ name: string; make: (i: number) => [string, string] }> = [
-      { name: '/mcps (default)', make: () => ['/api/mcps', ''] },
-      {
-        name: '/mcps?type=npm&category=…&sort=stars',
-        make: (i) => ['/api/mcps', `type=npm&category=${encodeURIComponent(TOPICS[i % TOPICS.length].category)}&sort=stars`],
-      },
-      { name: '/search?q=…', make: (i) => ['/api/search', `q=${encodeURIComponent(words[i % words.length])}`] },
-      { name: '/autocomplete?q=…', make: (i) => ['/api/autocomplete', `q=${encodeURIComponent(words[i % words.length].slice(0, 3))}`] },
-      { name: '/facets', make: () => ['/api/facets', ''] },
-      {
-        name: `query mix (${mix.urls.length} URLs, Zipf; the throughput load)`,
-        make: (i) => {
-          const [p, q = ''] = mix.urls[mix.sequence[i % mix.sequence.length]].split('?');
-          return [p, q];
-        },
-      },
-    ];
-    const rows: BenchSection['rows'] = [];
-    let ip = 0;
-    for (const c of cases) {
-      for (let i = 0; i < 200; i++) {
-        const [p, q] = c.make(i);
-        await handleCatalogRequest(event(p, q, `10.9.${i % 250}.${i % 7}`), deps, 'warm');
-      }
-      const samples: number[] = [];
-      for (let i = 0; i < 3000; i++) {
-        const [p, q] = c.make(i);
-        ip = (ip + 1) % CALLERS;
-        const started = performance.now();
-        const res = await handleCatalogRequest(event(p, q, `10.${cases.indexOf(c)}.${ip >> 8}.${ip & 255}`), deps, 'bench');
-        samples.push(performance.now() - started);
-        if (res.statusCode !== 200) throw new Error(`${c.name}: ${res.statusCode} ${res.body}`);
-      }
-      const s = summarize(samples);
-      log(`${c.name}: p50 ${ms(s.p50)} p99 ${ms(s.p99)}`);
-      rows.push([`handler ${c.name} p50 / p99`, `${ms(s.p50)} / ${ms(s.p99)}`, 'p50 < 5 ms', verdict(s.p50 < 5)]);
-    }
+    const rows: BenchSection['rows'] = await handlerLatencyRows(deps, handlerCases(mix), log);
 
     // A caller's first request (or one after its lease ran out) waits for the shared bucket: the
     // limiter's own round trip to DynamoDB Local, measured alone on fresh keys.
