@@ -215,7 +215,7 @@ export async function runCatalogBench(log: (m: string) => void): Promise<BenchSe
     try {
       const recorded: Record<string, { status: number; headers: Record<string, string>; body: string }> = {};
       for (const u of mix.urls) {
-        const res = await fetch(`http://127.0.0.1:${recording.port}${u}`);
+        const res = await fetch(`http://127.0.0.1:${recording.port}${u}`, { headers: { 'x-origin-verify': ORIGIN_SECRET } });
         const headers: Record<string, string> = {};
         res.headers.forEach((v, k) => {
           if (!['date', 'connection', 'keep-alive', 'transfer-encoding', 'content-length'].includes(k)) headers[k] = v;
