@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { runCatalogBench } from './bench/catalog';
 import { runCatalogScale } from './bench/catalog-scale';
 import { runCrawlerBench } from './bench/crawler';
+import { runCrawlerDeployedBench } from './bench/crawler-deployed';
 import { runMemoryBench } from './bench/memory';
 import { runGitBench } from './bench/git';
 import { runMcpBench } from './bench/mcp';
@@ -21,6 +22,7 @@ const SECTIONS: Array<{ name: string; run: (log: (m: string) => void) => Promise
   { name: 'catalog-10k', run: runCatalogScale(10_000) },
   { name: 'catalog-100k', run: runCatalogScale(100_000) },
   { name: 'crawler', run: runCrawlerBench },
+  { name: 'crawler-30k', run: runCrawlerDeployedBench },
   { name: 'memory', run: runMemoryBench },
   { name: 'git', run: runGitBench },
   { name: 'mcp', run: runMcpBench },
