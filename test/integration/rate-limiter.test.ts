@@ -196,7 +196,7 @@ describe('on DynamoDB Local', () => {
         ['whole-burst', 0, 60],
         ['over-burst', 0, 61], // more than the burst: never granted
       ];
-      for (const [name, used, n] of cases) {
+      for (const [name, used] of cases) {
         for (const twin of ['a', 'b']) if (used > 0) await exact.take(k(`${name}-${twin}`), policy, used);
       }
       const viaBatch = await Promise.all(cases.map(([name, , n]) => batched.take(k(`${name}-a`), policy, n)));
