@@ -137,6 +137,8 @@ async function runCatalogScaleBench(n: number, log: (m: string) => void): Promis
       }
       log(`${label}npm run reindex`);
       const reindex = await runCli('reindex.ts', [], dir, tmp);
+      const reindexed = Number(/reindexed (\d+) servers/.exec(reindex.stdout)?.[1]);
+      if (reindexed !== n) throw new Error(`reindex found ${reindexed} servers, not ${n}: ${reindex.stdout}`);
       rows.push([
         `${label}reindex (\`npm run reindex\`: table scan, index build, snapshot write) time / peak RSS`,
         `${secs(reindex.ms)} / ${mib(reindex.maxRssMiB)}`,
