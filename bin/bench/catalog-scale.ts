@@ -123,7 +123,12 @@ async function runCatalogScaleBench(n: number, log: (m: string) => void): Promis
         // A DATA_DIR an earlier `npm run seed -- --count n` filled (the seed alone takes most of an hour at 100,000 here).
         // Not `run/`: its pid files name the seeding run's backends, which a start would take for stale ones.
         cpSync(seeded, dir, { recursive: true, filter: (src) => !src.startsWith(join(seeded, 'run')) });
-        rows.push([`${label}seed (\`npm run seed -- --count ${n}\`)`, 'not run here: BENCH_SEEDED_DATA_DIR (see below)', '', '']);
+        rows.push([
+          `${label}seed (\`npm run seed -- --count ${n}\`)`,
+          `not run here (BENCH_SEEDED_DATA_DIR)${process.env.BENCH_SEEDED_NOTE ? `; ${process.env.BENCH_SEEDED_NOTE}` : ''}`,
+          '',
+          '',
+        ]);
       } else {
         log(`${label}npm run seed -- --count ${n}`);
         const seed = await runCli('seed.ts', ['--count', String(n)], dir, tmp);
@@ -187,7 +192,7 @@ async function runCatalogScaleBench(n: number, log: (m: string) => void): Promis
     title: `Catalog at scale: ${n.toLocaleString('en-US')} synthetic servers seeded, reindexed and served`,
     method: [
       '- Data: `generateCatalog(n)` (deterministic, seed 1) through the CLIs a user runs, each in its own `node` process (tsx, as `npm run` starts them) on a fresh DATA_DIR: `seed.ts --count n` (starts DynamoDB Local and the S3 server, writes the catalog table in batches of 100, renders and stores the icons, builds the search index and writes its snapshot), then `reindex.ts` (scans the table back, rebuilds the index, rewrites the snapshot), then `local.ts` (`npm start`: loads the snapshot, serves). Times are wall time from spawn to exit (to the "ready" line for `npm start`); peak RSS is the node process\'s own (`process.resourceUsage().maxRSS`, written at exit by `report-max-rss.cjs`), without the Java and S3 children.',
-      '- With `BENCH_SEEDED_DATA_DIR` (a DATA_DIR an earlier `seed.ts --count n` filled, copied without its pid files), the seed is not run and its row says so; its time and memory are then given in this note from the run that seeded it.',
+      '- With `BENCH_SEEDED_DATA_DIR` (a DATA_DIR an earlier `seed.ts --count n` filled, copied without its pid files), the seed is not run and its row says so; its time and memory, when known, come from the run that seeded it (`BENCH_SEEDED_NOTE`, the figures that run logged).',
       '- `npm start` RSS: `/proc/<pid>/status` VmRSS once each read endpoint has answered one request (the view and the autocomplete dictionary built) and after 200 more sequential reads over five pages.',
       '- Handler latency: as in "Catalog API" (`handleCatalogRequest` in-process, response cache off, 3,000 sequential requests per case after 200 warm-ups, the real limiter at the spec\'s anonymous limit over 100 client IPs per case on DynamoDB Local), over the index loaded from the snapshot `reindex` wrote. Filters are answered from per-value bitsets over the popularity ranks (AND of ORs, the total a population count) and autocomplete from a sorted dictionary of names, name tails and titles (`embedded-view.ts`).',
       "- The machine is shared (2 cores, the other engineers' runs): the load average under the title says how busy; times move with it, memory does not.",
