@@ -154,10 +154,11 @@ async function runCatalogScaleBench(n: number, log: (m: string) => void): Promis
           '',
           '',
         ]);
+        log(`${label}reindex ${secs(reindex.ms)}, ${mib(reindex.maxRssMiB)}`);
       }
       const snapshot = dataDir(dir).searchSnapshot;
       rows.push([`${label}search snapshot file`, `${(statSync(snapshot).size / 2 ** 20).toFixed(1)} MiB`, '', '']);
-      log(`${label}reindex ${secs(reindex.ms)}, ${mib(reindex.maxRssMiB)}; npm start`);
+      log(`${label}npm start`);
       const server = await serve(dir, tmp);
       rows.push([`${label}\`npm start\` on it: ready`, secs(server.readyMs), '', '']);
       rows.push([
