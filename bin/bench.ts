@@ -43,7 +43,7 @@ function render(sections: BenchSection[]): string {
   const lines = [
     '# Benchmarks',
     '',
-    'Produced by `npm run bench`; `npm run bench -- <section>` (catalog, crawler, memory, mcp, lambdas) runs one section and rewrites only that one. Each section says when and on what machine it ran; its figures come from that one run; medians (p50) and p99 over the samples stated. Benchmarks are scripts, never test assertions.',
+    `Produced by \`npm run bench\`; \`npm run bench -- <section>\` (${SECTIONS.map((x) => x.name).join(', ')}) runs one section and rewrites only that one. Each section says when and on what machine it ran; its figures come from that one run; medians (p50) and p99 over the samples stated. Benchmarks are scripts, never test assertions.`,
     '',
   ];
   for (const s of sections) {
