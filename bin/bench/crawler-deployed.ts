@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { crawlerHandlers, type PlanResult, type UnitResult } from '../../lambdas/crawler/handler';
 import type { UnitRef } from '../../lambdas/crawler/domain/ports';
 import { mapLimit } from '../../lambdas/shared/concurrency';
+import { loadBatchSdkBudget } from '../../lambdas/shared/aws/clients';
 import { startCrawlerEnv } from '../../test/support/crawler-env';
 import { startDynamoLocal, startS3Server } from '../local-stack/backends';
 import { syntheticUpstreamRows } from './crawler';
@@ -38,6 +39,15 @@ export async function runCrawlerDeployedBench(log: (m: string) => void): Promise
   const saved = { ddb: process.env.TEST_DYNAMODB_ENDPOINT, s3: process.env.TEST_S3_ENDPOINT };
   process.env.TEST_DYNAMODB_ENDPOINT = ddb.endpoint;
   process.env.TEST_S3_ENDPOINT = s3.endpoint;
+  // The deployed crawler's clients have the batch budget (30 s a request, 5 attempts: handler.ts),
+  // the test environment's the interactive one (1.5 s): give them the deployed budget.
+  const batch = loadBatchSdkBudget();
+  const budgetVars = ['AWS_DYNAMODB_TIMEOUT_MS', 'AWS_DYNAMODB_MAX_ATTEMPTS', 'AWS_S3_TIMEOUT_MS', 'AWS_S3_MAX_ATTEMPTS'] as const;
+  const savedBudget = Object.fromEntries(budgetVars.map((k) => [k, process.env[k]]));
+  process.env.AWS_DYNAMODB_TIMEOUT_MS = String(batch.dynamoRequestTimeoutMs);
+  process.env.AWS_DYNAMODB_MAX_ATTEMPTS = String(batch.dynamoMaxAttempts);
+  process.env.AWS_S3_TIMEOUT_MS = String(batch.s3RequestTimeoutMs);
+  process.env.AWS_S3_MAX_ATTEMPTS = String(batch.s3MaxAttempts);
   const env = await startCrawlerEnv(syntheticUpstreamRows(COUNT), {
     now: '2026-11-01T12:00:00.000Z',
     env: { CRAWLER_HTTP_TIMEOUT_MS: '10000', CRAWLER_HEALTH_TIMEOUT_MS: '5000' },
@@ -108,7 +118,7 @@ export async function runCrawlerDeployedBench(log: (m: string) => void): Promise
     return {
       title: `Crawler as deployed: ${COUNT.toLocaleString('en-US')} upstream servers through Step Functions' shape`,
       method: [
-        `- \`crawlerHandlers\` (the crawler Lambda's entry) called as the state machine calls it: Plan until \`planned\` (CRAWLER_PLAN_MAX_STEPS 200 pages per call), the inline Map over the plan's units at the deployed MaxConcurrency (${MAP_CONCURRENCY}), Finalize. Upstream: ${COUNT.toLocaleString('en-US')} synthetic servers (\`generateCatalog\`, seed 1) on the loopback registry fake (100 rows a page), with the crawler bench's fakes of GitHub, npm, PyPI, icon hosts and remote MCP servers (slow remotes hang until the 5 s health timeout), DynamoDB Local, the S3 server and the embedded index; every enrichment step on, production timeouts.`,
+        `- \`crawlerHandlers\` (the crawler Lambda's entry) called as the state machine calls it: Plan until \`planned\` (CRAWLER_PLAN_MAX_STEPS 200 pages per call), the inline Map over the plan's units at the deployed MaxConcurrency (${MAP_CONCURRENCY}), Finalize. Upstream: ${COUNT.toLocaleString('en-US')} synthetic servers (\`generateCatalog\`, seed 1) on the loopback registry fake (100 rows a page), with the crawler bench's fakes of GitHub, npm, PyPI, icon hosts and remote MCP servers (slow remotes hang until the 5 s health timeout), DynamoDB Local, the S3 server and the embedded index; every enrichment step on, production timeouts, and the SDK budget the deployed crawler gives its clients (30 s a request, 5 attempts).`,
         "- Limits: each call against the function's timeout as deployed (15 min, `lib/catalog-crawler.ts`); each state's JSON (the Plan state's document with its `plan`, a Map iteration's input and the unit result, Finalize's output) against Step Functions' 256 KiB payload limit; the execution's history events against the 25,000 of a Standard workflow, counted from the documented event sequence of task, Choice and inline Map states (retries would add a few per retry). Times are this machine's (2 shared cores, the load average above); a Lambda at 1024 MB has a little more than half a vCPU and a real network, so the margin to 15 minutes is what to read, not the seconds.",
         '- Finalize here is the OpenSearch-mode one (the run\'s report); in the small-catalog mode it also rebuilds the search snapshot from the table, measured at 30,000 servers in "Small-catalog mode: embedded search cold start" (writing it).',
       ].join('\n'),
@@ -148,6 +158,10 @@ export async function runCrawlerDeployedBench(log: (m: string) => void): Promise
     await Promise.all([ddb.stop(), s3.stop()]);
     process.env.TEST_DYNAMODB_ENDPOINT = saved.ddb;
     process.env.TEST_S3_ENDPOINT = saved.s3;
+    for (const k of budgetVars) {
+      if (savedBudget[k] === undefined) delete process.env[k];
+      else process.env[k] = savedBudget[k];
+    }
     rmSync(dir, { recursive: true, force: true });
   }
 }
