@@ -3,7 +3,9 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { runCatalogBench } from './bench/catalog';
+import { runCatalogScale } from './bench/catalog-scale';
 import { runCrawlerBench } from './bench/crawler';
+import { runCrawlerDeployedBench } from './bench/crawler-deployed';
 import { runMemoryBench } from './bench/memory';
 import { runGitBench } from './bench/git';
 import { runMcpBench } from './bench/mcp';
@@ -17,7 +19,10 @@ import type { BenchSection } from './bench/stats';
 
 const SECTIONS: Array<{ name: string; run: (log: (m: string) => void) => Promise<BenchSection> }> = [
   { name: 'catalog', run: runCatalogBench },
+  { name: 'catalog-10k', run: runCatalogScale(10_000) },
+  { name: 'catalog-100k', run: runCatalogScale(100_000) },
   { name: 'crawler', run: runCrawlerBench },
+  { name: 'crawler-30k', run: runCrawlerDeployedBench },
   { name: 'memory', run: runMemoryBench },
   { name: 'git', run: runGitBench },
   { name: 'mcp', run: runMcpBench },
@@ -38,7 +43,7 @@ function render(sections: BenchSection[]): string {
   const lines = [
     '# Benchmarks',
     '',
-    'Produced by `npm run bench`; `npm run bench -- <section>` (catalog, crawler, memory, mcp, lambdas) runs one section and rewrites only that one. Each section says when and on what machine it ran; its figures come from that one run; medians (p50) and p99 over the samples stated. Benchmarks are scripts, never test assertions.',
+    `Produced by \`npm run bench\`; \`npm run bench -- <section>\` (${SECTIONS.map((x) => x.name).join(', ')}) runs one section and rewrites only that one. Each section says when and on what machine it ran; its figures come from that one run; medians (p50) and p99 over the samples stated. Benchmarks are scripts, never test assertions.`,
     '',
   ];
   for (const s of sections) {

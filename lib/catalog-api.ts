@@ -176,10 +176,11 @@ export class CatalogApi extends Construct {
       environment,
     }));
 
-    // Least privilege: read the catalog, one conditional update per request on the rate limiter,
-    // and read the opaque-token table for the bearer tier.
+    // Least privilege: read the catalog, conditional writes of the rate limiter's buckets (one
+    // UpdateItem, or a PartiQL INSERT/UPDATE in a batch of new callers: RATE_BATCH_TAKES), and read
+    // the opaque-token table for the bearer tier.
     data.catalogTable.grantReadData(this.role);
-    grantTable(data.rateLimitTable, this.role, ['dynamodb:GetItem', 'dynamodb:UpdateItem']);
+    grantTable(data.rateLimitTable, this.role, ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PartiQLInsert', 'dynamodb:PartiQLUpdate']);
     auth.grantTokenVerification(this.role);
     // Icons live under api/icons/; ListBucket makes a missing key a 404 (NoSuchKey) rather than a 403.
     this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: [data.iconsBucket.arnForObjects('api/icons/*')] }));

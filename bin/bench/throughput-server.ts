@@ -48,6 +48,8 @@ async function main(): Promise<void> {
     /** `spec`: the spec's limits per caller, callers told apart by the viewer address behind the origin secret. */
     limits: 'spec' | 'raised';
     originSecret: string;
+    /** `false`: one table call per new caller (RATE_BATCH_TAKES=0), to show what batching the takes saves. */
+    batch?: boolean;
   };
   const base = localCatalogConfig(dataDir(env.tmp), env.dynamo, env.s3);
   const config = {
@@ -60,6 +62,7 @@ async function main(): Promise<void> {
     // As behind CloudFront: the viewer address is trusted with the secret header, so many callers share one connection pool.
     originVerifySecret: env.originSecret,
     responseCacheEntries: env.cache ? 512 : 0,
+    ...(env.batch === false && { rateBatchTakes: false }),
   };
   const index = new EmbeddedSearchIndex({});
   await index.replaceAll(generateCatalog(env.count).map(toSearchDocument));

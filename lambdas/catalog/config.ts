@@ -2,7 +2,7 @@
  * Runtime configuration, read once from the environment. Every limit is configuration with the
  * spec's value as the default (DECISIONS): environment variables locally, props in CDK.
  */
-import { envNumber, envString, type Env } from '../shared/env';
+import { envBool, envNumber, envString, type Env } from '../shared/env';
 import { loadLeasingOptions } from '../shared/rate-limit/leasing-config';
 import type { LeasingOptions } from '../shared/rate-limit/rate-limiter';
 import { loadClientOptions, type ClientOptions } from '../shared/aws/clients';
@@ -45,6 +45,12 @@ export interface CatalogConfig extends ClientOptions {
   authenticated: RateTier;
   /** The shared limiter's leases and provisional allowance (`RATE_LEASE_FRACTION`, `RATE_PROVISIONAL_TOKENS`). */
   rateLimiter: LeasingOptions;
+  /**
+   * The catalog reads' limiter sends the table calls of concurrent new callers in batches
+   * (`RATE_BATCH_TAKES`, on by default; `dynamo-rate-limiter.ts`). Only the catalog read function
+   * has the PartiQL permissions it needs; favorites and the site take one call per caller.
+   */
+  rateBatchTakes: boolean;
   /** Whole responses kept per instance for index-backed reads (0 disables; see response-cache.ts). */
   responseCacheEntries: number;
   /** Cursor keys: a JSON file locally, a Secrets Manager secret in AWS. */
@@ -76,6 +82,7 @@ export function loadCatalogConfig(): CatalogConfig {
     anonymous: { rate: envNumber(env, 'RATE_ANON_RPS', 30, { positive: true }), burst: envNumber(env, 'RATE_ANON_BURST', 60, { positive: true }) },
     authenticated: { rate: envNumber(env, 'RATE_USER_RPS', 100, { positive: true }), burst: envNumber(env, 'RATE_USER_BURST', 200, { positive: true }) },
     rateLimiter: loadLeasingOptions(env),
+    rateBatchTakes: envBool(env, 'RATE_BATCH_TAKES', true),
     responseCacheEntries: count(env, 'RESPONSE_CACHE_ENTRIES', 512),
     cursorKeysFile: envString(env, 'CURSOR_KEYS_FILE'),
     cursorSecretArn: envString(env, 'CURSOR_SECRET_ARN'),

@@ -28,7 +28,7 @@ export async function createCatalogDeps(config: CatalogConfig, index: SearchInde
     store: new DynamoCatalogStore(documentClient(ddb), config.catalogTable),
     index,
     icons: new S3IconStore((mod) => traced(new mod.S3Client(s3Config(clientOpts))), config.iconsBucket),
-    limiter: sharedLimiter(ddb, config.rateLimitTable, config.rateLimiter),
+    limiter: sharedLimiter(ddb, config.rateLimitTable, config.rateLimiter, { batch: config.rateBatchTakes }),
     cursors,
     callers: verifier ? new BearerCallers(verifier, config, originSecret) : new AnonymousCallers(config, originSecret),
     originSecret,

@@ -196,6 +196,16 @@ describe('catalog Lambda', () => {
     expect(actions.filter((a) => a.includes('*'))).toEqual([]);
     const rateLimitWrites = statements.find((st) => JSON.stringify(st.Action).includes('dynamodb:UpdateItem'));
     expect(rateLimitWrites?.Resource).toEqual({ 'Fn::GetAtt': [logicalId(s.stack.data.rateLimitTable), 'Arn'] });
+    // The limiter's batched takes (RATE_BATCH_TAKES) are PartiQL inserts and updates of that table only.
+    expect(onTable(statements, s.stack.data.rateLimitTable)).toEqual([
+      'dynamodb:GetItem',
+      'dynamodb:PartiQLInsert',
+      'dynamodb:PartiQLUpdate',
+      'dynamodb:UpdateItem',
+    ]);
+    expect(statements.filter((st) => JSON.stringify(st.Action).includes('PartiQL')).map((st) => st.Resource)).toEqual([
+      { 'Fn::GetAtt': [logicalId(s.stack.data.rateLimitTable), 'Arn'] },
+    ]);
     // The bearer tier: reads of the opaque-token table only.
     expect(onTable(statements, s.stack.auth.tokenTable)).toEqual(['dynamodb:BatchGetItem', 'dynamodb:GetItem']);
     expect(onTable(statements, s.stack.auth.favoritesTable)).toEqual([]);

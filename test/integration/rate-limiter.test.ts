@@ -164,6 +164,76 @@ describe('on DynamoDB Local', () => {
     expect(admitted).toBeLessThanOrEqual(20 + 4);
   });
 
+  it('batched takes (RATE_BATCH_TAKES) decide exactly as one call per take, in a few calls for many new callers', async () => {
+    const sent: string[] = [];
+    const counting = dynamoClient({ region: 'us-east-1', dynamoEndpoint: process.env.TEST_DYNAMODB_ENDPOINT });
+    counting.middlewareStack.add(
+      (next, context) => (args) => {
+        sent.push(String(context.commandName));
+        return next(args);
+      },
+      { step: 'initialize' },
+    );
+    try {
+      const batched = new DynamoTokenBuckets(counting, table, clock, { batch: true });
+      const policy: RatePolicy = { name: 'batch-new', ratePerSecond: 30, burst: 60 };
+      // 100 callers seen for the first time, at once: all granted, every bucket written as one take would.
+      const fresh = await Promise.all(Array.from({ length: 100 }, (_, i) => batched.take(k(`new-${i}`), policy, 6)));
+      expect(fresh.every((t) => t.granted && t.tatMs === now + 6 * (1000 / 30) && t.nowMs === now)).toBe(true);
+      const stored = await ddb.send(new GetItemCommand({ TableName: table, Key: { pk: { S: `${k('new-7')}` } } }));
+      expect(Number(stored.Item?.tat?.N)).toBeCloseTo(now + 200, 6);
+      expect(Number(stored.Item?.expiresAt?.N)).toBe(Math.ceil((now + 6 * (1000 / 30)) / 1000) + 60);
+      expect(sent.filter((c) => c === 'UpdateItemCommand')).toHaveLength(0);
+      expect(sent.filter((c) => c === 'BatchExecuteStatementCommand').length).toBeLessThanOrEqual(8);
+
+      // Buckets in every state, taken at once by the batch and, on twins, one call each: the same answers.
+      const exact = new DynamoTokenBuckets(ddb, table, clock);
+      const cases: Array<[string, number, number]> = [
+        ['partly-used', 10, 6], // a bucket in use: the batch's "full" statement fails, the one-item path decides
+        ['nearly-empty', 57, 6], // 3 tokens left: refused
+        ['exactly-left', 54, 6], // 6 left: granted
+        ['absent', 0, 6],
+        ['whole-burst', 0, 60],
+        ['over-burst', 0, 61], // more than the burst: never granted
+      ];
+      for (const [name, used] of cases) {
+        for (const twin of ['a', 'b']) if (used > 0) await exact.take(k(`${name}-${twin}`), policy, used);
+      }
+      const viaBatch = await Promise.all(cases.map(([name, , n]) => batched.take(k(`${name}-a`), policy, n)));
+      const oneByOne = [];
+      for (const [name, , n] of cases) oneByOne.push(await exact.take(k(`${name}-b`), policy, n));
+      expect(viaBatch).toEqual(oneByOne);
+      expect(viaBatch.map((t) => t.granted)).toEqual([true, false, true, true, true, false]);
+
+      // A caller this instance has seen, whose bucket is full again: the batch's UPDATE branch.
+      now += 10_000;
+      const again = await Promise.all([batched.take(k('new-1'), policy, 1), batched.take(k('new-2'), policy, 1)]);
+      expect(again.every((t) => t.granted && t.tatMs === now + 1000 / 30)).toBe(true);
+    } finally {
+      counting.destroy();
+    }
+  });
+
+  it('with batched takes across several instances, the limit holds within one provisional token per instance', async () => {
+    const shared: RatePolicy = { name: 'batch-shared', ratePerSecond: 0.001, burst: 20 };
+    const instances = [0, 1, 2, 3].map(
+      () => new LeasingRateLimiter(new DynamoTokenBuckets(ddb, table, clock, { batch: true }), { leaseFraction: 0.1, provisionalTokens: 1, clock }),
+    );
+    // One flooding caller among many new ones, every instance at once.
+    const requests = Array.from({ length: 200 }, (_, i) =>
+      i % 2 ? instances[i % 4].consume(k('crowd'), shared) : instances[i % 4].consume(k(`one-${i}`), shared),
+    );
+    const results = await Promise.all(requests);
+    const crowd = results.filter((_, i) => i % 2 === 1);
+    const admitted = crowd.filter((r) => r.allowed).length;
+    expect(admitted).toBeGreaterThanOrEqual(14);
+    expect(admitted).toBeLessThanOrEqual(20 + 4);
+    expect(results.filter((_, i) => i % 2 === 0).every((r) => r.allowed && r.remaining === 19)).toBe(true);
+    // The denials are remembered: a refused instance answers from memory without the table.
+    const denied = crowd.find((r) => !r.allowed);
+    expect(denied?.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+  });
+
   it('sets a TTL so idle buckets expire', async () => {
     const limiter = new LeasingRateLimiter(buckets, { leaseFraction: 0, clock });
     const tiny: RatePolicy = { name: 'tiny', ratePerSecond: 1, burst: 2 };

@@ -15,7 +15,19 @@ import { SearchWindowError, type ListQuery, type PageResult, type RegistryQuery,
 import type { CatalogRecord, Facets, SearchDocument, SlugEntry } from '../domain/types';
 import { fieldTexts } from './analysis';
 
-import { buildView, compileFilters, latestBySlug, lowerBound, parseInstant, toEntry, topHits, type Entry, type Hit, type View } from './embedded-view';
+import {
+  buildView,
+  compileFilters,
+  latestBySlug,
+  lowerBound,
+  parseInstant,
+  prefixMatches,
+  toEntry,
+  topHits,
+  type Entry,
+  type Hit,
+  type View,
+} from './embedded-view';
 import { encodeSnapshot, type LoadedSnapshot, MISSING, readSnapshot, statSignature, withFileLock, writeSnapshot } from './snapshot-file';
 import { FIELDS } from './ranking';
 import { TextIndex } from './text-index';
@@ -124,31 +136,34 @@ export class EmbeddedSearchIndex implements SearchIndex {
 
   async list(q: ListQuery): Promise<PageResult> {
     await this.ensureFresh();
-    const order = this.currentView().bySort[q.sort];
+    const view = this.currentView();
+    const order = view.bySort[q.sort];
     const { offset, limit } = q.page;
-    const matches = compileFilters(q.filters);
+    const matches = compileFilters(view, q.filters);
     if (matches === undefined) {
       return { items: order.slice(offset, offset + limit).map((e) => e.record), total: order.length };
     }
+    // The total is the bitset's count; the walk stops once the page is full.
     const items: CatalogRecord[] = [];
-    let total = 0;
-    for (const e of order) {
-      if (!matches(e)) continue;
-      if (total >= offset && items.length < limit) items.push(e.record);
-      total += 1;
+    let seen = 0;
+    for (let i = 0; i < order.length && items.length < limit && seen < matches.count; i++) {
+      const e = order[i];
+      if (!matches.has(e)) continue;
+      if (seen >= offset) items.push(e.record);
+      seen += 1;
     }
-    return { items, total };
+    return { items, total: matches.count };
   }
 
   async search(q: TextQuery): Promise<PageResult> {
     const { offset, limit } = q.page;
     if (offset + limit > EMBEDDED_SEARCH_WINDOW) throw new SearchWindowError(EMBEDDED_SEARCH_WINDOW);
     await this.ensureFresh();
-    this.currentView(); // ranks must be current
-    const matches = compileFilters(q.filters);
+    const view = this.currentView(); // ranks must be current
+    const matches = compileFilters(view, q.filters);
     const hits: Hit[] = [];
     this.text.search(q.q, (entry, score) => {
-      if (matches === undefined || matches(entry)) hits.push({ entry, score });
+      if (matches === undefined || matches.has(entry)) hits.push({ entry, score });
     });
     const top = topHits(hits, offset + limit);
     return { items: top.slice(offset).map((h) => h.entry.record), total: hits.length };
@@ -157,15 +172,8 @@ export class EmbeddedSearchIndex implements SearchIndex {
   async autocomplete(prefix: string, limit: number): Promise<CatalogRecord[]> {
     await this.ensureFresh();
     const p = prefix.toLowerCase();
-    const out: CatalogRecord[] = [];
-    if (p === '' || limit <= 0) return out;
-    for (const e of this.currentView().bySort.popularity) {
-      if (e.nameLower.startsWith(p) || e.tailLower?.startsWith(p) || e.titleLower?.startsWith(p)) {
-        out.push(e.record);
-        if (out.length >= limit) break;
-      }
-    }
-    return out;
+    if (p === '' || limit <= 0) return [];
+    return prefixMatches(this.currentView(), p, limit).map((e) => e.record);
   }
 
   async facets(): Promise<Facets> {

@@ -17,7 +17,7 @@ export function loadLeasingOptions(env: Env = process.env): LeasingOptions {
   };
 }
 
-/** The shared limiter on the rate-limit table. */
-export function sharedLimiter(client: DynamoDBClient, table: string, options: LeasingOptions): LeasingRateLimiter {
-  return new LeasingRateLimiter(new DynamoTokenBuckets(client, table), options);
+/** The shared limiter on the rate-limit table; `batch` sends concurrent takes together (it needs PartiQL insert and update on the table). */
+export function sharedLimiter(client: DynamoDBClient, table: string, options: LeasingOptions, buckets: { batch?: boolean } = {}): LeasingRateLimiter {
+  return new LeasingRateLimiter(new DynamoTokenBuckets(client, table, Date.now, buckets), options);
 }
