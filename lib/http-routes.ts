@@ -1,6 +1,7 @@
 import { HttpMethod, HttpRoute, HttpRouteKey, type IHttpApi, type IHttpRouteAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { Construct } from 'constructs';
 import { routeKey, type ApiTable, type RouteDef } from '../lambdas/shared/http/route-table';
 
 /** Authorization of one route, for routes that API Gateway itself should guard. */
@@ -107,4 +108,20 @@ function pascal(s: string): string {
     .filter(Boolean)
     .map((w) => w[0].toUpperCase() + w.slice(1))
     .join('');
+}
+
+/**
+ * `ANY <path>` routes on `httpApi` to `fn`, one per path, for paths whose every verb the function
+ * answers itself (a wrong verb is its own 405, not the catch-all's). Created in `scope` as
+ * `<ids.route><i>`, with one integration `ids.integration`.
+ */
+export function addAnyRoutes(
+  scope: Construct,
+  httpApi: IHttpApi,
+  paths: readonly string[],
+  fn: IFunction,
+  ids: { route: string; integration: string },
+): HttpRoute[] {
+  const integration = new HttpLambdaIntegration(ids.integration, fn);
+  return paths.map((p, i) => new HttpRoute(scope, `${ids.route}${i}`, { httpApi, routeKey: HttpRouteKey.with(p, HttpMethod.ANY), integration }));
 }

@@ -1,12 +1,12 @@
 import * as path from 'node:path';
-import { ArnFormat, Duration, Names, SecretValue, Stack } from 'aws-cdk-lib';
+import { Duration, Stack } from 'aws-cdk-lib';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import * as origins from 'aws-cdk-lib/aws-cloudfront-origins';
-import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type * as logs from 'aws-cdk-lib/aws-logs';
-import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { MEMORIES_PREFIX, VAULTS_PREFIX } from '../lambdas/memory-api/routes';
 import { MEMORY_API_EXTERNALS } from './bundling-externals';
@@ -15,7 +15,7 @@ import { ORIGIN_VERIFY_HEADER, type Edge } from './edge';
 import type { Identity } from './identity';
 import { appFunction, type FunctionLogLevel, PRESIGNER_CHUNK } from './lambda-function';
 import { grantMemoryData, type MemoryApi } from './memory-api';
-import { acknowledge, nagFlatten } from './nag';
+import { distributionSettings } from './settings-secret';
 import { grantTable } from './tables';
 
 export interface MemoryGitProps {
@@ -71,14 +71,15 @@ export class MemoryGit extends Construct {
     this.props = props;
     const { memory, data, auth } = props;
     const memorySize = props.memorySize ?? 2048;
-    const stack = Stack.of(this);
-    const settingsName = `${stack.stackName}/${Names.uniqueId(this)}/settings`;
+    const _stack = Stack.of(this);
     const verifier = auth.verifierEnvironment();
-    this.settings = new secretsmanager.Secret(this, 'Settings', {
-      secretName: settingsName,
-      description: 'Settings of the git remote function that depend on the distribution (audience, public URL, Cognito client ids); not a credential',
-      secretObjectValue: Object.fromEntries(Object.entries(verifier).map(([k, v]) => [k, SecretValue.unsafePlainText(v)])),
-    });
+    const settings = distributionSettings(
+      this,
+      'Settings of the git remote function that depend on the distribution (audience, public URL, Cognito client ids); not a credential',
+      verifier,
+    );
+    this.settings = settings.secret;
+    const settingsName = settings.name;
     const environment = Object.fromEntries(Object.entries(memory.environment).filter(([k]) => !(k in verifier)));
     ({ fn: this.fn, role: this.role } = appFunction(this, 'Function', {
       description: 'Git remote of the memories (smart HTTP, /v1/memories/<name>.git), streamed',
@@ -103,23 +104,7 @@ export class MemoryGit extends Construct {
     auth.grantTokenVerification(this.role);
     data.cursorKeysSecret.grantRead(this.role);
     data.originVerifySecret.grantRead(this.role);
-    const settingsArn = stack.formatArn({
-      service: 'secretsmanager',
-      resource: 'secret',
-      resourceName: `${settingsName}-??????`,
-      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
-    });
-    this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [settingsArn] }));
-    acknowledge(
-      this.role,
-      `AwsSolutions-IAM5[Resource::${nagFlatten(this, settingsArn)}]`,
-      'Secrets Manager appends six random characters to a secret name in its ARN; the grant names this one settings secret by its fixed name (a reference would close a dependency cycle through the distribution), read-only.',
-    );
-    acknowledge(
-      this.settings,
-      'AwsSolutions-SMG4',
-      'This secret holds deploy-time settings (audience, public URL, app client ids, table names) that are not credentials; nothing in it can be rotated, and each deployment rewrites it.',
-    );
+    settings.grantRead(this.role);
     this.functionUrl = this.fn.addFunctionUrl({ authType: lambda.FunctionUrlAuthType.NONE, invokeMode: lambda.InvokeMode.RESPONSE_STREAM });
   }
 

@@ -1,16 +1,16 @@
 import * as path from 'node:path';
-import { ArnFormat, Duration, Names, SecretValue, Stack } from 'aws-cdk-lib';
+import { Duration, Stack } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
-import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
-import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { grantTable } from './tables';
 import { appFunction, type FunctionLogLevel } from './lambda-function';
-import { acknowledge, nagFlatten } from './nag';
+import { distributionSettings } from './settings-secret';
 import { grantMemoryData, memoryDataEnvironment, memoryLimitsEnvironment, type MemoryLimitProps } from './memory-api';
 
 /** What the function needs from the auth context: the verifier's settings and read access to opaque tokens. */
@@ -94,19 +94,14 @@ export class MemoryMcp extends Construct {
   constructor(scope: Construct, id: string, props: MemoryMcpProps) {
     super(scope, id);
     const origins = props.allowedOrigins ?? [];
-    const stack = Stack.of(this);
-    const settingsName = `${stack.stackName}/${Names.uniqueId(this)}/settings`;
-    this.settings = new secretsmanager.Secret(this, 'Settings', {
-      secretName: settingsName,
-      description: 'Settings of the MCP function that depend on the distribution (audience, public URL, Cognito client ids); not a credential',
-      secretObjectValue: Object.fromEntries(Object.entries(props.auth.verifierEnvironment()).map(([k, v]) => [k, SecretValue.unsafePlainText(v)])),
-    });
-    const settingsArn = stack.formatArn({
-      service: 'secretsmanager',
-      resource: 'secret',
-      resourceName: `${settingsName}-??????`,
-      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
-    });
+    const _stack = Stack.of(this);
+    const settings = distributionSettings(
+      this,
+      'Settings of the MCP function that depend on the distribution (audience, public URL, Cognito client ids); not a credential',
+      props.auth.verifierEnvironment(),
+    );
+    this.settings = settings.secret;
+    const settingsName = settings.name;
     const environment: Record<string, string> = {
       MCP_SETTINGS_SECRET: settingsName,
       ...memoryDataEnvironment(props.table, props.bucket),
@@ -156,16 +151,6 @@ export class MemoryMcp extends Construct {
     props.cursorKeysSecret.grantRead(this.role);
     props.originVerifySecret?.grantRead(this.role);
     props.auth.grantTokenVerification(this.role);
-    this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [settingsArn] }));
-    acknowledge(
-      this.role,
-      `AwsSolutions-IAM5[Resource::${nagFlatten(this, settingsArn)}]`,
-      'Secrets Manager appends six random characters to a secret name in its ARN; the grant names this one settings secret by its fixed name (a reference would close a dependency cycle through the distribution), read-only.',
-    );
-    acknowledge(
-      this.settings,
-      'AwsSolutions-SMG4',
-      'This secret holds deploy-time settings (audience, public URL, app client ids, table names) that are not credentials; nothing in it can be rotated, and each deployment rewrites it.',
-    );
+    settings.grantRead(this.role);
   }
 }

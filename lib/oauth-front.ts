@@ -1,7 +1,6 @@
 import * as path from 'node:path';
 import { Duration } from 'aws-cdk-lib';
-import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
-import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import type * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import * as cognito from 'aws-cdk-lib/aws-cognito';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -13,7 +12,7 @@ import { OAUTH_ROUTES, OAUTH_WELL_KNOWN_ROUTES } from '../lambdas/oauth/routes';
 import type { ApiTable } from '../lambdas/shared/http/route-table';
 import type { Identity } from './identity';
 import { grantTable } from './tables';
-import { addRoutesFromTable, type TableRoutes } from './http-routes';
+import { addAnyRoutes, addRoutesFromTable, type TableRoutes } from './http-routes';
 import { appFunction, type FunctionLogLevel } from './lambda-function';
 import { acknowledge } from './nag';
 
@@ -150,15 +149,7 @@ export class OAuthFront extends Construct {
     grantTable(props.rateLimitTable, this.role, ['dynamodb:UpdateItem']);
 
     this.routes = addRoutesFromTable(props.httpApi, OAUTH_FRONT_TABLE, { oauth: this.fn }, { catchAll: false });
-    const proxy = new HttpLambdaIntegration('OAuthProxyIntegration', this.fn);
-    this.proxyRoutes = OAUTH_PROXY_PATHS.map(
-      (p, i) =>
-        new apigwv2.HttpRoute(this, `ProxyRoute${i}`, {
-          httpApi: props.httpApi,
-          routeKey: apigwv2.HttpRouteKey.with(p, apigwv2.HttpMethod.ANY),
-          integration: proxy,
-        }),
-    );
+    this.proxyRoutes = addAnyRoutes(this, props.httpApi, OAUTH_PROXY_PATHS, this.fn, { route: 'ProxyRoute', integration: 'OAuthProxyIntegration' });
     const reason =
       'The OAuth front is the authorization server itself: its endpoints are public by design (RFC 8414, 9728, 7591, 6749, 7009), clients authenticate with PKCE and the code or refresh token they present, and the pages protect themselves with signed, cookie-bound form values; there is no bearer token an authorizer could check.';
     for (const route of this.routes.routes.values()) acknowledge(route, 'AwsSolutions-APIG4', reason);

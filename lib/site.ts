@@ -1,7 +1,6 @@
 import * as path from 'node:path';
 import { Duration } from 'aws-cdk-lib';
-import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
-import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import type * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -11,7 +10,7 @@ import type { RateTier } from '../lambdas/catalog/config';
 import { SITE_ANY_PATHS, SITE_API, SITE_PATH_PATTERNS } from '../lambdas/site/routes';
 import type { CatalogData } from './catalog-data';
 import type { Edge } from './edge';
-import { addRoutesFromTable, type TableRoutes } from './http-routes';
+import { addAnyRoutes, addRoutesFromTable, type TableRoutes } from './http-routes';
 import { appFunction, combineHooks, type FunctionLogLevel, sideChunk } from './lambda-function';
 import { acknowledge } from './nag';
 import { grantTable } from './tables';
@@ -135,15 +134,7 @@ export class Site extends Construct {
     data.originVerifySecret.grantRead(this.role);
 
     this.routes = addRoutesFromTable(props.httpApi, SITE_API, { site: this.fn }, { catchAll: false });
-    const any = new HttpLambdaIntegration('SiteAnyIntegration', this.fn);
-    this.anyRoutes = SITE_ANY_PATHS.map(
-      (p, i) =>
-        new apigwv2.HttpRoute(this, `AnyRoute${i}`, {
-          httpApi: props.httpApi,
-          routeKey: apigwv2.HttpRouteKey.with(p, apigwv2.HttpMethod.ANY),
-          integration: any,
-        }),
-    );
+    this.anyRoutes = addAnyRoutes(this, props.httpApi, SITE_ANY_PATHS, this.fn, { route: 'AnyRoute', integration: 'SiteAnyIntegration' });
     const reason =
       'The site is public: its pages are the same for every reader and carry no secret; sign-in happens in the browser against the OAuth front, and the favorites the pages show are fetched from /api/favorites with the reader’s own token.';
     for (const route of [...this.routes.routes.values(), ...this.anyRoutes]) acknowledge(route, 'AwsSolutions-APIG4', reason);
