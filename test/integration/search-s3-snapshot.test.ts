@@ -22,6 +22,7 @@ import type { HttpEvent } from '../../lambdas/shared/http/types';
 import { CRAWL_METRICS, EVENT_METRICS } from '../../lambdas/shared/observability/metric-names';
 import { type MetricsSink, useMetricsSink } from '../../lambdas/shared/observability/metrics';
 import { loadFixtureRows, startFakeRegistry, type FakeRegistry } from '../support/crawler-fakes';
+import { apiEvent } from '../support/auth-harness';
 
 jest.setTimeout(120_000);
 
@@ -276,24 +277,5 @@ describe("the crawler's AWS entry writes the snapshot; the catalog function serv
 });
 
 function catalogEvent(path: string, query: string): HttpEvent {
-  return {
-    version: '2.0',
-    routeKey: `GET ${path}`,
-    rawPath: path,
-    rawQueryString: query,
-    headers: {},
-    requestContext: {
-      accountId: 'test',
-      apiId: 'test',
-      domainName: 'localhost',
-      domainPrefix: 'localhost',
-      http: { method: 'GET', path, protocol: 'HTTP/1.1', sourceIp: '192.0.2.1', userAgent: 'test' },
-      requestId: 'req',
-      routeKey: `GET ${path}`,
-      stage: '$default',
-      time: '',
-      timeEpoch: 0,
-    },
-    isBase64Encoded: false,
-  };
+  return apiEvent('GET', path, { query, routeKey: `GET ${path}`, requestId: 'req' });
 }

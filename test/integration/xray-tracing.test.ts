@@ -10,6 +10,7 @@ import type { ListTablesCommand as ListTablesCommandType } from '@aws-sdk/client
 import type * as Clients from '../../lambdas/shared/aws/clients';
 import type * as Pipeline from '../../lambdas/shared/http/pipeline';
 import type { HttpEvent, HttpResult } from '../../lambdas/shared/http/types';
+import { apiEvent } from '../support/auth-harness';
 
 interface XraySubsegment {
   name: string;
@@ -61,26 +62,7 @@ afterAll(() => {
 });
 
 function event(path: string): HttpEvent {
-  return {
-    version: '2.0',
-    routeKey: `GET ${path}`,
-    rawPath: path,
-    rawQueryString: '',
-    headers: {},
-    requestContext: {
-      accountId: 'test',
-      apiId: 'test',
-      domainName: 'localhost',
-      domainPrefix: 'localhost',
-      http: { method: 'GET', path, protocol: 'HTTP/1.1', sourceIp: '192.0.2.1', userAgent: 'test' },
-      requestId: 'req-xray',
-      routeKey: `GET ${path}`,
-      stage: '$default',
-      time: '',
-      timeEpoch: 0,
-    },
-    isBase64Encoded: false,
-  };
+  return apiEvent('GET', path, { routeKey: `GET ${path}`, requestId: 'req-xray' });
 }
 
 it('an invocation is an annotated subsegment of the function segment, and its DynamoDB call a subsegment of it', async () => {

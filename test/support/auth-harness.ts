@@ -141,13 +141,21 @@ export async function startFavoritesStack(opts: { slugs: string[] }): Promise<Fa
 export function apiEvent(
   method: string,
   path: string,
-  o: { headers?: Record<string, string>; body?: string; routeKey?: string; pathParameters?: Record<string, string> } = {},
+  o: {
+    headers?: Record<string, string>;
+    body?: string;
+    routeKey?: string;
+    pathParameters?: Record<string, string>;
+    query?: string;
+    /** Fixed when a test looks for it in the logs; random otherwise. */
+    requestId?: string;
+  } = {},
 ): HttpEvent {
   return {
     version: '2.0',
     routeKey: o.routeKey ?? '$default',
     rawPath: path,
-    rawQueryString: '',
+    rawQueryString: o.query ?? '',
     headers: o.headers ?? {},
     ...(o.pathParameters && { pathParameters: o.pathParameters }),
     body: o.body,
@@ -158,7 +166,7 @@ export function apiEvent(
       domainName: 'localhost',
       domainPrefix: 'localhost',
       http: { method, path, protocol: 'HTTP/1.1', sourceIp: '203.0.113.9', userAgent: 'test' },
-      requestId: randomBytes(8).toString('hex'),
+      requestId: o.requestId ?? randomBytes(8).toString('hex'),
       routeKey: o.routeKey ?? '$default',
       stage: '$default',
       time: '',

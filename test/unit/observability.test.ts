@@ -10,6 +10,7 @@ import type { HttpEvent, HttpResult } from '../../lambdas/shared/http/types';
 import { EVENT_METRICS } from '../../lambdas/shared/observability/metric-names';
 import { countMetric, flushMetrics, type MetricsSink, recordRequest, useMetricsSink } from '../../lambdas/shared/observability/metrics';
 import { traced, tracingEnabled } from '../../lambdas/shared/observability/tracing';
+import { apiEvent } from '../support/auth-harness';
 
 interface Emf {
   _aws: { CloudWatchMetrics: Array<{ Namespace: string; Dimensions: string[][]; Metrics: Array<{ Name: string; Unit: string }> }> };
@@ -35,26 +36,7 @@ async function captureEmf(fn: () => unknown): Promise<Emf[]> {
 }
 
 function event(path: string, headers: Record<string, string> = {}): HttpEvent {
-  return {
-    version: '2.0',
-    routeKey: `GET ${path}`,
-    rawPath: path,
-    rawQueryString: '',
-    headers,
-    requestContext: {
-      accountId: 'test',
-      apiId: 'test',
-      domainName: 'localhost',
-      domainPrefix: 'localhost',
-      http: { method: 'GET', path, protocol: 'HTTP/1.1', sourceIp: '192.0.2.1', userAgent: 'test' },
-      requestId: 'req-123',
-      routeKey: `GET ${path}`,
-      stage: '$default',
-      time: '',
-      timeEpoch: 0,
-    },
-    isBase64Encoded: false,
-  };
+  return apiEvent('GET', path, { headers, routeKey: `GET ${path}`, requestId: 'req-123' });
 }
 
 const problem = (status: number): HttpResult => ({ statusCode: status, headers: {}, body: JSON.stringify({ status }) });
