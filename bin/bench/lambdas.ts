@@ -72,8 +72,8 @@ const LAMBDA_GLOBALS = 'globalThis.awslambda={streamifyResponse:(f)=>f,HttpRespo
 /** The X-Ray part of tracing, built beside every traced function's index.js (lib/lambda-function.ts) and required on its first request. */
 const XRAY_CHUNK = 'lambdas/shared/observability/xray.ts';
 
-/** One entry bundled as NodejsFunction does (minified CommonJS, `external` left to the runtime), for sections that weigh a bundle outside the stack. */
-export async function bundle(entry: string, outfile: string, external: readonly string[]): Promise<number> {
+/** One entry bundled as NodejsFunction does (minified CommonJS, `external` left to the runtime): the X-Ray chunk, which is in no function's index.js. */
+async function bundle(entry: string, outfile: string, external: readonly string[]): Promise<number> {
   await build({
     entryPoints: [join(ROOT, entry)],
     outfile,
@@ -89,7 +89,7 @@ export async function bundle(entry: string, outfile: string, external: readonly 
 }
 
 /** Median milliseconds of `code` in fresh Node processes (what a cold start pays to load it). */
-export function freshProcessMs(code: string): number {
+function freshProcessMs(code: string): number {
   const samples: number[] = [];
   for (let i = 0; i < RUNS; i++) {
     const out = spawnSync(

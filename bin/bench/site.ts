@@ -1,16 +1,5 @@
-/**
- * Site benchmark (for `npm run bench -- site`): what each kind of page weighs and costs to render
- * at 10,000 synthetic servers. Weight is what a reader transfers: the HTML alone, and on a first
- * visit the HTML plus the stylesheet and scripts (icons aside), each gzip-compressed as CloudFront
- * sends it (brotli is smaller still). Every one of the 10,000 detail pages is rendered and weighed,
- * plus one whose README is far over the cap. Render time is the handler's, in-process, with the
- * embedded index and the store in memory: the Lambda time a page costs when the edge cache misses.
- */
-import { mkdirSync, rmSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { join } from 'node:path';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
-import { SDK_EXTERNALS } from '../../lib/bundling-externals';
 import { createSiteDispatcher } from '../../lambdas/site/api';
 import { assets } from '../../lambdas/site/assets';
 import { loadSiteConfig } from '../../lambdas/site/config';
@@ -21,7 +10,6 @@ import type { CatalogDetail } from '../../lambdas/catalog/domain/types';
 import { RouteMatcher, routeKey } from '../../lambdas/shared/http/route-table';
 import type { HttpEvent } from '../../lambdas/shared/http/types';
 import { generateCatalog, toSearchDocument } from '../local-stack/synthetic';
-import { bundle, freshProcessMs } from './lambdas';
 import { ms, summarize, verdict, type BenchSection } from './stats';
 
 const COUNT = 10_000;
@@ -174,19 +162,6 @@ export async function runSiteBench(log: (m: string) => void): Promise<BenchSecti
     rows.push([`render ${label}: p50 / p99`, `${ms(s.p50)} / ${ms(s.p99)}`, '', 'informational']);
   }
 
-  log('bundle');
-  const dir = join(__dirname, '..', '..', '.bench', 'site');
-  mkdirSync(dir, { recursive: true });
-  try {
-    const out = join(dir, 'site.js');
-    const size = await bundle('lambdas/site/handler.ts', out, SDK_EXTERNALS);
-    const init = freshProcessMs(`require(${JSON.stringify(out)})`);
-    rows.push(['site function: bundle, minified', kb(size), '< 1 MB', verdict(size < 1024 * 1024)]);
-    rows.push(['site function: module init', ms(init), '< 150 ms', verdict(init < 150)]);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-
   return {
     title: `Site pages (${COUNT.toLocaleString('en-US')} synthetic servers)`,
     rows,
@@ -195,7 +170,7 @@ export async function runSiteBench(log: (m: string) => void): Promise<BenchSecti
       '- Weight: the body the site handler returns (the pipeline, CSP and all), raw and compressed with Node zlib at its default levels (CloudFront compresses with gzip or brotli). "First visit" adds the gzip-compressed stylesheet, scripts and icon, which later pages take from the cache (immutable, content-hashed URLs); server icons are left out, as the budget says. Every detail page of the catalog is weighed, not a sample.',
       `- Load: the machine's 1-minute load average was ${loadavg()[0].toFixed(1)} at the end of the run (it is shared; timings move with it, sizes do not).`,
       `- Render: \`createSiteDispatcher\` called in-process (no limiter, no edge cache), ${RENDERS} sequential renders per case after 30 warm-ups, README cache on (the default 200 entries: the detail case cycles through more servers than that, so most of its renders parse and sanitise a README).`,
-      '- Bundle and init: as in "Lambda bundles and module init" (esbuild as CDK bundles it, the AWS SDK left to the runtime; the median of 7 fresh processes `require()`-ing it). markdown-it and sanitize-html load with the first README, not at init. The catalog function, which loads the same SDK clients, zod schemas and OpenSearch client, measured 231 ms in that section on a quiet machine; the 150 ms budget is missed by the same floor (the AWS SDK clients alone, 172 ms there).',
+      '- Bundle and init: the site row of "Lambda bundles and module init", which weighs the bundle CDK builds (markdown-it and sanitize-html are in `markdown-libs.js` beside it, loaded with the first README, not at init).',
     ].join('\n'),
   };
 }
