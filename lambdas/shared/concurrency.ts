@@ -47,6 +47,46 @@ export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (it
   return out;
 }
 
+/**
+ * The items of several async sources as they arrive, at most `limit` sources read at once (each
+ * started only when a slot frees, so a source that is never reached costs nothing). Each active
+ * source has one `next()` in flight: its next page is fetched while the consumer works. Stopping
+ * early (`break`, a throw) closes the sources still open.
+ */
+export async function* mergeLimit<T>(sources: ReadonlyArray<() => AsyncIterable<T>>, limit: number): AsyncGenerator<T> {
+  type Step = { i: number; r: IteratorResult<T> };
+  const active = new Map<number, { it: AsyncIterator<T>; next: Promise<Step> }>();
+  const pull = (i: number, it: AsyncIterator<T>): Promise<Step> => {
+    const next = it.next().then((r) => ({ i, r }));
+    // Raced later; without this a source failing while the consumer works would be an unhandled rejection.
+    next.catch(() => undefined);
+    return next;
+  };
+  let started = 0;
+  const startNext = (): void => {
+    const i = started++;
+    const it = sources[i]()[Symbol.asyncIterator]();
+    active.set(i, { it, next: pull(i, it) });
+  };
+  while (started < sources.length && active.size < Math.max(1, limit)) startNext();
+  try {
+    while (active.size > 0) {
+      const { i, r } = await Promise.race([...active.values()].map((a) => a.next));
+      const source = active.get(i);
+      if (!source) continue;
+      if (r.done) {
+        active.delete(i);
+        if (started < sources.length) startNext();
+        continue;
+      }
+      source.next = pull(i, source.it);
+      yield r.value;
+    }
+  } finally {
+    await Promise.allSettled([...active.values()].map((a) => a.it.return?.()));
+  }
+}
+
 export function chunk<T>(items: readonly T[], size: number): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));

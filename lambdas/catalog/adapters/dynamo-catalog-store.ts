@@ -1,5 +1,6 @@
 import { QueryCommand, GetCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { batchWriteAll, type WriteRequest } from '../../shared/aws/dynamo-batch';
+import { mergeLimit } from '../../shared/concurrency';
 import type { CatalogStore, CatalogWrite } from '../domain/ports';
 import type { CatalogDetail, CatalogRecord, CatalogTool, ReadmeContent } from '../domain/types';
 
@@ -10,6 +11,10 @@ import type { CatalogDetail, CatalogRecord, CatalogTool, ReadmeContent } from '.
  * the whole partition with one Query.
  */
 const SK = { server: 'SERVER', readme: 'README', tools: 'TOOLS' } as const;
+
+/** Segments of a full scan and how many are read at once (see `scanAll`). */
+const SCAN_SEGMENTS = 64;
+const SCAN_CONCURRENCY = 4;
 
 interface ServerItem {
   slug: string;
@@ -23,6 +28,7 @@ export class DynamoCatalogStore implements CatalogStore {
   constructor(
     private readonly doc: DynamoDBDocumentClient,
     private readonly table: string,
+    private readonly scanSegments = SCAN_SEGMENTS,
   ) {}
 
   async get(slug: string): Promise<CatalogDetail | undefined> {
@@ -55,12 +61,33 @@ export class DynamoCatalogStore implements CatalogStore {
     await batchWriteAll(this.doc, this.table, requests);
   }
 
-  async *scanAll(): AsyncIterable<CatalogDetail> {
+  /**
+   * The whole table as a parallel scan: `segments` segments, `concurrency` read at once. In AWS
+   * that is the documented way to read a large table quickly. DynamoDB Local needs it even more:
+   * there a Scan page costs time in proportion to the rest of the table after its start key
+   * (measured: at 30,000 servers the first page took 3.9 s and the whole sequential scan 144 s,
+   * 64 segments 7.5 s), so one sequential scan of 100,000 servers is quadratic and its first pages
+   * pass the request timeout. A segment is a range of partition-key hashes, so a server's items
+   * (one partition) are all in one segment, together.
+   */
+  scanAll(opts: { segments?: number; concurrency?: number } = {}): AsyncIterable<CatalogDetail> {
+    const segments = Math.max(1, opts.segments ?? this.scanSegments);
+    const sources = Array.from({ length: segments }, (_, segment) => () => this.scanSegment(segment, segments));
+    return mergeLimit(sources, opts.concurrency ?? SCAN_CONCURRENCY);
+  }
+
+  private async *scanSegment(segment: number, totalSegments: number): AsyncIterable<CatalogDetail> {
     // Items of one partition may arrive across pages; group by slug and emit when complete.
     const pending = new Map<string, ServerItem[]>();
     let startKey: Record<string, unknown> | undefined;
     do {
-      const out = await this.doc.send(new ScanCommand({ TableName: this.table, ExclusiveStartKey: startKey }));
+      const out = await this.doc.send(
+        new ScanCommand({
+          TableName: this.table,
+          ExclusiveStartKey: startKey,
+          ...(totalSegments > 1 && { Segment: segment, TotalSegments: totalSegments }),
+        }),
+      );
       for (const item of (out.Items ?? []) as ServerItem[]) {
         const list = pending.get(item.slug);
         if (list) list.push(item);

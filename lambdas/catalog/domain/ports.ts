@@ -100,8 +100,8 @@ export interface CatalogStore {
   /** Writes records with optional README/tools; `undefined` readme/tools leaves them unchanged, `null` deletes. */
   put(entries: CatalogWrite[]): Promise<void>;
   delete(slugs: string[]): Promise<void>;
-  /** Streams every record (for reindexing), with README/tools text for the search document. */
-  scanAll(): AsyncIterable<CatalogDetail>;
+  /** Streams every record (for reindexing) with its README and tools, in no particular order (a parallel scan where the adapter can). */
+  scanAll(opts?: { segments?: number; concurrency?: number }): AsyncIterable<CatalogDetail>;
 }
 
 export interface CatalogWrite {
