@@ -61,7 +61,7 @@ async function main(): Promise<void> {
     ...(env.limits === 'raised' && { anonymous: { rate: 1_000_000, burst: 1_000_000 } }),
     // As behind CloudFront: the viewer address is trusted with the secret header, so many callers share one connection pool.
     originVerifySecret: env.originSecret,
-    responseCacheEntries: env.cache ? 512 : 0,
+    ...(!env.cache && { responseCacheEntries: 0 }),
     ...(env.batch === false && { rateBatchTakes: false }),
   };
   const index = new EmbeddedSearchIndex({});

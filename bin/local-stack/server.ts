@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { RouteMatcher, routeKey, type ApiTable } from '../../lambdas/shared/http/route-table';
-import type { HttpEvent, HttpResult, LambdaContext } from '../../lambdas/shared/http/types';
+import { ENCODED_BODY, type HttpEvent, type HttpResult, type LambdaContext } from '../../lambdas/shared/http/types';
 import type { Problem } from '../../lambdas/shared/http/pipeline';
 
 /**
@@ -133,13 +133,18 @@ function toEvent(
     // API Gateway joins repeated headers with commas.
     headers[k] = headers[k] === undefined ? req.rawHeaders[i + 1] : `${headers[k]},${req.rawHeaders[i + 1]}`;
   }
-  let queryStringParameters: Record<string, string> | undefined;
-  if (rawQueryString) {
-    queryStringParameters = {};
-    for (const [k, v] of new URLSearchParams(rawQueryString)) {
-      queryStringParameters[k] = queryStringParameters[k] === undefined ? v : `${queryStringParameters[k]},${v}`;
+  // API Gateway's parsed form; the APIs read `rawQueryString`, so it is built only if something asks.
+  let queryStringParameters: Record<string, string> | undefined | null = null;
+  const parsedQuery = (): Record<string, string> | undefined => {
+    if (queryStringParameters !== null) return queryStringParameters;
+    queryStringParameters = undefined;
+    if (rawQueryString) {
+      const q: Record<string, string> = {};
+      for (const [k, v] of new URLSearchParams(rawQueryString)) q[k] = q[k] === undefined ? v : `${q[k]},${v}`;
+      queryStringParameters = q;
     }
-  }
+    return queryStringParameters;
+  };
   const now = new Date();
   const requestId = randomUUID();
   // Text that is not valid UTF-8 travels base64-encoded, as binary does, so the API sees the bytes
@@ -152,7 +157,9 @@ function toEvent(
     rawQueryString,
     cookies: headers.cookie ? headers.cookie.split(/;\s*/) : undefined,
     headers,
-    queryStringParameters,
+    get queryStringParameters() {
+      return parsedQuery();
+    },
     pathParameters,
     requestContext: {
       accountId: 'local',
@@ -206,9 +213,15 @@ function lambdaContext(requestId: string): LambdaContext {
 function writeResult(res: ServerResponse, result: HttpResult): void {
   const headers: Record<string, string | string[]> = result.headers;
   if (result.cookies?.length) headers['set-cookie'] = result.cookies;
-  const body = result.body === undefined ? '' : result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body;
+  const holder = result[ENCODED_BODY];
+  let body: Buffer;
+  if (holder?.bytes !== undefined) body = holder.bytes;
+  else {
+    body = result.body === undefined ? EMPTY : Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8');
+    if (holder) holder.bytes = body;
+  }
   // With its length declared, the head and body leave in one write instead of as chunks.
-  headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.length);
+  headers['content-length'] = String(body.length);
   res.writeHead(result.statusCode, headers);
   res.end(body);
 }

@@ -35,7 +35,7 @@ const caches = new WeakMap<CatalogDeps, ResponseCache | null>();
 function responseCache(deps: CatalogDeps): ResponseCache | null {
   let cache = caches.get(deps);
   if (cache === undefined) {
-    cache = deps.config.responseCacheEntries > 0 ? new ResponseCache(deps.config.responseCacheEntries) : null;
+    cache = deps.config.responseCacheEntries > 0 ? new ResponseCache(deps.config.responseCacheEntries, deps.config.responseCacheMb * 1024 * 1024) : null;
     caches.set(deps, cache);
   }
   return cache;

@@ -53,6 +53,8 @@ export interface CatalogConfig extends ClientOptions {
   rateBatchTakes: boolean;
   /** Whole responses kept per instance for index-backed reads (0 disables; see response-cache.ts). */
   responseCacheEntries: number;
+  /** And the most they may hold, in MB. */
+  responseCacheMb: number;
   /** Cursor keys: a JSON file locally, a Secrets Manager secret in AWS. */
   cursorKeysFile?: string;
   cursorSecretArn?: string;
@@ -83,7 +85,8 @@ export function loadCatalogConfig(): CatalogConfig {
     authenticated: { rate: envNumber(env, 'RATE_USER_RPS', 100, { positive: true }), burst: envNumber(env, 'RATE_USER_BURST', 200, { positive: true }) },
     rateLimiter: loadLeasingOptions(env),
     rateBatchTakes: envBool(env, 'RATE_BATCH_TAKES', true),
-    responseCacheEntries: count(env, 'RESPONSE_CACHE_ENTRIES', 512),
+    responseCacheEntries: count(env, 'RESPONSE_CACHE_ENTRIES', 4096),
+    responseCacheMb: envNumber(env, 'RESPONSE_CACHE_MB', 32, { positive: true }),
     cursorKeysFile: envString(env, 'CURSOR_KEYS_FILE'),
     cursorSecretArn: envString(env, 'CURSOR_SECRET_ARN'),
     originVerifySecret: envString(env, 'ORIGIN_VERIFY_SECRET'),

@@ -233,13 +233,18 @@ export function createPipeline<D, P>(policy: ApiPolicy<D, P>, observers: readonl
         const v = verified && (await verified);
         if (v && 'failure' in v && auth?.mode === 'required') return unexpected(v.failure, event, deps, requestId, resolution.route.operationId);
         const principal = v && 'principal' in v ? v.principal : undefined;
+        let query: Map<string, string[]> | undefined;
         return run({
           event,
           deps,
           requestId,
           route: resolution.route,
           params: resolution.params,
-          query: parseRawQuery(event.rawQueryString),
+          // Parsed on first use: an answer from a response cache never reads it.
+          get query() {
+            query ??= parseRawQuery(event.rawQueryString);
+            return query;
+          },
           ...(principal !== undefined && { principal }),
         });
       };

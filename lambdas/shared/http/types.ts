@@ -2,7 +2,18 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 
 /** API Gateway HTTP API (payload 2.0) and Lambda function URLs share this event shape. */
 export type HttpEvent = APIGatewayProxyEventV2;
-export type HttpResult = APIGatewayProxyStructuredResultV2 & { statusCode: number; headers: Record<string, string> };
+export type HttpResult = APIGatewayProxyStructuredResultV2 & { statusCode: number; headers: Record<string, string>; [ENCODED_BODY]?: EncodedBody };
+
+/**
+ * Where a writer that encodes a result's body to bytes may keep them for the next write of the same
+ * body: a cached result's copies share one holder, so the local server encodes a cached page once,
+ * not on every hit. A symbol key, so Lambda's runtime (which serialises the result as JSON) never
+ * sees it, and nothing is held unless a writer fills it.
+ */
+export const ENCODED_BODY: unique symbol = Symbol('encodedBody');
+export interface EncodedBody {
+  bytes?: Buffer;
+}
 export type LambdaContext = Context;
 
 /** What a route handler returns; the API layer turns it into an `HttpResult`. */

@@ -104,7 +104,7 @@ const BATCH_INFLIGHT = 2;
  * arrive while two batches are in flight join the next one.
  */
 class TakeBatcher {
-  private readonly queue: Queued[] = [];
+  private queue: Queued[] = [];
   private inflight = 0;
   private scheduled = false;
   /** Keys this instance has written (bounded): their item likely exists, so UPDATE rather than INSERT. */
@@ -137,18 +137,20 @@ class TakeBatcher {
   private flush(): void {
     while (this.inflight < BATCH_INFLIGHT && this.queue.length > 0) {
       // One statement per key in a batch (DynamoDB refuses duplicates): a repeated key waits for the next.
+      // One pass over the head of the queue (not a splice per take: under load the queue is long).
       const batch: Queued[] = [];
+      const later: Queued[] = [];
       const keys = new Set<string>();
-      for (let i = 0; i < this.queue.length && batch.length < BATCH_MAX; ) {
+      let i = 0;
+      for (; i < this.queue.length && batch.length < BATCH_MAX; i++) {
         const q = this.queue[i];
-        if (keys.has(q.pk)) {
-          i++;
-          continue;
+        if (keys.has(q.pk)) later.push(q);
+        else {
+          keys.add(q.pk);
+          batch.push(q);
         }
-        keys.add(q.pk);
-        batch.push(q);
-        this.queue.splice(i, 1);
       }
+      this.queue = later.length > 0 ? [...later, ...this.queue.slice(i)] : this.queue.slice(i);
       this.inflight += 1;
       this.send(batch).finally(() => {
         this.inflight -= 1;
