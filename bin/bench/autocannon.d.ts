@@ -15,7 +15,8 @@ declare module 'autocannon' {
     requests?: Request[];
   }
   interface Result {
-    requests: { average: number; p50: number };
+    /** `total`: requests completed in the run. */
+    requests: { average: number; p50: number; total: number };
     non2xx: number;
     errors: number;
     '2xx': number;

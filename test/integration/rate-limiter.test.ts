@@ -164,6 +164,55 @@ describe('on DynamoDB Local', () => {
     expect(admitted).toBeLessThanOrEqual(20 + 4);
   });
 
+  it('past its backlog bound (RATE_MAX_BACKLOG), a new caller waits for its own take: unanswered takes never pile up without bound', async () => {
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((r) => (release = r));
+    let outstanding = 0;
+    const slow: TokenBuckets = {
+      take: async (key, p, n) => {
+        outstanding++;
+        try {
+          await gate;
+          return await buckets.take(key, p, n);
+        } finally {
+          outstanding--;
+        }
+      },
+      backlog: () => outstanding,
+    };
+    const policy: RatePolicy = { name: 'backlog', ratePerSecond: 30, burst: 60 };
+    const limiter = new LeasingRateLimiter(slow, { leaseFraction: 0.1, provisionalTokens: 1, maxBacklog: 3, clock });
+    // Three new callers while the table is slow: admitted at once, their takes outstanding.
+    for (const c of ['a', 'b', 'c']) expect((await limiter.consume(k(`bl-${c}`), policy)).allowed).toBe(true);
+    expect(outstanding).toBe(3);
+    // The fourth finds three takes unanswered: it waits for its own, as with no allowance.
+    let answered = false;
+    const fourth = limiter.consume(k('bl-d'), policy).then((d) => {
+      answered = true;
+      return d;
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(answered).toBe(false);
+    expect(outstanding).toBe(4);
+    release();
+    expect(await fourth).toMatchObject({ allowed: true, remaining: 59 });
+    // The table caught up: the next new caller is admitted without waiting again.
+    for (let i = 0; i < 200 && outstanding > 0; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(outstanding).toBe(0);
+    expect((await limiter.consume(k('bl-e'), policy)).allowed).toBe(true);
+  });
+
+  it('the DynamoDB buckets report their unanswered takes as the backlog, batched or not', async () => {
+    const policy: RatePolicy = { name: 'backlog-count', ratePerSecond: 30, burst: 60 };
+    for (const batch of [false, true]) {
+      const b = new DynamoTokenBuckets(ddb, table, clock, { batch });
+      const takes = Array.from({ length: 30 }, (_, i) => b.take(k(`bc-${batch}-${i}`), policy, 6));
+      expect(b.backlog()).toBe(30);
+      expect((await Promise.all(takes)).every((t) => t.granted)).toBe(true);
+      expect(b.backlog()).toBe(0);
+    }
+  });
+
   it('batched takes (RATE_BATCH_TAKES) decide exactly as one call per take, in a few calls for many new callers', async () => {
     const sent: string[] = [];
     const counting = dynamoClient({ region: 'us-east-1', dynamoEndpoint: process.env.TEST_DYNAMODB_ENDPOINT });

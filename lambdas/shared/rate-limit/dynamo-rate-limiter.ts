@@ -21,10 +21,22 @@ export class DynamoTokenBuckets implements TokenBuckets {
     this.batcher = opts.batch ? new TakeBatcher(client, table, clock, (pk, policy, n) => this.takeOne(pk, policy, n)) : undefined;
   }
 
-  take(pk: string, policy: RatePolicy, n: number): Promise<Taken> {
-    // A take larger than the burst is refused by the one-item path's conditions; batches only carry the common case.
-    if (this.batcher !== undefined && n <= policy.burst) return this.batcher.take(pk, policy, n);
-    return this.takeOne(pk, policy, n);
+  /** Takes started and not yet answered (queued for a batch, or in flight). */
+  private outstanding = 0;
+
+  backlog(): number {
+    return this.outstanding;
+  }
+
+  async take(pk: string, policy: RatePolicy, n: number): Promise<Taken> {
+    this.outstanding++;
+    try {
+      // A take larger than the burst is refused by the one-item path's conditions; batches only carry the common case.
+      if (this.batcher !== undefined && n <= policy.burst) return await this.batcher.take(pk, policy, n);
+      return await this.takeOne(pk, policy, n);
+    } finally {
+      this.outstanding--;
+    }
   }
 
   /** The one-item path: one conditional UpdateItem, two when the bucket changed branch since. */
@@ -86,8 +98,12 @@ interface Queued {
 
 /** BatchExecuteStatement's limit of statements per call. */
 const BATCH_MAX = 25;
-/** Batches in flight at once; takes arriving meanwhile wait for the next one (so batches grow with the load). */
-const BATCH_INFLIGHT = 2;
+/**
+ * Full batches in flight at most. A partial batch leaves only when none is in flight, so under load
+ * takes gather into full batches (one call and one request's overhead in DynamoDB for 25 callers)
+ * instead of many small ones, and when idle a take leaves at once.
+ */
+const BATCH_INFLIGHT = 8;
 
 /**
  * Many callers seen for the first time (a catalog read by thousands of readers) cost one table call
@@ -101,7 +117,8 @@ const BATCH_INFLIGHT = 2;
  * that fails (the bucket is in use, or exists when it was thought new) and a batch that fails as a
  * whole fall back to the one-item path for those takes, which decides them exactly as before; so
  * the batch only saves calls, it never decides differently. No batch waits for a timer: takes that
- * arrive while two batches are in flight join the next one.
+ * arrive while a batch is in flight join the next one, which leaves when it is full or when nothing
+ * is in flight.
  */
 class TakeBatcher {
   private queue: Queued[] = [];
@@ -124,8 +141,13 @@ class TakeBatcher {
     });
   }
 
+  /** Whether the next batch may leave now: any batch when none is in flight, else a full one up to the cap. */
+  private mayFlush(): boolean {
+    return this.queue.length > 0 && (this.inflight === 0 || (this.queue.length >= BATCH_MAX && this.inflight < BATCH_INFLIGHT));
+  }
+
   private schedule(): void {
-    if (this.scheduled || this.inflight >= BATCH_INFLIGHT || this.queue.length === 0) return;
+    if (this.scheduled || !this.mayFlush()) return;
     this.scheduled = true;
     // The takes of this turn of the event loop go together.
     setImmediate(() => {
@@ -135,7 +157,7 @@ class TakeBatcher {
   }
 
   private flush(): void {
-    while (this.inflight < BATCH_INFLIGHT && this.queue.length > 0) {
+    while (this.mayFlush()) {
       // One statement per key in a batch (DynamoDB refuses duplicates): a repeated key waits for the next.
       // One pass over the head of the queue (not a splice per take: under load the queue is long).
       const batch: Queued[] = [];

@@ -55,6 +55,8 @@ export function describe(tatMs: number, nowMs: number, policy: RatePolicy, allow
 /** The shared store of buckets: takes `n` tokens at once, or none. */
 export interface TokenBuckets {
   take(key: string, policy: RatePolicy, n: number): Promise<{ granted: boolean; tatMs: number; nowMs: number }>;
+  /** Takes started and not answered yet (how far the store is behind), where the store can tell. */
+  backlog?(): number;
 }
 
 interface Lease {
@@ -63,6 +65,8 @@ interface Lease {
   tatMs: number;
   expiresMs: number;
 }
+
+const DEFAULT_MAX_BACKLOG = 256;
 
 /** Tokens admitted before the shared bucket answered (see `provisionalTokens`). */
 interface Provisional {
@@ -80,6 +84,13 @@ export interface LeasingOptions {
    * always, so a refused caller is refused locally without waiting either.
    */
   provisionalTokens?: number;
+  /**
+   * Takes not answered yet past which no caller is admitted provisionally: its request waits for
+   * its take, as with no allowance. Without it, new callers arriving faster than the table answers
+   * (a flood of new addresses) would be admitted while takes pile up without bound, in memory and
+   * in how late the limit is applied; with it, that load waits for the table instead (256 by default).
+   */
+  maxBacklog?: number;
   clock?: () => number;
   maxEntries?: number;
 }
@@ -162,6 +173,7 @@ export class LeasingRateLimiter implements RateLimiter {
     const allowance = this.opts.provisionalTokens ?? 0;
     const lease = this.leases.get(id);
     if (allowance === 0 || (lease && now < lease.expiresMs)) return undefined;
+    if ((this.buckets.backlog?.() ?? 0) >= (this.opts.maxBacklog ?? DEFAULT_MAX_BACKLOG)) return undefined;
     const p = this.provisional.get(id) ?? { used: 0 };
     if (p.used + n > allowance) return undefined;
     p.used += n;
