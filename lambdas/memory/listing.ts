@@ -145,14 +145,32 @@ export interface SearchHit {
  * the window around the first match in the body, else the title or tag that matched.
  */
 export function scoreNote(re: RegExp, title: string, body: string, tags: readonly string[], fileStem: string): { score: number; snippet?: string } {
+  const s = noteScore(re, title, body, tags, fileStem);
+  return s.inBody ? { score: s.score, snippet: makeSnippet(re, body, '') } : { score: s.score, ...(s.snippet !== undefined && { snippet: s.snippet }) };
+}
+
+/**
+ * `scoreNote` without the snippet window, which is the costly part and which only the hits a page
+ * shows need: `inBody` says the snippet is a window of the body (`makeSnippet`), else `snippet` is
+ * the title or tag that matched.
+ */
+export function noteScore(
+  re: RegExp,
+  title: string,
+  body: string,
+  tags: readonly string[],
+  fileStem: string,
+): { score: number; inBody: boolean; snippet?: string } {
   const inBody = countMatches(re, body);
   let score = inBody;
   let snippet: string | undefined;
-  // A title other than the file name came from a heading; only when they are equal is the body read.
-  if (title === fileStem && headingTitle(body) === null) {
+  // A title other than the file name came from a heading; only when they are equal (and it matches) is the body read for one.
+  if (title === fileStem) {
     const n = countMatches(re, title);
-    score += n;
-    if (n > 0) snippet = title;
+    if (n > 0 && headingTitle(body) === null) {
+      score += n;
+      snippet = title;
+    }
   }
   for (const t of tags) {
     const n = countMatches(re, t);
@@ -161,11 +179,35 @@ export function scoreNote(re: RegExp, title: string, body: string, tags: readonl
     score += n;
     snippet ??= `#${t}`;
   }
-  return inBody > 0 ? { score, snippet: makeSnippet(re, body, '') } : { score, ...(snippet !== undefined && { snippet }) };
+  return { score, inBody: inBody > 0, ...(snippet !== undefined && { snippet }) };
+}
+
+/** A search hit before its page is cut: the snippet is made only for the hits a page returns. */
+export interface RankedHit extends Omit<SearchHit, 'snippet'> {
+  snippet: () => string;
+}
+
+/** Scores one note for search; `null` when it does not match. */
+export function rankNote(
+  re: RegExp,
+  path: string,
+  e: { title: string; tags: readonly string[]; excerpt: string; updated: string },
+  body: string,
+  fileStem: string,
+): RankedHit | null {
+  const s = noteScore(re, e.title, body, e.tags, fileStem);
+  if (s.score <= 0) return null;
+  const snippet = (): string => (s.inBody ? makeSnippet(re, body, '') : (s.snippet ?? e.excerpt));
+  return { path, title: e.title, snippet, score: s.score, updated: e.updated };
+}
+
+/** The hits of one page, with their snippets. */
+export function pageOfHits(sorted: readonly RankedHit[], offset: number, limit: number): SearchHit[] {
+  return sorted.slice(offset, offset + limit).map((h) => ({ path: h.path, title: h.title, snippet: h.snippet(), score: h.score, updated: h.updated }));
 }
 
 /** Highest score first; ties newest first, then by path. */
-export function compareHits(a: SearchHit, b: SearchHit): number {
+export function compareHits(a: Pick<SearchHit, 'score' | 'updated' | 'path'>, b: Pick<SearchHit, 'score' | 'updated' | 'path'>): number {
   if (a.score !== b.score) return b.score - a.score;
   if (a.updated !== b.updated) return a.updated < b.updated ? 1 : -1;
   return comparePaths(a.path, b.path);

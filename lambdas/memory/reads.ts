@@ -6,7 +6,7 @@ import type { GitOverlay } from './git-overlay';
 import { resolveRev } from './history';
 import type { IndexStore } from './index-store';
 import type { Lineages } from './lineage';
-import { compareHits, listEntries, type ListSort, type ListType } from './listing';
+import { compareHits, listEntries, pageOfHits, type ListSort, type ListType } from './listing';
 import { parseNoteLenient } from './markdown';
 import type { Memories } from './memories';
 import type { FileEntry, Tombstone } from './note-index';
@@ -117,7 +117,7 @@ export class NoteReads {
     const sorted = (await this.deps.search.hits(rec, index, { q, folder, tags })).sort(compareHits);
     const more = offset + limit < sorted.length;
     return {
-      results: sorted.slice(offset, offset + limit),
+      results: pageOfHits(sorted, offset, limit),
       ...(more ? { nextCursor: this.deps.cursors.encode(purpose, commit, offset + limit) } : {}),
       rev: commit,
     };

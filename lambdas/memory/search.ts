@@ -1,6 +1,6 @@
 import { mapLimit } from '../shared/concurrency';
 import { READ_CONCURRENCY, type GitOverlay } from './git-overlay';
-import { hasAllTags, literalMatcher, scoreNote, type SearchHit } from './listing';
+import { hasAllTags, literalMatcher, rankNote, type RankedHit } from './listing';
 import type { NoteIndex } from './note-index';
 import { baseName, isInside } from './paths';
 import type { FileEntry } from './note-index';
@@ -22,8 +22,8 @@ export interface NoteQuery {
  * in the readers.
  */
 export interface NoteSearch {
-  /** Every matching note of the commit whose index is `index`, in any order. */
-  hits(rec: MemoryRecord, index: NoteIndex, query: NoteQuery): Promise<SearchHit[]>;
+  /** Every matching note of the commit whose index is `index`, in any order (snippets made on demand). */
+  hits(rec: MemoryRecord, index: NoteIndex, query: NoteQuery): Promise<RankedHit[]>;
 }
 
 /** Reads the body of every candidate note (each fetched once per instance, ever) and scores it. */
@@ -33,16 +33,14 @@ export class ScanSearch implements NoteSearch {
     private readonly git: (rec: MemoryRecord) => GitOverlay,
   ) {}
 
-  async hits(rec: MemoryRecord, index: NoteIndex, query: NoteQuery): Promise<SearchHit[]> {
+  async hits(rec: MemoryRecord, index: NoteIndex, query: NoteQuery): Promise<RankedHit[]> {
     const candidates = [...index.files].filter(([path, e]) => isInside(path, query.folder) && hasAllTags(e, query.tags));
     const git = this.git(rec);
     const re = literalMatcher(query.q);
-    const scored = await mapLimit(candidates, READ_CONCURRENCY, async ([path, e]): Promise<SearchHit | null> => {
-      const body = await this.texts.body(rec, git, e.blob);
-      const { score, snippet } = scoreNote(re, e.title, body, e.tags, baseName(path).slice(0, -3));
-      return score > 0 ? { path, title: e.title, snippet: snippet ?? e.excerpt, score, updated: e.updated } : null;
-    });
-    return scored.filter((h): h is SearchHit => h !== null);
+    const scored = await mapLimit(candidates, READ_CONCURRENCY, async ([path, e]) =>
+      rankNote(re, path, e, await this.texts.body(rec, git, e.blob), baseName(path).slice(0, -3)),
+    );
+    return scored.filter((h): h is RankedHit => h !== null);
   }
 }
 
@@ -60,7 +58,7 @@ export class PackedSearch implements NoteSearch {
     private readonly policy: SegmentPolicy,
   ) {}
 
-  async hits(rec: MemoryRecord, index: NoteIndex, query: NoteQuery): Promise<SearchHit[]> {
+  async hits(rec: MemoryRecord, index: NoteIndex, query: NoteQuery): Promise<RankedHit[]> {
     const byBlob = new Map<string, Array<[string, FileEntry]>>();
     for (const [path, e] of index.files) {
       if (!isInside(path, query.folder) || !hasAllTags(e, query.tags)) continue;
@@ -69,11 +67,11 @@ export class PackedSearch implements NoteSearch {
       else byBlob.set(e.blob, [[path, e]]);
     }
     const re = literalMatcher(query.q);
-    const out: SearchHit[] = [];
+    const out: RankedHit[] = [];
     const score = (blob: string, body: string): void => {
       for (const [path, e] of byBlob.get(blob) ?? []) {
-        const { score, snippet } = scoreNote(re, e.title, body, e.tags, baseName(path).slice(0, -3));
-        if (score > 0) out.push({ path, title: e.title, snippet: snippet ?? e.excerpt, score, updated: e.updated });
+        const hit = rankNote(re, path, e, body, baseName(path).slice(0, -3));
+        if (hit) out.push(hit);
       }
     };
     const missing = await this.packed.scan(rec, index.pack, new Set(byBlob.keys()), (blob, t) => score(blob, t.text.slice(t.start)));

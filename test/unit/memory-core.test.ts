@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { InMemoryBlobStore, InMemoryRevLock } from '../../lambdas/memory/adapters/in-memory';
 import { ImmutableCache } from '../../lambdas/memory/cache';
 import { StorageError } from '../../lambdas/memory/errors';
-import { comparePaths, literalMatcher, makeSnippet, scoreNote } from '../../lambdas/memory/listing';
+import { compareHits, comparePaths, literalMatcher, makeSnippet, pageOfHits, rankNote, scoreNote, type RankedHit } from '../../lambdas/memory/listing';
 import type { BlobItem, HeadMove, MoveOutcome } from '../../lambdas/memory/ports';
 import { MemoryService } from '../../lambdas/memory/service';
 import type { Caller } from '../../lambdas/memory/types';
@@ -232,6 +232,48 @@ describe('search scoring and snippets', () => {
     expect(s).toMatch(/^…alpha .*TARGET.* omega…$/);
     expect(makeSnippet(literalMatcher('absent'), body, 'fallback')).toBe('fallback');
     expect(makeSnippet(literalMatcher('b'), 'a\n\nb\n\nc', '')).toBe('a b c');
+  });
+
+  test('a ranked hit scores as scoreNote does and makes the same snippet, only when its page asks for it', () => {
+    const notes: Array<[string, string, string[], string]> = [
+      ['alpha', '# Alpha\n\nhello alpha and alpha', [], 'alpha'],
+      ['alpha-notes', 'no heading here', [], 'alpha-notes'],
+      ['n', 'nothing', ['alpha'], 'n'],
+      ['n2', 'see #alpha inline', ['alpha'], 'n2'],
+      ['beta', 'gamma', ['delta'], 'beta'],
+      ['t', `${'x '.repeat(80)}ALPHA${' y'.repeat(80)}`, [], 't'],
+    ];
+    const re = literalMatcher('alpha');
+    let made = 0;
+    const hits: RankedHit[] = [];
+    for (const [title, body, tags, stem] of notes) {
+      const e = { title, tags, excerpt: `excerpt of ${title}`, updated: '2026-01-01T00:00:00.000Z' };
+      const hit = rankNote(re, `${stem}.md`, e, body, stem);
+      const eager = scoreNote(re, title, body, tags, stem);
+      if (eager.score === 0) {
+        expect(hit).toBeNull();
+        continue;
+      }
+      expect(hit?.score).toBe(eager.score);
+      expect(hit?.snippet()).toBe(eager.snippet ?? e.excerpt);
+      if (hit) {
+        const make = hit.snippet;
+        hits.push({
+          ...hit,
+          snippet: () => {
+            made++;
+            return make();
+          },
+        });
+      }
+    }
+    expect(hits).toHaveLength(5);
+    const page = pageOfHits(hits.sort(compareHits), 1, 2);
+    expect(page.map((h) => Object.keys(h))).toEqual([
+      ['path', 'title', 'snippet', 'score', 'updated'],
+      ['path', 'title', 'snippet', 'score', 'updated'],
+    ]);
+    expect(made).toBe(2);
   });
 
   test('paths sort in code-point order, as git trees do', () => {
