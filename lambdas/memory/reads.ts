@@ -6,7 +6,7 @@ import type { GitOverlay } from './git-overlay';
 import { resolveRev } from './history';
 import type { IndexStore } from './index-store';
 import type { Lineages } from './lineage';
-import { compareHits, listEntries, pageOfHits, type ListSort, type ListType } from './listing';
+import { listEntries, pageOfHits, type ListSort, type ListType } from './listing';
 import { parseNoteLenient } from './markdown';
 import type { Memories } from './memories';
 import type { FileEntry, Tombstone } from './note-index';
@@ -114,10 +114,9 @@ export class NoteReads {
     const { commit, offset } = await this.deps.cursors.decode(purpose, query.cursor, rec.head);
     if (!commit) return { results: [], rev: null };
     const index = await this.deps.indexes.load(rec, commit);
-    const sorted = (await this.deps.search.hits(rec, index, { q, folder, tags })).sort(compareHits);
-    const more = offset + limit < sorted.length;
+    const { page, more } = pageOfHits(await this.deps.search.hits(rec, index, { q, folder, tags }), offset, limit);
     return {
-      results: pageOfHits(sorted, offset, limit),
+      results: page,
       ...(more ? { nextCursor: this.deps.cursors.encode(purpose, commit, offset + limit) } : {}),
       rev: commit,
     };

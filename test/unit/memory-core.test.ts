@@ -1,8 +1,19 @@
+import fc from 'fast-check';
 import { randomBytes } from 'node:crypto';
 import { InMemoryBlobStore, InMemoryRevLock } from '../../lambdas/memory/adapters/in-memory';
 import { ImmutableCache } from '../../lambdas/memory/cache';
 import { StorageError } from '../../lambdas/memory/errors';
-import { compareHits, comparePaths, literalMatcher, makeSnippet, pageOfHits, rankNote, scoreNote, type RankedHit } from '../../lambdas/memory/listing';
+import {
+  compareHits,
+  comparePaths,
+  firstInOrder,
+  literalMatcher,
+  makeSnippet,
+  pageOfHits,
+  rankNote,
+  scoreNote,
+  type RankedHit,
+} from '../../lambdas/memory/listing';
 import type { BlobItem, HeadMove, MoveOutcome } from '../../lambdas/memory/ports';
 import { MemoryService } from '../../lambdas/memory/service';
 import type { Caller } from '../../lambdas/memory/types';
@@ -268,12 +279,33 @@ describe('search scoring and snippets', () => {
       }
     }
     expect(hits).toHaveLength(5);
-    const page = pageOfHits(hits.sort(compareHits), 1, 2);
+    const { page, more } = pageOfHits(hits, 1, 2);
+    expect(more).toBe(true);
+    expect(page.map((h) => h.path)).toEqual(
+      [...hits]
+        .sort(compareHits)
+        .slice(1, 3)
+        .map((h) => h.path),
+    );
     expect(page.map((h) => Object.keys(h))).toEqual([
       ['path', 'title', 'snippet', 'score', 'updated'],
       ['path', 'title', 'snippet', 'score', 'updated'],
     ]);
     expect(made).toBe(2);
+  });
+
+  test('the first k hits in rank order, without a full sort, are those of a full sort', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ score: fc.integer({ min: 1, max: 5 }), updated: fc.constantFrom('2026-01-01', '2026-01-02', '2026-01-03') }), { maxLength: 300 }),
+        fc.integer({ min: 0, max: 320 }),
+        (rows, k) => {
+          const hits = rows.map((r, i) => ({ ...r, path: `n${i}.md` }));
+          expect(firstInOrder(hits, k, compareHits)).toEqual([...hits].sort(compareHits).slice(0, k));
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 
   test('paths sort in code-point order, as git trees do', () => {
