@@ -3,7 +3,7 @@ import type { ImmutableCache } from './cache';
 import type { MemoryLimits } from './config';
 import type { GitOverlay } from './git-overlay';
 import { describeNote, parseNoteLenient } from './markdown';
-import { fileEntry, indexBytes, parseIndex, serializeIndex, type FileEntry, type NoteIndex } from './note-index';
+import { decodeIndex, fileEntry, indexBytes, parseIndexText, segmentIdsAhead, serializeIndex, type FileEntry, type NoteIndex } from './note-index';
 import type { BlobItem, BlobStore, MemoryRecord } from './ports';
 import { nextPack, segmentCacheKey, textsBytes, type PackedText, type SegmentPolicy } from './segments';
 
@@ -16,8 +16,12 @@ export type UnpackedIndex = Omit<NoteIndex, 'pack' | 'fresh'>;
  * commit loop or the readers.
  */
 export interface IndexStore {
-  /** The index of `commit`: from this instance's cache, from storage, or rebuilt from the tree. */
-  load(rec: MemoryRecord, commit: string): Promise<NoteIndex>;
+  /**
+   * The index of `commit`: from this instance's cache, from storage, or rebuilt from the tree.
+   * `ahead` hears the ids of the index's segments as soon as the stored text names them, before
+   * the rest is parsed (a search starts fetching them meanwhile).
+   */
+  load(rec: MemoryRecord, commit: string, opts?: { ahead?: (segmentIds: string[]) => void }): Promise<NoteIndex>;
   /**
    * `next` with its packed search texts, derived from `parent`'s (null: the first commit) and the
    * texts of the notes at `changed` (undefined: every note) that `git` holds without a fetch (the
@@ -42,7 +46,7 @@ export class StoredIndexes implements IndexStore {
     private readonly policy: SegmentPolicy,
   ) {}
 
-  async load(rec: MemoryRecord, commit: string): Promise<NoteIndex> {
+  async load(rec: MemoryRecord, commit: string, opts: { ahead?: (segmentIds: string[]) => void } = {}): Promise<NoteIndex> {
     const idx = await this.cache.getOrLoad(
       key(rec, commit),
       async () => {
@@ -53,7 +57,16 @@ export class StoredIndexes implements IndexStore {
           const bytes = await this.blobs.get(rec.id, 'index', commit);
           if (!bytes) return this.rebuild(rec, commit);
           try {
-            return parseIndex(bytes);
+            const text = decodeIndex(bytes);
+            const ids = opts.ahead && attempt === 1 ? segmentIdsAhead(text) : undefined;
+            if (opts.ahead && ids && ids.length > 0) {
+              opts.ahead(ids);
+              // Two turns of the event loop, so the fetches just started are on the wire (a new
+              // connection included) before the parse below holds the loop for tens of milliseconds.
+              await new Promise((r) => setImmediate(r));
+              await new Promise((r) => setImmediate(r));
+            }
+            return parseIndexText(text);
           } catch (err) {
             if (attempt >= 3) throw err;
             await sleep(50 * attempt);

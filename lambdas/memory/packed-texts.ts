@@ -68,6 +68,16 @@ export class PackedTexts {
   }
 
   /**
+   * Starts fetching the first segments a `scan` of this layout reads (as many as it reads at once,
+   * so the heap bound is the scan's), before the scan knows it needs them: a search calls it while
+   * the commit's index is still being parsed. The scan then finds them loaded or in flight (the
+   * cache shares a load), so nothing is fetched twice.
+   */
+  prefetch(rec: MemoryRecord, segmentIds: readonly string[]): void {
+    for (const id of segmentIds.slice(0, SEGMENT_CONCURRENCY)) void this.segment(rec, id).catch(() => undefined);
+  }
+
+  /**
    * Calls `visit` once for each blob of `wanted` whose text the pack holds: the tail first, then the
    * segments, a few at a time, each dropped once visited (so the heap stays bounded whatever the
    * memory's size). Returns the blobs it did not find, for the caller to read one by one.

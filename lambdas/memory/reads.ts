@@ -113,7 +113,11 @@ export class NoteReads {
     const purpose = cursorPurpose('search', rec, q, folder, tags);
     const { commit, offset } = await this.deps.cursors.decode(purpose, query.cursor, rec.head);
     if (!commit) return { results: [], rev: null };
-    const index = await this.deps.indexes.load(rec, commit);
+    // With no folder or tags every note is a candidate, so the segments will be read: their fetch
+    // starts while the index is parsed. A filtered search may need none of them (and reads none).
+    const search = this.deps.search;
+    const ahead = folder === '' && tags.length === 0 && search.prefetch ? (ids: string[]) => search.prefetch?.(rec, ids) : undefined;
+    const index = await this.deps.indexes.load(rec, commit, ahead && { ahead });
     const { page, more } = pageOfHits(await this.deps.search.hits(rec, index, { q, folder, tags }), offset, limit);
     return {
       results: page,

@@ -24,6 +24,8 @@ export interface NoteQuery {
 export interface NoteSearch {
   /** Every matching note of the commit whose index is `index`, in any order (snippets made on demand). */
   hits(rec: MemoryRecord, index: NoteIndex, query: NoteQuery): Promise<RankedHit[]>;
+  /** Told the segments of the index about to be searched (every note a candidate), before it is parsed. */
+  prefetch?(rec: MemoryRecord, segmentIds: readonly string[]): void;
 }
 
 /** Reads the body of every candidate note (each fetched once per instance, ever) and scores it. */
@@ -57,6 +59,10 @@ export class PackedSearch implements NoteSearch {
     private readonly git: (rec: MemoryRecord) => GitOverlay,
     private readonly policy: SegmentPolicy,
   ) {}
+
+  prefetch(rec: MemoryRecord, segmentIds: readonly string[]): void {
+    this.packed.prefetch(rec, segmentIds);
+  }
 
   async hits(rec: MemoryRecord, index: NoteIndex, query: NoteQuery): Promise<RankedHit[]> {
     const byBlob = new Map<string, Array<[string, FileEntry]>>();

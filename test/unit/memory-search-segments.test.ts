@@ -8,7 +8,8 @@ import { InMemoryBlobStore, InMemoryRevLock } from '../../lambdas/memory/adapter
 import { ImmutableCache } from '../../lambdas/memory/cache';
 import { DEFAULT_LIMITS } from '../../lambdas/memory/config';
 import { GitOverlay } from '../../lambdas/memory/git-overlay';
-import { parseIndex, type NoteIndex } from '../../lambdas/memory/note-index';
+import * as noteIndex from '../../lambdas/memory/note-index';
+import { decodeIndex, parseIndex, segmentIdsAhead, serializeIndex, type NoteIndex } from '../../lambdas/memory/note-index';
 import type { BlobKind } from '../../lambdas/memory/ports';
 import { ScanSearch } from '../../lambdas/memory/search';
 import type { SegmentPolicy } from '../../lambdas/memory/segments';
@@ -218,6 +219,89 @@ describe('a cold search reads the index and a few segments, never a note', () =>
     w.blobs.gets = [];
     expect((await w.packed().searchNotes(me, 'm', { q: 'apples', tags: ['no-such-tag'] })).results).toEqual([]);
     expect(w.blobs.gets).toEqual(['index']);
+  });
+});
+
+describe('a cold search fetches the segments while it parses the index', () => {
+  /** A store that logs when each read starts and ends, by kind. */
+  class TimedStore extends CountingStore {
+    log: string[] = [];
+    override async get(memoryId: string, kind: BlobKind, sha: string): Promise<Uint8Array | undefined> {
+      this.log.push(`start ${kind}`);
+      const out = await super.get(memoryId, kind, sha);
+      // The reads of a real store take a while; the parse of a large index is what overlaps them.
+      await new Promise((r) => setTimeout(r, 5));
+      this.log.push(`end ${kind}`);
+      return out;
+    }
+  }
+
+  test('the stored index names its segments ahead of its notes; an index in the older order is read as before', async () => {
+    const w = world({ tailChars: 4000, segmentChars: 20_000, maxSegments: 6 });
+    const svc = w.packed();
+    await svc.createMemory(me, 'm');
+    await svc.importNotes(
+      me,
+      'm',
+      Array.from({ length: 200 }, (_, i) => ({ path: `n${i}.md`, markdown: note(i) })),
+    );
+    const idx = await headIndex(w);
+    expect(idx.pack.segments.length).toBeGreaterThan(0);
+    const text = decodeIndex(serializeIndex(idx));
+    expect(segmentIdsAhead(text)).toEqual(idx.pack.segments.map((r) => r.id));
+    // The older order (files first, pack last): nothing ahead, and the index parses the same.
+    const data = JSON.parse(text) as Record<string, unknown>;
+    const { pack, ...rest } = data;
+    const older = JSON.stringify({ ...rest, pack });
+    expect(segmentIdsAhead(older)).toBeUndefined();
+    const reparsed = parseIndex(gzipSync(Buffer.from(older)));
+    expect(reparsed.pack.segments).toEqual(idx.pack.segments);
+    expect([...reparsed.files.keys()]).toEqual([...idx.files.keys()]);
+    expect(segmentIdsAhead('{"v":2,"pack":{"s":[["x",1,2]')).toBeUndefined();
+  });
+
+  test('an unfiltered search starts its segment reads before the index is parsed; a filtered one does not; the reads are the same', async () => {
+    const blobs = new TimedStore();
+    const lock = new InMemoryRevLock();
+    const cursors = new CursorCodec({ current: { id: 1, secret: randomBytes(32) } });
+    const policy: SegmentPolicy = { tailChars: 4000, segmentChars: 20_000, maxSegments: 6 };
+    const fresh = () => new MemoryService({ blobs, lock, cursors, cache: new ImmutableCache(64 << 20), segments: policy, backoff: async () => undefined });
+    const svc = fresh();
+    await svc.createMemory(me, 'm');
+    await svc.importNotes(
+      me,
+      'm',
+      Array.from({ length: 300 }, (_, i) => ({ path: `f${i % 2}/n${i}.md`, markdown: note(i) })),
+    );
+
+    // The parse of the index, in the same log.
+    const original = noteIndex.parseIndexText;
+    jest.spyOn(noteIndex, 'parseIndexText').mockImplementation((text) => {
+      blobs.log.push('parse index');
+      return original(text);
+    });
+    try {
+      blobs.log = [];
+      blobs.gets = [];
+      const res = await fresh().searchNotes(me, 'm', { q: 'apples', limit: 10 });
+      expect(res.results.length).toBe(10);
+      // The index arrived, its head named the segments, and their reads started before the parse.
+      expect(blobs.log.slice(0, 3)).toEqual(['start index', 'end index', 'start segment']);
+      expect(blobs.log.indexOf('parse index')).toBeGreaterThan(2);
+      // Each object once, as without the head start.
+      const segments = blobs.gets.filter((k) => k === 'segment').length;
+      expect(segments).toBeGreaterThan(0);
+      expect(blobs.gets.filter((k) => k === 'index')).toHaveLength(1);
+
+      // Filtered by folder: the segments are read after the parse, as before; the same ones.
+      blobs.log = [];
+      blobs.gets = [];
+      await fresh().searchNotes(me, 'm', { q: 'apples', folder: 'f1', limit: 10 });
+      expect(blobs.log.slice(0, 4)).toEqual(['start index', 'end index', 'parse index', 'start segment']);
+      expect(blobs.gets.filter((k) => k === 'segment')).toHaveLength(segments);
+    } finally {
+      jest.restoreAllMocks();
+    }
   });
 });
 
