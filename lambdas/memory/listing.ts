@@ -1,3 +1,4 @@
+import { firstInOrder } from '../shared/first-in-order';
 import type { FileEntry, NoteIndex } from './note-index';
 import { isInside, relativeTo } from './paths';
 import { headingTitle } from './markdown';
@@ -208,47 +209,6 @@ export function pageOfHits(hits: readonly RankedHit[], offset: number, limit: nu
     page: ranked.slice(offset).map((h) => ({ path: h.path, title: h.title, snippet: h.snippet(), score: h.score, updated: h.updated })),
     more: hits.length > offset + limit,
   };
-}
-
-/**
- * The first `k` items of `items` in the order of `cmp` (a total order), without sorting them all:
- * a page is 20 of what may be thousands of hits. A bounded heap whose root is the worst item kept,
- * O(n log k); past a quarter of the items a plain sort is as quick.
- */
-export function firstInOrder<T>(items: readonly T[], k: number, cmp: (a: T, b: T) => number): T[] {
-  if (k <= 0) return [];
-  if (k * 4 >= items.length) return [...items].sort(cmp).slice(0, k);
-  const heap: T[] = [];
-  // Max-heap under cmp: heap[0] is the item that would come last.
-  const worse = (i: number, j: number): boolean => cmp(heap[i], heap[j]) > 0;
-  const swap = (i: number, j: number): void => {
-    const t = heap[i];
-    heap[i] = heap[j];
-    heap[j] = t;
-  };
-  const down = (from: number): void => {
-    let i = from;
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let top = i;
-      if (l < heap.length && worse(l, top)) top = l;
-      if (r < heap.length && worse(r, top)) top = r;
-      if (top === i) return;
-      swap(i, top);
-      i = top;
-    }
-  };
-  for (const item of items) {
-    if (heap.length < k) {
-      heap.push(item);
-      for (let i = heap.length - 1; i > 0 && worse(i, (i - 1) >> 1); i = (i - 1) >> 1) swap(i, (i - 1) >> 1);
-    } else if (cmp(item, heap[0]) < 0) {
-      heap[0] = item;
-      down(0);
-    }
-  }
-  return heap.sort(cmp);
 }
 
 /** Highest score first; ties newest first, then by path. */

@@ -1,19 +1,10 @@
 import fc from 'fast-check';
+import { firstInOrder } from '../../lambdas/shared/first-in-order';
 import { randomBytes } from 'node:crypto';
 import { InMemoryBlobStore, InMemoryRevLock } from '../../lambdas/memory/adapters/in-memory';
 import { ImmutableCache } from '../../lambdas/memory/cache';
 import { StorageError } from '../../lambdas/memory/errors';
-import {
-  compareHits,
-  comparePaths,
-  firstInOrder,
-  literalMatcher,
-  makeSnippet,
-  pageOfHits,
-  rankNote,
-  scoreNote,
-  type RankedHit,
-} from '../../lambdas/memory/listing';
+import { compareHits, comparePaths, literalMatcher, makeSnippet, pageOfHits, rankNote, scoreNote, type RankedHit } from '../../lambdas/memory/listing';
 import type { BlobItem, HeadMove, MoveOutcome } from '../../lambdas/memory/ports';
 import { MemoryService } from '../../lambdas/memory/service';
 import type { Caller } from '../../lambdas/memory/types';

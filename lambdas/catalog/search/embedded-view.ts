@@ -1,3 +1,4 @@
+import { firstInOrder } from '../../shared/first-in-order';
 import { lastModified, SORTS, type CatalogRecord, type Facets, type NameCount, type SearchDocument, type SlugEntry, type SortKey } from '../domain/types';
 import type { CatalogFilters } from '../domain/ports';
 
@@ -285,48 +286,9 @@ export function hitOrder(a: Hit, b: Hit): number {
   return b.score - a.score || a.entry.popularityRank - b.entry.popularityRank;
 }
 
-/**
- * The first `k` hits in order. A broad query matches most of the catalog while a page needs a few
- * dozen: keep a bounded max-heap of the best `k` (O(n log k)) instead of sorting everything.
- */
-export function topHits(hits: Hit[], k: number): Hit[] {
-  if (k <= 0) return [];
-  if (hits.length <= k * 4) return hits.sort(hitOrder).slice(0, k);
-  // heap[0] is the worst of the best k so far.
-  const heap: Hit[] = [];
-  const worse = (i: number, j: number): boolean => hitOrder(heap[i], heap[j]) > 0;
-  const swap = (i: number, j: number): void => {
-    const t = heap[i];
-    heap[i] = heap[j];
-    heap[j] = t;
-  };
-  const siftDown = (i: number): void => {
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let m = i;
-      if (l < heap.length && worse(l, m)) m = l;
-      if (r < heap.length && worse(r, m)) m = r;
-      if (m === i) return;
-      swap(i, m);
-      i = m;
-    }
-  };
-  for (const h of hits) {
-    if (heap.length < k) {
-      heap.push(h);
-      for (let i = heap.length - 1; i > 0; ) {
-        const parent = (i - 1) >> 1;
-        if (!worse(i, parent)) break;
-        swap(i, parent);
-        i = parent;
-      }
-    } else if (hitOrder(h, heap[0]) < 0) {
-      heap[0] = h;
-      siftDown(0);
-    }
-  }
-  return heap.sort(hitOrder);
+/** The first `k` hits in order: a broad query matches most of the catalog while a page needs a few dozen. */
+export function topHits(hits: readonly Hit[], k: number): Hit[] {
+  return firstInOrder(hits, k, hitOrder);
 }
 
 /** First index whose name is > bound (exclusive) or >= bound (inclusive); `byName` is name-sorted. */
