@@ -7,6 +7,31 @@ import { describe as describeBucket, gcraTake, LeasingRateLimiter, type RatePoli
 
 const SPEC_ANON: RatePolicy = { name: 'catalog-anon', ratePerSecond: 30, burst: 60 };
 
+/**
+ * Buckets whose takes wait until `release()` (a table that has not answered yet), counting the
+ * takes started and those still unanswered (reported as the backlog).
+ */
+function gated(inner: TokenBuckets): { slow: TokenBuckets; release: () => void; calls: () => number; outstanding: () => number } {
+  let release: () => void = () => undefined;
+  const gate = new Promise<void>((r) => (release = r));
+  let calls = 0;
+  let outstanding = 0;
+  const slow: TokenBuckets = {
+    take: async (key, p, n) => {
+      calls++;
+      outstanding++;
+      try {
+        await gate;
+        return await inner.take(key, p, n);
+      } finally {
+        outstanding--;
+      }
+    },
+    backlog: () => outstanding,
+  };
+  return { slow, release: () => release(), calls: () => calls, outstanding: () => outstanding };
+}
+
 describe('GCRA token bucket (pure)', () => {
   it('allows the burst at once, then one request per emission interval', () => {
     let tat: number | undefined;
@@ -135,21 +160,12 @@ describe('on DynamoDB Local', () => {
   });
 
   it('with a provisional allowance, a new caller never waits for the table, and the limit holds within the documented tolerance', async () => {
-    let release: () => void = () => undefined;
-    const gate = new Promise<void>((r) => (release = r));
-    let calls = 0;
-    const slow: TokenBuckets = {
-      take: async (k, p, n) => {
-        calls += 1;
-        await gate;
-        return buckets.take(k, p, n);
-      },
-    };
+    const { slow, release, calls } = gated(buckets);
     const policy: RatePolicy = { name: 'prov', ratePerSecond: 0.001, burst: 10 };
     const limiter = new LeasingRateLimiter(slow, { leaseFraction: 0.2, provisionalTokens: 1, clock });
     // The table has not answered: the first request is admitted at once, and describes the bucket as this instance has seen it.
     expect(await limiter.consume(k('new'), policy)).toEqual({ allowed: true, limit: 10, remaining: 9, resetSeconds: 1000, retryAfterSeconds: 0 });
-    expect(calls).toBe(1);
+    expect(calls()).toBe(1);
     const second = limiter.consume(k('new'), policy);
     release();
     // The second waits for the lease the first started, which was charged for the provisional token.
@@ -165,26 +181,12 @@ describe('on DynamoDB Local', () => {
   });
 
   it('past its backlog bound (RATE_MAX_BACKLOG), a new caller waits for its own take: unanswered takes never pile up without bound', async () => {
-    let release: () => void = () => undefined;
-    const gate = new Promise<void>((r) => (release = r));
-    let outstanding = 0;
-    const slow: TokenBuckets = {
-      take: async (key, p, n) => {
-        outstanding++;
-        try {
-          await gate;
-          return await buckets.take(key, p, n);
-        } finally {
-          outstanding--;
-        }
-      },
-      backlog: () => outstanding,
-    };
+    const { slow, release, outstanding } = gated(buckets);
     const policy: RatePolicy = { name: 'backlog', ratePerSecond: 30, burst: 60 };
     const limiter = new LeasingRateLimiter(slow, { leaseFraction: 0.1, provisionalTokens: 1, maxBacklog: 3, clock });
     // Three new callers while the table is slow: admitted at once, their takes outstanding.
     for (const c of ['a', 'b', 'c']) expect((await limiter.consume(k(`bl-${c}`), policy)).allowed).toBe(true);
-    expect(outstanding).toBe(3);
+    expect(outstanding()).toBe(3);
     // The fourth finds three takes unanswered: it waits for its own, as with no allowance.
     let answered = false;
     const fourth = limiter.consume(k('bl-d'), policy).then((d) => {
@@ -193,12 +195,12 @@ describe('on DynamoDB Local', () => {
     });
     await new Promise((r) => setTimeout(r, 50));
     expect(answered).toBe(false);
-    expect(outstanding).toBe(4);
+    expect(outstanding()).toBe(4);
     release();
     expect(await fourth).toMatchObject({ allowed: true, remaining: 59 });
     // The table caught up: the next new caller is admitted without waiting again.
-    for (let i = 0; i < 200 && outstanding > 0; i++) await new Promise((r) => setTimeout(r, 10));
-    expect(outstanding).toBe(0);
+    for (let i = 0; i < 200 && outstanding() > 0; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(outstanding()).toBe(0);
     expect((await limiter.consume(k('bl-e'), policy)).allowed).toBe(true);
   });
 
