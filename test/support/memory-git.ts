@@ -12,6 +12,18 @@ export interface Clone {
 
 const ENV = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' };
 
+/** The real `git` with no system or user configuration and a fixed identity, for tests that commit with it. */
+export const GIT_COMMITTER_ENV = {
+  ...process.env,
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_AUTHOR_NAME: 'G',
+  GIT_AUTHOR_EMAIL: 'g@x',
+  GIT_COMMITTER_NAME: 'G',
+  GIT_COMMITTER_EMAIL: 'g@x',
+  LC_ALL: 'C',
+};
+
 export function cloneBundle(bytes: Uint8Array): Clone {
   const root = mkdtempSync(join(process.env.TEST_TMP_DIR ?? tmpdir(), 'memory-bundle-'));
   const file = join(root, 'memory.bundle');

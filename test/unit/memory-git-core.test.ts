@@ -14,6 +14,7 @@ import { MemoryService } from '../../lambdas/memory/service';
 import { detectRenames, similarity } from '../../lambdas/memory/tree-diff';
 import type { Caller } from '../../lambdas/memory/types';
 import { CursorCodec } from '../../lambdas/shared/cursor';
+import { GIT_COMMITTER_ENV } from '../support/memory-git';
 
 /**
  * The git machinery of the memory core, in-process: the pack reader (every object type, both
@@ -24,16 +25,7 @@ import { CursorCodec } from '../../lambdas/shared/cursor';
  */
 const me: Caller = { account: 'acct', author: { name: 'T', email: 't@example.com' } };
 const LIMITS = { maxObjects: 1000, maxObjectBytes: 1 << 20, maxTotalBytes: 8 << 20 };
-const ENV = {
-  ...process.env,
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_CONFIG_GLOBAL: '/dev/null',
-  GIT_AUTHOR_NAME: 'G',
-  GIT_AUTHOR_EMAIL: 'g@x',
-  GIT_COMMITTER_NAME: 'G',
-  GIT_COMMITTER_EMAIL: 'g@x',
-  LC_ALL: 'C',
-};
+const ENV = GIT_COMMITTER_ENV;
 
 let dir: string;
 const git = (args: string[], input?: string | Buffer): Buffer => execFileSync('git', args, { cwd: dir, env: ENV, input, maxBuffer: 64 << 20 });

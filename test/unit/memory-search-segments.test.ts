@@ -17,6 +17,7 @@ import { MemoryService } from '../../lambdas/memory/service';
 import { NoteTexts } from '../../lambdas/memory/texts';
 import type { Caller, SearchQuery } from '../../lambdas/memory/types';
 import { CursorCodec } from '../../lambdas/shared/cursor';
+import { cloneBundle, GIT_COMMITTER_ENV } from '../support/memory-git';
 
 /**
  * Packed search texts (segments.ts): every way a commit is made (write, edit, delete, restore, move,
@@ -27,16 +28,7 @@ import { CursorCodec } from '../../lambdas/shared/cursor';
  */
 const me: Caller = { account: 'acct', author: { name: 'T', email: 't@example.com' } };
 const SMALL: SegmentPolicy = { tailChars: 600, segmentChars: 2500, maxSegments: 4 };
-const ENV = {
-  ...process.env,
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_CONFIG_GLOBAL: '/dev/null',
-  GIT_AUTHOR_NAME: 'G',
-  GIT_AUTHOR_EMAIL: 'g@x',
-  GIT_COMMITTER_NAME: 'G',
-  GIT_COMMITTER_EMAIL: 'g@x',
-  LC_ALL: 'C',
-};
+const ENV = GIT_COMMITTER_ENV;
 
 /** The in-memory store, counting reads by kind. */
 class CountingStore extends InMemoryBlobStore {
@@ -47,8 +39,7 @@ class CountingStore extends InMemoryBlobStore {
   }
 }
 
-function world(policy: SegmentPolicy = SMALL) {
-  const blobs = new CountingStore();
+function world<S extends CountingStore = CountingStore>(policy: SegmentPolicy = SMALL, blobs: S = new CountingStore() as S) {
   const lock = new InMemoryRevLock();
   const cursors = new CursorCodec({ current: { id: 1, secret: randomBytes(32) } });
   /** A fresh instance (empty cache) with packed search. */
@@ -262,10 +253,7 @@ describe('a cold search fetches the segments while it parses the index', () => {
 
   test('an unfiltered search starts its segment reads before the index is parsed; a filtered one does not; the reads are the same', async () => {
     const blobs = new TimedStore();
-    const lock = new InMemoryRevLock();
-    const cursors = new CursorCodec({ current: { id: 1, secret: randomBytes(32) } });
-    const policy: SegmentPolicy = { tailChars: 4000, segmentChars: 20_000, maxSegments: 6 };
-    const fresh = () => new MemoryService({ blobs, lock, cursors, cache: new ImmutableCache(64 << 20), segments: policy, backoff: async () => undefined });
+    const { packed: fresh } = world({ tailChars: 4000, segmentChars: 20_000, maxSegments: 6 }, blobs);
     const svc = fresh();
     await svc.createMemory(me, 'm');
     await svc.importNotes(
@@ -447,18 +435,12 @@ describe('exports read the packed texts', () => {
     // Trees and the commit are loose objects; no blob is fetched.
     const objects = w.blobs.gets.filter((k) => k === 'object').length;
     expect(objects).toBeLessThan(10);
-    const dir = mkdtempSync(join(process.env.TEST_TMP_DIR ?? tmpdir(), 'segments-bundle-'));
+    const clone = cloneBundle(bundle.bytes);
     try {
-      writeFileSync(join(dir, 'm.bundle'), bundle.bytes);
-      execFileSync('git', ['clone', '-q', 'm.bundle', 'c'], { cwd: dir, env: ENV });
-      execFileSync('git', ['fsck', '--strict'], { cwd: join(dir, 'c'), env: ENV });
-      const files = execFileSync('git', ['ls-files'], { cwd: join(dir, 'c'), env: ENV })
-        .toString()
-        .trim()
-        .split('\n');
-      expect(files).toHaveLength(200);
+      clone.git('fsck', '--strict');
+      expect(clone.git('ls-files').trim().split('\n')).toHaveLength(200);
     } finally {
-      rmSync(dir, { recursive: true, force: true });
+      clone.cleanup();
     }
   });
 
