@@ -57,7 +57,18 @@ function world<S extends CountingStore = CountingStore>(policy: SegmentPolicy = 
     if (!key) throw new Error(`no index for ${commit}`);
     return parseIndex(blobs.items.get(key) as Uint8Array);
   };
-  return { blobs, lock, packed, scanning, index };
+  /** Memory `m` of `n` notes, imported in one commit through a fresh instance, which it returns. */
+  const seeded = async (n: number, path = (i: number) => `f${i % 3}/n${i}.md`, markdown = note): Promise<MemoryService> => {
+    const svc = packed();
+    await svc.createMemory(me, 'm');
+    await svc.importNotes(
+      me,
+      'm',
+      Array.from({ length: n }, (_, i) => ({ path: path(i), markdown: markdown(i) })),
+    );
+    return svc;
+  };
+  return { blobs, lock, packed, scanning, index, seeded };
 }
 
 const WORDS = ['apples', 'pears', 'kubernetes', 'Straße', 'design', 'budget'];
@@ -176,13 +187,7 @@ describe('the tail', () => {
 describe('a cold search reads the index and a few segments, never a note', () => {
   test('several hundred notes: one index and its segments', async () => {
     const w = world({ tailChars: 4000, segmentChars: 20_000, maxSegments: 6 });
-    const svc = w.packed();
-    await svc.createMemory(me, 'm');
-    await svc.importNotes(
-      me,
-      'm',
-      Array.from({ length: 400 }, (_, i) => ({ path: `f${i % 3}/n${i}.md`, markdown: note(i) })),
-    );
+    const svc = await w.seeded(400);
     for (let i = 0; i < 5; i++) await svc.writeNote(me, 'm', `w${i}.md`, { body: `written apples ${i}` });
     const idx = await headIndex(w);
     w.blobs.gets = [];
@@ -200,13 +205,7 @@ describe('a cold search reads the index and a few segments, never a note', () =>
 
   test('a search whose folder and tags match nothing reads no segment', async () => {
     const w = world();
-    const svc = w.packed();
-    await svc.createMemory(me, 'm');
-    await svc.importNotes(
-      me,
-      'm',
-      Array.from({ length: 60 }, (_, i) => ({ path: `n${i}.md`, markdown: note(i) })),
-    );
+    await w.seeded(60, (i) => `n${i}.md`);
     w.blobs.gets = [];
     expect((await w.packed().searchNotes(me, 'm', { q: 'apples', tags: ['no-such-tag'] })).results).toEqual([]);
     expect(w.blobs.gets).toEqual(['index']);
@@ -229,13 +228,7 @@ describe('a cold search fetches the segments while it parses the index', () => {
 
   test('the stored index names its segments ahead of its notes; an index in the older order is read as before', async () => {
     const w = world({ tailChars: 4000, segmentChars: 20_000, maxSegments: 6 });
-    const svc = w.packed();
-    await svc.createMemory(me, 'm');
-    await svc.importNotes(
-      me,
-      'm',
-      Array.from({ length: 200 }, (_, i) => ({ path: `n${i}.md`, markdown: note(i) })),
-    );
+    await w.seeded(200, (i) => `n${i}.md`);
     const idx = await headIndex(w);
     expect(idx.pack.segments.length).toBeGreaterThan(0);
     const text = decodeIndex(serializeIndex(idx));
@@ -253,14 +246,8 @@ describe('a cold search fetches the segments while it parses the index', () => {
 
   test('an unfiltered search starts its segment reads before the index is parsed; a filtered one does not; the reads are the same', async () => {
     const blobs = new TimedStore();
-    const { packed: fresh } = world({ tailChars: 4000, segmentChars: 20_000, maxSegments: 6 }, blobs);
-    const svc = fresh();
-    await svc.createMemory(me, 'm');
-    await svc.importNotes(
-      me,
-      'm',
-      Array.from({ length: 300 }, (_, i) => ({ path: `f${i % 2}/n${i}.md`, markdown: note(i) })),
-    );
+    const { packed: fresh, seeded } = world({ tailChars: 4000, segmentChars: 20_000, maxSegments: 6 }, blobs);
+    await seeded(300, (i) => `f${i % 2}/n${i}.md`);
 
     // The parse of the index, in the same log.
     const original = noteIndex.parseIndexText;
@@ -354,13 +341,7 @@ describe('an index written before segments existed', () => {
 
   test('searches correctly by reading the notes, then is compacted for the next fresh instance', async () => {
     const w = world();
-    const svc = w.packed();
-    await svc.createMemory(me, 'm');
-    await svc.importNotes(
-      me,
-      'm',
-      Array.from({ length: 50 }, (_, i) => ({ path: `f${i % 3}/n${i}.md`, markdown: note(i) })),
-    );
+    const svc = await w.seeded(50);
     const head = (await svc.getMemory(me, 'm')).rev as string;
     downgrade(w, head);
     expect(w.index(head).pack).toMatchObject({ complete: false, segments: [] });
@@ -385,13 +366,7 @@ describe('an index written before segments existed', () => {
 describe('a memory larger than the instance cache', () => {
   test('streams over its segments: same answers, the cache within its bound', async () => {
     const w = world({ tailChars: 1000, segmentChars: 3000, maxSegments: 100 });
-    const svc = w.packed();
-    await svc.createMemory(me, 'm');
-    await svc.importNotes(
-      me,
-      'm',
-      Array.from({ length: 300 }, (_, i) => ({ path: `f${i % 3}/n${i}.md`, markdown: `${note(i)}${'lorem ipsum '.repeat(20)}\n` })),
-    );
+    await w.seeded(300, undefined, (i) => `${note(i)}${'lorem ipsum '.repeat(20)}\n`);
     const idx = await headIndex(w);
     const textChars = [...idx.files.values()].reduce((n, e) => n + e.size, 0);
     const cacheBytes = 24 * 1024;
@@ -419,13 +394,7 @@ describe('a memory larger than the instance cache', () => {
 describe('exports read the packed texts', () => {
   test('the zip and the bundle of a memory fetch segments, not every note', async () => {
     const w = world({ tailChars: 4000, segmentChars: 20_000, maxSegments: 6 });
-    const svc = w.packed();
-    await svc.createMemory(me, 'm');
-    await svc.importNotes(
-      me,
-      'm',
-      Array.from({ length: 200 }, (_, i) => ({ path: `f${i % 3}/n${i}.md`, markdown: note(i) })),
-    );
+    await w.seeded(200);
     w.blobs.gets = [];
     const zip = await w.packed().exportZip(me);
     expect(zip.memories).toEqual(['m']);
@@ -446,13 +415,7 @@ describe('exports read the packed texts', () => {
 
   test('a clone of many notes over the git remote takes the head blobs from the packed texts too', async () => {
     const w = world({ tailChars: 4000, segmentChars: 20_000, maxSegments: 6 });
-    const svc = w.packed();
-    await svc.createMemory(me, 'm');
-    await svc.importNotes(
-      me,
-      'm',
-      Array.from({ length: 200 }, (_, i) => ({ path: `f${i % 3}/n${i}.md`, markdown: note(i) })),
-    );
+    const svc = await w.seeded(200);
     await svc.writeNote(me, 'm', 'f1/n1.md', { body: 'a newer version' });
     const head = (await svc.getMemory(me, 'm')).rev as string;
     w.blobs.gets = [];
