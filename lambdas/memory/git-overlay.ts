@@ -14,6 +14,7 @@ import {
   type TreeEntry,
 } from 'isomorphic-git';
 import type { ImmutableCache } from './cache';
+import { objectId, type GitObjectType } from './pack';
 import type { BlobItem, BlobStore } from './ports';
 
 /**
@@ -51,8 +52,6 @@ function statOf(kind: 'dir' | 'file', size: number): Record<string, unknown> {
 
 /** Parallel object reads per request: search, exports and walks load many small immutable objects. */
 export const READ_CONCURRENCY = 32;
-
-export type GitObjectType = 'blob' | 'tree' | 'commit' | 'tag';
 
 export const objectCacheKey = (memoryId: string, sha: string): string => `o:${memoryId}:${sha}`;
 
@@ -190,8 +189,7 @@ export class GitOverlay {
   adoptBlob(oid: string, text: string): boolean {
     if (this.written.has(oid) || this.loaded.has(oid) || this.adopted.has(oid)) return true;
     const content = Buffer.from(text, 'utf8');
-    const header = Buffer.from(`blob ${content.length}\0`, 'utf8');
-    if (createHash('sha1').update(header).update(content).digest('hex') !== oid) return false;
+    if (objectId('blob', content) !== oid) return false;
     this.adopted.set(oid, content);
     return true;
   }

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { inflateSync } from 'node:zlib';
-import type { GitObjectType } from './git-overlay';
 
 /**
  * Reading a git packfile (what `git push` sends): version 2 or 3, every object inflated, deltas
@@ -17,6 +16,8 @@ export class PackError extends Error {
     this.name = 'PackError';
   }
 }
+
+export type GitObjectType = 'blob' | 'tree' | 'commit' | 'tag';
 
 export interface PackObject {
   oid: string;
