@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { Duration, Stack } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import * as origins from 'aws-cdk-lib/aws-cloudfront-origins';
 import type * as iam from 'aws-cdk-lib/aws-iam';
@@ -71,7 +71,6 @@ export class MemoryGit extends Construct {
     this.props = props;
     const { memory, data, auth } = props;
     const memorySize = props.memorySize ?? 2048;
-    const _stack = Stack.of(this);
     const verifier = auth.verifierEnvironment();
     const settings = distributionSettings(
       this,

@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { Duration, Stack } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -94,7 +94,6 @@ export class MemoryMcp extends Construct {
   constructor(scope: Construct, id: string, props: MemoryMcpProps) {
     super(scope, id);
     const origins = props.allowedOrigins ?? [];
-    const _stack = Stack.of(this);
     const settings = distributionSettings(
       this,
       'Settings of the MCP function that depend on the distribution (audience, public URL, Cognito client ids); not a credential',
