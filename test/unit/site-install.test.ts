@@ -153,6 +153,21 @@ describe('each registry runs the way its tools expect', () => {
     });
   });
 
+  test('Docker: a runtime switch marked required stays a switch; a variable the arguments pass by template is not passed again', () => {
+    const entry = args({
+      registryType: 'oci',
+      identifier: 'ghcr.io/acme/weather',
+      version: '1.2.0',
+      transport: { type: 'stdio' },
+      runtimeArguments: [
+        { type: 'named', name: '--rm', isRequired: true },
+        { type: 'named', name: '-e', value: 'TOKEN={token}', variables: { token: { isRequired: true, isSecret: true } } },
+      ],
+      environmentVariables: [{ name: 'TOKEN', isRequired: true, isSecret: true }],
+    });
+    expect(entry.args).toEqual(['run', '-i', '--rm', '-e', 'TOKEN=<token>', 'ghcr.io/acme/weather:1.2.0']);
+  });
+
   test('NuGet through dnx, package arguments after --', () => {
     expect(
       args({

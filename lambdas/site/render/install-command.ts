@@ -11,7 +11,7 @@
  * once where the arguments name it (pinned to the entry's version).
  */
 import type { RegistryPackage } from '../../catalog/domain/types';
-import { asInputs, flag, type InputLike, type Inputs, literalText, str, type Value } from './install-values';
+import { asInputs, flag, type InputLike, type Inputs, keyValues, literalText, str, type Value } from './install-values';
 
 export interface Command {
   command: string;
@@ -49,8 +49,9 @@ function argumentWords(a: InputLike, runtime: boolean, inputs: Inputs, known: Ma
         { value: v, positional: false },
       ];
     }
+    // The runner's own switches: a runtime flag that says nothing about a value (no hint, format, default, choices).
     const nothingToSupply = hint === undefined && a.format === undefined && str(a.default) === undefined && a.choices === undefined;
-    if (runtime && nothingToSupply && !required) return [{ value: [name], positional: false }];
+    if (runtime && nothingToSupply) return [{ value: [name], positional: false }];
     if (a.format === 'boolean' && required) return [{ value: [name], positional: false }];
     inputs.note('argument', name, a);
     if (!required) return [];
@@ -76,24 +77,6 @@ function argumentWords(a: InputLike, runtime: boolean, inputs: Inputs, known: Ma
 
 function words(list: unknown, runtime: boolean, inputs: Inputs, known: Map<string, Value>): Word[] {
   return asInputs(list).flatMap((a) => argumentWords(a, runtime, inputs, known));
-}
-
-/** Environment variables: a fixed value (its `{variables}` filled), else a slot when required; every one is listed. */
-export function environment(pkg: RegistryPackage, inputs: Inputs, known: Map<string, Value>): Array<[string, Value]> {
-  const out: Array<[string, Value]> = [];
-  for (const e of asInputs(pkg.environmentVariables)) {
-    const name = str(e.name);
-    if (!name) continue;
-    inputs.note('env', name, e);
-    const fixed = str(e.value);
-    let v: Value | undefined;
-    if (fixed !== undefined) v = inputs.template(fixed, e.variables, { id: name, from: e });
-    else if (flag(e.isRequired)) v = [inputs.slot(name, e)];
-    if (v === undefined) continue;
-    known.set(name, v);
-    out.push([name, v]);
-  }
-  return out;
 }
 
 const text = (w: Word) => literalText(w.value) ?? '';
@@ -158,7 +141,7 @@ function nuget(pkg: RegistryPackage, runtime: Word[], args: Word[]): Omit<Comman
 // ------------------------------------------------------------------------------------- OCI
 
 /** An image reference's repository, as Docker resolves it (`hamcodes/x:v1` is `docker.io/hamcodes/x`). */
-export function imageRepository(ref: string): string {
+function imageRepository(ref: string): string {
   let r = ref.replace(/@[A-Za-z0-9]+:[A-Fa-f0-9]+$/, '');
   if (r.lastIndexOf(':') > r.lastIndexOf('/')) r = r.slice(0, r.lastIndexOf(':'));
   const parts = r.split('/');
@@ -172,11 +155,12 @@ const hasTag = (ref: string) => ref.includes('@') || ref.lastIndexOf(':') > ref.
 
 /** The variables `docker run` options already pass into the container (`-e NAME`, `--env NAME=…`). */
 function passedEnv(opts: Word[]): Set<string> {
+  // The name is the literal head of the word (`-e TOKEN={token}` passes TOKEN).
+  const head = (w: Word | undefined) => (typeof w?.value[0] === 'string' ? w.value[0] : '');
   const out = new Set<string>();
   opts.forEach((w, i) => {
-    const t = text(w);
-    const m = /^(?:-e|--env)=?(.+)$/.exec(t);
-    const v = t === '-e' || t === '--env' ? text(opts[i + 1] ?? lit('')) : m?.[1];
+    const t = head(w);
+    const v = t === '-e' || t === '--env' ? head(opts[i + 1]) : /^(?:-e|--env=)(.+)$/.exec(t)?.[1];
     if (v) out.add(v.split('=')[0]);
   });
   return out;
@@ -211,7 +195,8 @@ function oci(pkg: RegistryPackage, runtime: Word[], args: Word[], env: Array<[st
 export function commandOf(pkg: RegistryPackage, inputs: Inputs, known: Map<string, Value>): Command | undefined {
   const runtime = words(pkg.runtimeArguments, true, inputs, known);
   const args = words(pkg.packageArguments, false, inputs, known);
-  const env = environment(pkg, inputs, known);
+  const env = keyValues(pkg.environmentVariables, 'env', inputs);
+  for (const [name, v] of env) known.set(name, v);
   switch (pkg.registryType) {
     case 'npm':
       return { ...npm(pkg, runtime, args), env, notes: [] };

@@ -131,6 +131,20 @@ export class Inputs {
   }
 }
 
+/** Environment variables or headers (`KeyValueInput`): a fixed value (its `{variables}` filled), else a slot when required; every one is listed. */
+export function keyValues(list: unknown, kind: 'env' | 'header', inputs: Inputs): Array<[string, Value]> {
+  const out: Array<[string, Value]> = [];
+  for (const i of asInputs(list)) {
+    const name = str(i.name);
+    if (!name) continue;
+    inputs.note(kind, name, i);
+    const fixed = str(i.value);
+    if (fixed !== undefined) out.push([name, inputs.template(fixed, i.variables, { id: name, from: i })]);
+    else if (flag(i.isRequired)) out.push([name, [inputs.slot(name, i)]]);
+  }
+  return out;
+}
+
 /** The value's text when it has no slot. */
 export function literalText(v: Value): string | undefined {
   return v.every((p) => typeof p === 'string') ? v.join('') : undefined;

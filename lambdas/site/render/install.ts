@@ -1,6 +1,6 @@
 import type { CatalogRecord, RegistryPackage, RegistryRemote } from '../../catalog/domain/types';
-import { type Command, commandOf, environment } from './install-command';
-import { asInputs, type InputNote, Inputs, plain, str, type Value, VsInputs } from './install-values';
+import { type Command, commandOf } from './install-command';
+import { type InputNote, Inputs, keyValues, plain, type Value, VsInputs } from './install-values';
 
 /**
  * Install snippets per MCP client, built from what the registry says about a server: each package
@@ -104,20 +104,6 @@ interface Endpoint {
   local?: boolean;
 }
 
-/** Headers: a fixed value (its `{variables}` filled), else a slot when required; every one is listed. */
-function headerValues(list: unknown, inputs: Inputs): Array<[string, Value]> {
-  const out: Array<[string, Value]> = [];
-  for (const h of asInputs(list)) {
-    const name = str(h.name);
-    if (!name) continue;
-    inputs.note('header', name, h);
-    const fixed = str(h.value);
-    if (fixed !== undefined) out.push([name, inputs.template(fixed, h.variables, { id: name, from: h })]);
-    else if (h.isRequired === true) out.push([name, [inputs.slot(name, h)]]);
-  }
-  return out;
-}
-
 function remoteSnippets(key: string, e: Endpoint): Snippet[] {
   const http = e.type === 'sse' ? 'sse' : 'http';
   const url = plain(e.url);
@@ -194,7 +180,7 @@ const rank = (type: string) => (PACKAGE_ORDER.includes(type) ? PACKAGE_ORDER.ind
 function remoteOption(key: string, remote: RegistryRemote, id: string): InstallOption {
   const inputs = new Inputs();
   const url = inputs.template(remote.url, remote.variables, { id: 'url', from: {} });
-  const headers = headerValues(remote.headers, inputs);
+  const headers = keyValues(remote.headers, 'header', inputs);
   return {
     id,
     title: `Hosted endpoint (${transportName(remote.type)})`,
@@ -211,7 +197,7 @@ function packageOption(key: string, pkg: RegistryPackage, id: string): InstallOp
   const inputs = new Inputs();
   const known = new Map<string, Value>();
   if (pkg.registryType === 'mcpb') {
-    environment(pkg, inputs, known);
+    keyValues(pkg.environmentVariables, 'env', inputs);
     return {
       id,
       title,
@@ -233,7 +219,7 @@ function packageOption(key: string, pkg: RegistryPackage, id: string): InstallOp
   }
   // The package runs a local HTTP server: start it, then point the client at its URL (its `{names}` are the package's inputs).
   const url = inputs.template(transport.url, undefined, { id: 'url', from: {} }, known);
-  const headers = headerValues(transport.headers, inputs);
+  const headers = keyValues(transport.headers, 'header', inputs);
   return {
     id,
     title,
