@@ -5,7 +5,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DynamoCatalogStore } from '../../lambdas/catalog/adapters/dynamo-catalog-store';
 import type { CatalogRecord } from '../../lambdas/catalog/domain/types';
+import { documentClient, dynamoClient, loadBatchSdkBudget } from '../../lambdas/shared/aws/clients';
 import { installOptions } from '../../lambdas/site/render/install';
 import { checkSnippet } from '../support/install-checker';
 import { sampleRecords } from '../support/sample-records';
@@ -18,7 +20,11 @@ let t: TestSite;
 
 beforeAll(async () => {
   t = await startTestSite();
-  await t.catalog.store.put(records.map((record) => ({ record })));
+  // Written as the seed writes (a bulk budget): a loaded DynamoDB Local may take over 1.5 s for a batch.
+  const { config } = t.catalog;
+  const ddb = dynamoClient({ region: config.region, dynamoEndpoint: config.dynamoEndpoint }, loadBatchSdkBudget());
+  await new DynamoCatalogStore(documentClient(ddb), config.catalogTable).put(records.map((record) => ({ record })));
+  ddb.destroy();
 }, 120_000);
 
 afterAll(async () => {
