@@ -116,6 +116,35 @@ describe('normaliseRow on real registry rows', () => {
     expect(letterhead.packages[0].packageArguments?.[0]).toEqual({ type: 'positional', value: 'mcp' });
   });
 
+  it('keeps what install snippets are built from: remote URL variables, and value hints of named arguments', () => {
+    const s = ok({
+      server: {
+        name: 'io.github.acme/tenant',
+        description: 'd',
+        version: '1.0.0',
+        remotes: [
+          {
+            type: 'streamable-http',
+            url: 'https://{tenant}.acme.dev/mcp',
+            variables: { tenant: { description: 'Tenant', isRequired: true, choices: ['eu', 'us'] } },
+          },
+        ],
+        packages: [
+          {
+            registryType: 'pypi',
+            identifier: 'acme',
+            version: '1.0.0',
+            transport: { type: 'stdio' },
+            packageArguments: [{ type: 'named', name: '--allowed-dir', valueHint: 'directory', isRequired: true }],
+          },
+        ],
+      },
+    });
+    expect(s.remotes[0].variables).toEqual({ tenant: { description: 'Tenant', isRequired: true, choices: ['eu', 'us'] } });
+    expect(s.packages[0].packageArguments).toEqual([{ type: 'named', name: '--allowed-dir', valueHint: 'directory', isRequired: true }]);
+    expect(validate(serverJsonOf(s))).toBe(true);
+  });
+
   it('maps the 2025-07-09 snake_case shape to camelCase', () => {
     const s = ok(syntheticRows[0]);
     expect(s.websiteUrl).toBe('https://example.com/snake');

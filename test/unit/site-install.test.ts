@@ -5,8 +5,11 @@
  * variable, a hosted endpoint's headers carried to every client.
  */
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { CatalogRecord, RegistryPackage, RegistryRemote } from '../../lambdas/catalog/domain/types';
 import { configKey, installOptions, shellQuote, type InstallOption } from '../../lambdas/site/render/install';
+import { sampleRecords } from '../support/sample-records';
 
 function record(over: Partial<CatalogRecord>): CatalogRecord {
   return {
@@ -94,15 +97,18 @@ describe('a package with arguments and environment variables', () => {
     ]);
   });
 
-  test('VS Code: servers.<name> of type stdio; the secret is a masked ${input:…} prompt, not text in the file', () => {
+  test('VS Code: servers.<name> of type stdio; values to supply are ${input:…} prompts, the secret one masked', () => {
     const config = JSON.parse(snippet(option, 'vscode').text);
     expect(config.servers.weather).toEqual({
       type: 'stdio',
       command: 'npx',
-      args: ['-y', '@acme/weather-mcp@1.2.0', '<directory>', '--region', 'eu'],
-      env: { WEATHER_API_KEY: '${input:weather-api-key}' },
+      args: ['-y', '@acme/weather-mcp@1.2.0', '${input:directory}', '--region', 'eu'],
+      env: { WEATHER_API_KEY: '${input:WEATHER_API_KEY}' },
     });
-    expect(config.inputs).toEqual([{ type: 'promptString', id: 'weather-api-key', description: 'API key', password: true }]);
+    expect(config.inputs).toEqual([
+      { type: 'promptString', id: 'directory', description: 'Cache directory' },
+      { type: 'promptString', id: 'WEATHER_API_KEY', description: 'API key', password: true },
+    ]);
   });
 
   test('optional inputs are listed, not guessed', () => {
@@ -121,10 +127,10 @@ describe('a package with arguments and environment variables', () => {
 describe('each registry runs the way its tools expect', () => {
   const args = (pkg: RegistryPackage) => JSON.parse(snippet(installOptions(record({ packages: [pkg] }))[0], 'claude-desktop').text).mcpServers.weather;
 
-  test('PyPI through uvx, pinned with ==', () => {
+  test("PyPI through uvx, pinned with uv's command@version", () => {
     expect(args({ registryType: 'pypi', identifier: 'weather-mcp', version: '0.3.1', transport: { type: 'stdio' } })).toEqual({
       command: 'uvx',
-      args: ['weather-mcp==0.3.1'],
+      args: ['weather-mcp@0.3.1'],
     });
   });
 
@@ -145,6 +151,21 @@ describe('each registry runs the way its tools expect', () => {
       args: ['run', '--rm', '-i', '--network', 'host', '-e', 'TOKEN', 'ghcr.io/acme/weather:1.2.0'],
       env: { TOKEN: '<TOKEN>' },
     });
+  });
+
+  test('Docker: a runtime switch marked required stays a switch; a variable the arguments pass by template is not passed again', () => {
+    const entry = args({
+      registryType: 'oci',
+      identifier: 'ghcr.io/acme/weather',
+      version: '1.2.0',
+      transport: { type: 'stdio' },
+      runtimeArguments: [
+        { type: 'named', name: '--rm', isRequired: true },
+        { type: 'named', name: '-e', value: 'TOKEN={token}', variables: { token: { isRequired: true, isSecret: true } } },
+      ],
+      environmentVariables: [{ name: 'TOKEN', isRequired: true, isSecret: true }],
+    });
+    expect(entry.args).toEqual(['run', '-i', '--rm', '-e', 'TOKEN=<token>', 'ghcr.io/acme/weather:1.2.0']);
   });
 
   test('NuGet through dnx, package arguments after --', () => {
@@ -187,7 +208,8 @@ describe('each registry runs the way its tools expect', () => {
         ],
       }),
     );
-    expect(o.notes[0]).toContain('`npx -y weather-http@1.0.0`');
+    expect(snippet(o, 'terminal').text).toBe('npx -y weather-http@1.0.0');
+    expect(o.notes[0]).toContain('http://localhost:8080/mcp');
     expect(JSON.parse(snippet(o, 'cursor').text)).toEqual({ mcpServers: { weather: { url: 'http://localhost:8080/mcp' } } });
   });
 
@@ -226,19 +248,19 @@ describe('a hosted endpoint with a secret header', () => {
       'weather',
       'https://mcp.acme.dev/mcp',
       '--header',
-      'Authorization: Bearer <token>',
+      'Authorization: <Authorization>',
     ]);
   });
 
   test('VS Code: type http, the token a masked prompt', () => {
     const config = JSON.parse(snippet(option, 'vscode').text);
-    expect(config.servers.weather).toEqual({ type: 'http', url: 'https://mcp.acme.dev/mcp', headers: { Authorization: 'Bearer ${input:authorization}' } });
-    expect(config.inputs[0]).toMatchObject({ id: 'authorization', password: true });
+    expect(config.servers.weather).toEqual({ type: 'http', url: 'https://mcp.acme.dev/mcp', headers: { Authorization: '${input:Authorization}' } });
+    expect(config.inputs[0]).toMatchObject({ id: 'Authorization', password: true });
   });
 
   test('Cursor: url and headers', () => {
     expect(JSON.parse(snippet(option, 'cursor').text)).toEqual({
-      mcpServers: { weather: { url: 'https://mcp.acme.dev/mcp', headers: { Authorization: 'Bearer <token>' } } },
+      mcpServers: { weather: { url: 'https://mcp.acme.dev/mcp', headers: { Authorization: '<Authorization>' } } },
     });
   });
 
@@ -247,15 +269,15 @@ describe('a hosted endpoint with a secret header', () => {
       mcpServers: {
         weather: {
           command: 'npx',
-          args: ['-y', 'mcp-remote', 'https://mcp.acme.dev/mcp', '--header', 'Authorization:${MCP_HEADER_1}'],
-          env: { MCP_HEADER_1: 'Bearer <token>' },
+          args: ['-y', 'mcp-remote', 'https://mcp.acme.dev/mcp', '--header', 'Authorization:${MCP_HEADER_AUTHORIZATION}'],
+          env: { MCP_HEADER_AUTHORIZATION: '<Authorization>' },
         },
       },
     });
   });
 
   test('any client: URL, transport and headers', () => {
-    expect(snippet(option, 'generic').text).toBe('URL: https://mcp.acme.dev/mcp\nTransport: Streamable HTTP\nHeader: Authorization: Bearer <token>');
+    expect(snippet(option, 'generic').text).toBe('URL: https://mcp.acme.dev/mcp\nTransport: Streamable HTTP\nHeader: Authorization: <Authorization>');
   });
 
   test('SSE endpoints say so to each client', () => {
@@ -286,5 +308,140 @@ describe('names and quoting', () => {
       record({ packages: [{ ...npm, identifier: 'x; curl evil | sh', environmentVariables: [], packageArguments: [{ type: 'positional', value: '$(id)' }] }] }),
     );
     expect(shellWords(snippet(o, 'claude-code').text)).toEqual(['claude', 'mcp', 'add', 'weather', '--', 'npx', '-y', 'x; curl evil | sh@1.2.0', '$(id)']);
+  });
+});
+
+/** Real registry entries (test/fixtures/install-clients), made into records by the crawler's code. */
+const REAL = sampleRecords(JSON.parse(readFileSync(join(__dirname, '..', 'fixtures', 'install-clients', 'registry-rows.json'), 'utf8')) as unknown[]);
+
+function real(name: string): CatalogRecord {
+  const r = REAL.find((x) => x.record.name === name);
+  if (!r) throw new Error(`${name} is not in the fixture rows`);
+  return r.record;
+}
+
+/** The command line each client runs for a package option: Claude Desktop, Cursor and VS Code's command and args, Claude Code's words after `--`. */
+function commandLines(o: InstallOption): string[][] {
+  const fromJson = (client: string, servers: string) => {
+    const entry = Object.values(JSON.parse(snippet(o, client).text)[servers] as Record<string, { command: string; args: string[] }>)[0];
+    return [entry.command, ...entry.args];
+  };
+  const code = shellWords(snippet(o, 'claude-code').text);
+  return [fromJson('claude-desktop', 'mcpServers'), fromJson('cursor', 'mcpServers'), fromJson('vscode', 'servers'), code.slice(code.indexOf('--') + 1)];
+}
+
+describe('faults seen on the real registry (issue 23)', () => {
+  test("GitHub's server: one docker run, the entry's own flags once, the image once with its tag", () => {
+    const [o] = installOptions(real('io.github.github/github-mcp-server'));
+    for (const line of commandLines(o)) {
+      expect(line).toEqual(['docker', 'run', '-i', '--rm', '-e', 'GITHUB_PERSONAL_ACCESS_TOKEN', 'ghcr.io/github/github-mcp-server:0.18.0']);
+    }
+  });
+
+  test('buildkite: the variable its runtime arguments pass into the container is not passed again', () => {
+    const [o] = installOptions(real('io.github.buildkite/buildkite-mcp-server'));
+    for (const line of commandLines(o)) {
+      expect(line).toEqual(['docker', 'run', '-i', '--rm', '-e', 'BUILDKITE_API_TOKEN', 'ghcr.io/buildkite/buildkite-mcp-server:0.7.0']);
+    }
+  });
+
+  test('cybersim-pro: the image its arguments name by its short Docker Hub name is the same image, named once', () => {
+    const [o] = installOptions(real('io.github.kayembahamid/cybersim-pro'));
+    for (const line of commandLines(o)) expect(line).toEqual(['docker', 'run', '--rm', '-i', 'docker.io/hamcodes/cybersim-pro-mcp:v1.0.1']);
+  });
+
+  test("prometheus-mcp-server: the flag is followed by its value (the entry's default), the image once", () => {
+    const [o] = installOptions(real('io.github.tjhop/prometheus-mcp-server'));
+    const [desktop, cursor, vscode, code] = commandLines(o);
+    for (const line of [desktop, cursor, code]) {
+      expect(line).toEqual(['docker', 'run', '-i', '--rm', 'ghcr.io/tjhop/prometheus-mcp-server:0.8.0', '--prometheus.url', 'http://127.0.0.1:9090']);
+    }
+    expect(vscode.slice(-2)).toEqual(['--prometheus.url', '${input:prometheus.url}']);
+    expect(JSON.parse(snippet(o, 'vscode').text).inputs[0]).toMatchObject({ id: 'prometheus.url', default: 'http://127.0.0.1:9090' });
+  });
+
+  test('a placeholder is named after the variable, never after the flag', () => {
+    const r = real('io.github.tjhop/prometheus-mcp-server');
+    const [pkg] = r.packages;
+    const withoutDefault = { ...pkg, packageArguments: [{ type: 'named', name: '--prometheus.url', isRequired: true, description: 'URL' }] };
+    const [o] = installOptions({ ...r, packages: [withoutDefault] });
+    for (const line of commandLines(o).slice(0, 2)) expect(line.slice(-2)).toEqual(['--prometheus.url', '<prometheus.url>']);
+    for (const s of o.snippets) expect(s.text).not.toContain('<--');
+    expect(JSON.parse(snippet(o, 'vscode').text).inputs).toEqual([{ type: 'promptString', id: 'prometheus.url', description: 'URL' }]);
+  });
+
+  test("npx: a package its runtime arguments already name is named once, pinned to the entry's version", () => {
+    const [florentine] = installOptions(real('io.github.florentine-ai/mcp'));
+    expect(commandLines(florentine)[0]).toEqual(['npx', '-y', '@florentine-ai/mcp@0.2.1', '--mode', 'static']);
+    const [mirror] = installOptions(real('io.github.toby/mirror-mcp'));
+    expect(commandLines(mirror)[0]).toEqual(['npx', '-y', 'mirror-mcp@0.0.8']);
+  });
+
+  test('uvx: the package once, pinned; extras, a python runtime and a command of another name through --from', () => {
+    const line = (name: string) => commandLines(installOptions(real(name))[0])[0];
+    expect(line('io.github.therealtimex/browser-use')).toEqual(['uvx', '--from', 'realtimex-browser-use[cli]==0.7.10', 'realtimex-browser-use', '--mcp']);
+    expect(line('io.github.mickymultani/crypto-bytes')).toEqual(['uvx', '--from', 'crypto_bytes_mcp_server==0.1.1', 'python', '-m', 'crypto_bytes_mcp_server']);
+    expect(line('io.github.IvanRublev/keyphrases-mcp')).toEqual([
+      'uvx',
+      '--from',
+      'keyphrases-mcp==0.0.4',
+      'keyphrases-mcp-server',
+      '--allowed-dir',
+      '<documents_directory>',
+    ]);
+  });
+
+  test('templated values: variables become placeholders, VS Code prompts, a secret one masked', () => {
+    const [yutu] = installOptions(real('io.github.eat-pray-ai/yutu'));
+    expect(shellWords(snippet(yutu, 'terminal').text)).toEqual([
+      'YUTU_CREDENTIAL=<YUTU_CREDENTIAL>',
+      'YUTU_CACHE_TOKEN=<YUTU_CACHE_TOKEN>',
+      'docker',
+      'run',
+      '--rm',
+      '--user',
+      '<user>:<group>',
+      '--mount',
+      'type=bind,source=<hostPath>,target=/app',
+      '-p',
+      '8216:8216',
+      '-e',
+      'YUTU_CREDENTIAL',
+      '-e',
+      'YUTU_CACHE_TOKEN',
+      'ghcr.io/eat-pray-ai/yutu:v0.10.4-dev1',
+      'mcp',
+      '--mode',
+      'http',
+    ]);
+    const [smithery] = installOptions(real('ai.smithery/BadRooBot-my_test_mcp'));
+    const vs = JSON.parse(snippet(smithery, 'vscode').text);
+    expect(vs.servers['badroobot-my_test_mcp'].headers).toEqual({ Authorization: 'Bearer ${input:smithery_api_key}' });
+    expect(vs.inputs).toEqual([{ type: 'promptString', id: 'smithery_api_key', description: 'Bearer token for Smithery authentication', password: true }]);
+  });
+
+  test('a remote URL template: its variables filled the same way', () => {
+    const [o] = installOptions(
+      record({
+        remotes: [
+          {
+            type: 'streamable-http',
+            url: 'https://{tenant}.acme.dev/mcp/{key}',
+            variables: { tenant: { description: 'Your tenant', default: 'eu' }, key: { description: 'API key', isRequired: true, isSecret: true } },
+          },
+        ],
+      }),
+    );
+    expect(JSON.parse(snippet(o, 'cursor').text).mcpServers.weather.url).toBe('https://eu.acme.dev/mcp/<key>');
+    const vs = JSON.parse(snippet(o, 'vscode').text);
+    expect(vs.servers.weather.url).toBe('https://${input:tenant}.acme.dev/mcp/${input:key}');
+    expect(vs.inputs).toEqual([
+      { type: 'promptString', id: 'tenant', description: 'Your tenant', default: 'eu' },
+      { type: 'promptString', id: 'key', description: 'API key', password: true },
+    ]);
+    expect(o.inputs.map((i) => [i.kind, i.name, i.secret])).toEqual([
+      ['variable', 'tenant', false],
+      ['variable', 'key', true],
+    ]);
   });
 });

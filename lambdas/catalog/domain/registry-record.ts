@@ -71,6 +71,7 @@ function packageJson(p: RegistryPackage): RegistryPackage {
 function remoteJson(r: RegistryRemote): RegistryRemote {
   const out: RegistryRemote = { type: r.type, url: r.url };
   if (r.headers !== undefined) out.headers = r.headers;
+  if (r.variables !== undefined) out.variables = r.variables;
   return out;
 }
 

@@ -48,7 +48,8 @@ export interface RegistryPackage {
   registryBaseUrl?: string;
   runtimeHint?: string;
   fileSha256?: string;
-  transport: { type: 'stdio' | 'streamable-http' | 'sse'; url?: string };
+  /** `url` is a template: its `{names}` are the package's argument value hints, argument names and variable names. */
+  transport: { type: 'stdio' | 'streamable-http' | 'sse'; url?: string; headers?: unknown[] };
   // Arguments, env vars and headers of upstream packages, kept verbatim (already validated upstream-shaped).
   packageArguments?: unknown[];
   runtimeArguments?: unknown[];
@@ -57,8 +58,11 @@ export interface RegistryPackage {
 
 export interface RegistryRemote {
   type: 'streamable-http' | 'sse';
+  /** A template: its `{names}` are the keys of `variables`. */
   url: string;
   headers?: unknown[];
+  /** The URL template's variables (server.json `RemoteTransport.variables`: name → Input), kept verbatim. */
+  variables?: Record<string, unknown>;
 }
 
 export interface RegistryRepository {

@@ -264,9 +264,9 @@ class Normaliser {
       if (type === 'named') {
         if (name === undefined) throw new Reject('invalid_package', `${at}: named argument without a name`);
         out.name = name;
-      } else if (valueHint !== undefined) {
-        out.valueHint = valueHint;
       }
+      // Schemas before 2025-12-11 allowed a value hint on named arguments too; it names the value to supply.
+      if (valueHint !== undefined) out.valueHint = valueHint;
       const isRepeated = bool(pick(item, 'isRepeated', 'is_repeated'));
       if (isRepeated !== undefined) out.isRepeated = isRepeated;
       return out;
@@ -343,7 +343,13 @@ class Normaliser {
     if (t.type === 'stdio' || t.url === undefined) throw new Reject('invalid_remote', `${at}: no URL`);
     const out: RegistryRemote = { type: t.type, url: t.url };
     if (t.headers !== undefined) out.headers = t.headers;
-    if (raw.variables !== undefined) this.repair(`${at}: URL variables not retained`);
+    if (isObj(raw.variables)) {
+      const vars: Obj = {};
+      for (const [k, v] of Object.entries(raw.variables)) if (isObj(v)) vars[k] = this.input(v, `${at}.variables.${k}`);
+      out.variables = vars;
+    } else if (raw.variables !== undefined) {
+      this.repair(`${at}: variables that are not an object dropped`);
+    }
     return out;
   }
 

@@ -54,10 +54,10 @@ function gradeRow(label: string, grade: Grade | null, texts: Record<Grade, strin
 
 function inputsList(inputs: InputNote[]): SafeHtml {
   if (inputs.length === 0) return html``;
-  const word = { env: 'Environment variable', argument: 'Argument', header: 'Header' } as const;
+  const word = { env: 'Environment variable', argument: 'Argument', header: 'Header', variable: 'Variable' } as const;
   return html`<dl class="inputs">${inputs.map(
     (i) =>
-      html`<dt><code>${i.name}</code> <span class="muted">${word[i.kind]}${i.required ? ', required' : ', optional'}${i.secret ? ', secret' : ''}</span></dt><dd>${i.description ?? ''}${i.default ? html` Default: <code>${i.default}</code>.` : ''}</dd>`,
+      html`<dt><code>${i.name}</code> <span class="muted">${word[i.kind]}${i.required ? ', required' : ', optional'}${i.secret ? ', secret' : ''}${i.repeated ? ', repeatable' : ''}</span></dt><dd>${i.description ?? ''}${i.choices ? html` One of: ${i.choices.map((c, n) => html`${n > 0 ? ', ' : ''}<code>${c}</code>`)}.` : ''}${i.default ? html` Default: <code>${i.default}</code>.` : ''}</dd>`,
   )}</dl>`;
 }
 
