@@ -398,12 +398,12 @@ describe('isolation: reserved concurrency per function', () => {
     crawler: r[logicalId(d.main.crawler.fn)].Properties.ReservedConcurrentExecutions,
   });
 
-  it('the documented defaults, a stage of its own, or none', () => {
-    expect(reserved(main, prod)).toEqual({ catalog: 100, favorites: 20, oauth: 20, memory: 50, mcp: 50, crawler: 6 });
+  it('none by default, the recommended set when the stage asks, or the recommended set with some values changed', () => {
+    expect(Object.values(reserved(main, prod))).toEqual([undefined, undefined, undefined, undefined, undefined, undefined]);
+    const recommended = deploy({ region: 'us-east-1', reservedConcurrency: 'recommended' });
+    expect(reserved(resourcesOf(recommended.main), recommended)).toEqual({ catalog: 100, favorites: 20, oauth: 20, memory: 50, mcp: 50, crawler: 6 });
     const custom = deploy({ region: 'us-east-1', reservedConcurrency: { catalog: 400, mcp: 0 }, crawler: { maxConcurrency: 8 } });
     expect(reserved(resourcesOf(custom.main), custom)).toEqual({ catalog: 400, favorites: 20, oauth: 20, memory: 50, mcp: undefined, crawler: 10 });
-    const none = deploy({ region: 'us-east-1', reservedConcurrency: false });
-    expect(Object.values(reserved(resourcesOf(none.main), none))).toEqual([undefined, undefined, undefined, undefined, undefined, undefined]);
   });
 });
 
