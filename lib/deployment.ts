@@ -1,4 +1,4 @@
-import { Annotations, Aspects, Stack, Tags } from 'aws-cdk-lib';
+import { Annotations, Aspects, CfnOutput, Stack, Tags } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
@@ -83,6 +83,7 @@ export function deployCatalog(scope: Construct, props: DeploymentProps): Deploym
     monitoring.watchDistribution(main.edge.distribution);
     // The edge log sweep runs in us-east-1 too; its alarms can only be here.
     monitoring.watchFunction('EdgeLogRetentionFunction', main.edgeLogRetention.fn);
+    new CfnOutput(cdnAlarms, 'AlarmTopicArn', { description: "SNS topic CloudFront's alarms notify (us-east-1)", value: monitoring.topic.topicArn });
     cdnAlarms.addStackDependency(main);
     Tags.of(cdnAlarms).add('mcp-catalog:stage', stage);
     Aspects.of(cdnAlarms).add(new AccountGlobalNames(stage, props.region));
