@@ -48,7 +48,7 @@ function queryXml(action: string, ns: string, result: string): string {
   return `<${action}Response xmlns="${ns}"><${action}Result>${result}</${action}Result><ResponseMetadata><RequestId>fake</RequestId></ResponseMetadata></${action}Response>`;
 }
 
-function queryError(res: ServerResponse, ns: string, code: string, message: string): void {
+function queryError(res: ServerResponse, ns: string, code: string, message: string) {
   res.writeHead(400, { 'content-type': 'text/xml' });
   res.end(
     `<ErrorResponse xmlns="${ns}"><Error><Type>Sender</Type><Code>${code}</Code><Message>${xmlEscape(message)}</Message></Error><RequestId>fake</RequestId></ErrorResponse>`,
@@ -58,7 +58,7 @@ function queryError(res: ServerResponse, ns: string, code: string, message: stri
 const CFN_NS = 'http://cloudformation.amazonaws.com/doc/2010-05-15/';
 const SNS_NS = 'http://sns.amazonaws.com/doc/2010-03-31/';
 
-function cloudformation(r: FakeRegion, form: URLSearchParams, res: ServerResponse): void {
+function cloudformation(r: FakeRegion, form: URLSearchParams, res: ServerResponse) {
   const action = form.get('Action') ?? '';
   const name = form.get('StackName') ?? '';
   const stack = r.stacks[name];
@@ -76,7 +76,7 @@ function cloudformation(r: FakeRegion, form: URLSearchParams, res: ServerRespons
   queryError(res, CFN_NS, 'InvalidAction', action);
 }
 
-function sns(r: FakeRegion, form: URLSearchParams, res: ServerResponse): void {
+function sns(r: FakeRegion, form: URLSearchParams, res: ServerResponse) {
   const action = form.get('Action') ?? '';
   if (action !== 'ListSubscriptionsByTopic') return queryError(res, SNS_NS, 'InvalidAction', action);
   const topic = form.get('TopicArn') ?? '';
@@ -91,7 +91,7 @@ function sns(r: FakeRegion, form: URLSearchParams, res: ServerResponse): void {
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: a JSON request body, read field by field.
-function cloudwatch(r: FakeRegion, op: string, input: any, res: ServerResponse): void {
+function cloudwatch(r: FakeRegion, op: string, input: any, res: ServerResponse) {
   const send = (status: number, body: unknown) => {
     res.writeHead(status, { 'content-type': 'application/x-amz-json-1.0' });
     res.end(JSON.stringify(body));
@@ -143,7 +143,7 @@ function cloudwatch(r: FakeRegion, op: string, input: any, res: ServerResponse):
   send(400, { __type: 'InvalidAction', message: op });
 }
 
-function route(regions: Record<string, FakeRegion>, calls: string[], req: IncomingMessage, body: string, res: ServerResponse): void {
+function route(regions: Record<string, FakeRegion>, calls: string[], req: IncomingMessage, body: string, res: ServerResponse) {
   const [, region, ...rest] = (req.url ?? '/').split('?')[0].split('/');
   const r = regions[region];
   if (!r) return void res.writeHead(404).end();
