@@ -247,11 +247,7 @@ export class CatalogData extends Construct {
       generateSecretString: { excludePunctuation: true, includeSpace: false, passwordLength: 48 },
       removalPolicy,
     });
-    acknowledge(
-      this.originVerifySecret,
-      'AwsSolutions-SMG4',
-      'CloudFront receives this value as a custom origin header at deploy time; an automatic rotation would make the API stop trusting CloudFront-Viewer-Address until the next deploy. It rotates by regenerating the value and redeploying.',
-    );
+    // Rotated by the stack (lib/origin-secret-rotation.ts), which also acknowledges it when a stage turns rotation off.
   }
 
   /**

@@ -149,6 +149,12 @@ export interface CatalogStackProps extends StackProps {
   readonly backup?: BackupSettings | false;
   /** Seconds CloudFront may cache catalog API responses. @default 0 (no edge cache) */
   readonly edgeCacheSeconds?: number;
+  /**
+   * How often CloudFront's origin secret (`x-origin-verify`) rotates, without downtime (README,
+   * "Updates"); `false` never (rotate it by hand with `aws secretsmanager rotate-secret` then).
+   * @default Duration.days(30)
+   */
+  readonly originSecretRotation?: Duration | false;
   /** Lambda@Edge runtime. @default Runtime.NODEJS_22_X */
   readonly edgeRuntime?: lambda.Runtime;
   /** The WAF web ACL this stack creates on the distribution; `false` creates none. @default - see `WafSettings` */

@@ -1,4 +1,4 @@
-import { Aspects, CfnOutput, Lazy, RemovalPolicy, Stack, Tags, Token } from 'aws-cdk-lib';
+import { Aspects, CfnOutput, Duration, Lazy, RemovalPolicy, Stack, Tags, Token } from 'aws-cdk-lib';
 import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -20,7 +20,9 @@ import { MemoryMcp } from './memory-mcp';
 import { Monitoring } from './monitoring';
 import { LogGroupsWithRetention } from './log-groups';
 import { AccountGlobalNames, checkStage } from './naming';
+import { acknowledge } from './nag';
 import { OAuthFront } from './oauth-front';
+import { OriginSecretRotation } from './origin-secret-rotation';
 import { MemoryGit } from './memory-git';
 import { Site } from './site';
 import { watchDeployment } from './watch-deployment';
@@ -58,6 +60,8 @@ export class CatalogStack extends Stack {
   /** The web ACL this stack created (in `edgeStack` outside us-east-1). */
   readonly webAcl?: EdgeWebAcl;
   readonly backup?: DataBackup;
+  /** Rotates CloudFront's origin secret (unless `originSecretRotation: false`). */
+  readonly originSecretRotation?: OriginSecretRotation;
   /** Sets the Lambda@Edge log group's retention in every region (lives beside the function, in us-east-1). */
   readonly edgeLogRetention: EdgeLogRetention;
 
@@ -266,6 +270,22 @@ export class CatalogStack extends Stack {
       edge: this.edge,
       publicUrl,
     });
+
+    if (props.originSecretRotation === false) {
+      acknowledge(
+        this.data.originVerifySecret,
+        'AwsSolutions-SMG4',
+        'The stage turned the origin secret\'s scheduled rotation off (originSecretRotation: false); `aws secretsmanager rotate-secret` still rotates it without downtime (README, "Updates").',
+      );
+    } else {
+      this.originSecretRotation = new OriginSecretRotation(this, 'OriginSecretRotation', {
+        secret: this.data.originVerifySecret,
+        distribution: this.edge.distribution,
+        edgeFunctionVersion: this.edge.iconNotFoundFunction.currentVersion,
+        every: props.originSecretRotation ?? Duration.days(30),
+      });
+      this.monitoring.watchFunction('OriginSecretRotationFunction', this.originSecretRotation.fn);
+    }
 
     if (props.backup !== false) {
       this.backup = new DataBackup(this, 'Backup', {
