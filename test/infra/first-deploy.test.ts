@@ -5,9 +5,12 @@
  * the search domain's access policy. Every check runs on each mode `cdk synth` builds (default,
  * embedded, staging, a home region outside us-east-1), through bin/app.ts as the CLI runs it.
  */
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { STAGES } from '../../bin/stages';
 import { unreachedAlarms } from '../../lib/monitoring';
+import { ALWAYS_COUNTED_REASONS } from '../../lib/waf';
 import { nagViolations } from '../support/nag';
 import { type Json, MODES, ofType, type Resource, type SynthMode, type SynthStack, synthMode } from '../support/deployment-modes';
 
@@ -212,5 +215,105 @@ describe('security defaults', () => {
         ['site', read],
       ]);
     }
+  });
+});
+
+describe('origin secret rotation', () => {
+  it('the origin secret has a rotation schedule (30 days) with the rotation function, which may update only this distribution', () => {
+    for (const m of plain) {
+      const secretId = Object.keys(m.main.template.Resources).find(
+        (id) => id.startsWith('DataOriginVerifySecret') && m.main.template.Resources[id].Type === 'AWS::SecretsManager::Secret',
+      );
+      const [[, schedule]] = ofType(m.main, 'AWS::SecretsManager::RotationSchedule');
+      expect(schedule.Properties).toMatchObject({
+        SecretId: { Ref: secretId },
+        RotationRules: { ScheduleExpression: 'rate(30 days)' },
+        RotateImmediatelyOnUpdate: false,
+      });
+      const fnId = schedule.Properties.RotationLambdaARN['Fn::GetAtt'][0] as string;
+      const env = m.main.template.Resources[fnId].Properties.Environment.Variables;
+      expect(env).toMatchObject({ DISTRIBUTION_ID: { Ref: expect.stringMatching(/^EdgeDistribution/) }, ORIGIN_HEADER: 'x-origin-verify' });
+      const role = m.main.template.Resources[fnId].Properties.Role['Fn::GetAtt'][0] as string;
+      const statements = ofType(m.main, 'AWS::IAM::Policy')
+        .filter(([, p]) => refersTo(p.Properties.Roles, role))
+        .flatMap(([, p]) => p.Properties.PolicyDocument.Statement as Json[]);
+      const cf = statements.find((st) => [st.Action].flat().includes('cloudfront:UpdateDistribution'));
+      expect(JSON.stringify(cf.Resource)).toContain(':distribution/');
+      expect(JSON.stringify(cf.Resource)).toContain('EdgeDistribution');
+    }
+  });
+});
+
+describe("the README's Deployment section matches the templates", () => {
+  const readme = readFileSync(path.join(__dirname, '..', '..', 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('\n## Deployment\n'), readme.indexOf('\n## Architecture\n'));
+  const outputsOf = (stack: SynthStack | undefined) => new Set(Object.keys(stack?.template.Outputs ?? {}));
+  const rows = [...section.matchAll(/^\| ((?:`[A-Za-z]+`(?:, )?)+) \| (main|cdn-alarms) \| ([a-z0-9, -]+) \|/gm)].map((r) => ({
+    names: [...r[1].matchAll(/`([A-Za-z]+)`/g)].map((n) => n[1]),
+    stack: r[2],
+    modes: r[3] === 'all' ? MODES.map((x) => x.name) : r[3].split(', '),
+  }));
+
+  it('every output in the outputs table is in the templates of exactly the modes it lists', () => {
+    expect(rows.length).toBeGreaterThanOrEqual(12);
+    for (const m of plain) {
+      for (const row of rows) {
+        const stack = row.stack === 'main' ? m.main : m.stacks.find((x) => x.name.includes('-cdn-alarms-'));
+        for (const name of row.names)
+          expect({ mode: m.name, name, present: outputsOf(stack).has(name) }).toEqual({ mode: m.name, name, present: row.modes.includes(m.name) });
+      }
+    }
+  });
+
+  it('every <Output> the runbooks name is an output of the table', () => {
+    const named = new Set(rows.flatMap((r) => r.names));
+    const placeholders = [...new Set([...section.matchAll(/<([A-Z][A-Za-z]+)>/g)].map((x) => x[1]))];
+    expect(placeholders.filter((p) => !named.has(p) && !['Function', 'Table', 'Output'].includes(p))).toEqual([]);
+    for (const wrong of ['OriginVerifySecretArn', 'CatalogTableName', 'SearchDomainEndpoint', 'SearchSnapshotBucketName'])
+      expect(placeholders).toContain(wrong);
+  });
+
+  it("every alarm of the alarms table is an alarm of some mode's templates", () => {
+    const table = section.slice(section.indexOf('| alarm | fires when |'));
+    const names = table
+      .split('\n')
+      .filter((l) => l.startsWith('| '))
+      .slice(2)
+      .flatMap((l) => [...l.split(' | ')[0].matchAll(/`([^`]+)`/g)].map((x) => x[1]))
+      .flatMap((n) => {
+        const alt = n.match(/^(.*)\{(.+)\}(.*)$/);
+        return alt ? alt[2].split(',').map((a) => `${alt[1]}${a}${alt[3]}`) : [n];
+      });
+    expect(names.length).toBeGreaterThan(15);
+    const alarmIds = allStacks(plain).flatMap(([, st]) => ofType(st, 'AWS::CloudWatch::Alarm').map(([id]) => id));
+    for (const n of names) {
+      const re = new RegExp(`^(Monitoring|Crawler)${n.replace(/<(Function|Table)>/g, '[A-Za-z]+')}[0-9A-F]{8}$`);
+      expect({ alarm: n, found: alarmIds.some((id) => re.test(id)) }).toEqual({ alarm: n, found: true });
+    }
+  });
+
+  it('the stacks, log groups and dashboard it names by <stage> and <region> exist under those names', () => {
+    const eu = plain.find((m) => m.name === 'eu-west-1') as SynthMode;
+    const everything = JSON.stringify(eu.stacks.map((x) => x.template));
+    const names = [...new Set([...section.matchAll(/`([^` ]*<stage>[^` ]*)`/g)].map((x) => x[1]))];
+    expect(names.length).toBeGreaterThanOrEqual(6);
+    for (const n of names) {
+      const concrete = n.replace('<stage>', 'prod').replace('<region>', 'eu-west-1');
+      expect({ n, found: eu.stacks.some((x) => x.name === concrete) || everything.includes(`"${concrete}"`) }).toEqual({ n, found: true });
+    }
+  });
+
+  it('the custom resources it names are exactly those of the templates: none in us-east-1, the cross-region reader elsewhere', () => {
+    const custom = (m: SynthMode) => [
+      ...new Set(m.stacks.flatMap((x) => Object.values(x.template.Resources).map((r) => r.Type)).filter((t) => t.startsWith('Custom::'))),
+    ];
+    const named = [...new Set([...section.matchAll(/`(Custom::[A-Za-z]+)`/g)].map((x) => x[1]))];
+    for (const m of plain) expect({ mode: m.name, custom: custom(m) }).toEqual({ mode: m.name, custom: m.name === 'eu-west-1' ? named : [] });
+    expect(section).toContain('In us-east-1 all of it is the one stack, with no custom resource.');
+  });
+
+  it("the WAF's counted body rules are in its table, each with the reason the code gives", () => {
+    for (const rules of Object.values(ALWAYS_COUNTED_REASONS))
+      for (const [rule, why] of Object.entries(rules)) expect(section).toContain(`| \`${rule}\` | count | ${why} |`);
   });
 });
