@@ -536,6 +536,15 @@ describe('the idle monthly cost table', () => {
     expect(standard - single).toBeCloseTo(26.28 + 1.22, 2);
     expect(modes[2].lines.some((l) => l.row.startsWith('OpenSearch'))).toBe(false);
     expect(embedded).toBeLessThan(single);
+    // What an idle deployment still pays for beyond its resources: the operator's GitHub secret, the
+    // recovery storage (47 recovery points per backed-up table), and the scheduled crawl.
+    for (const m of modes) {
+      const rows = Object.fromEntries(m.lines.map((l) => [l.row, l]));
+      expect(rows['GitHub token secret']?.monthly).toBeCloseTo(0.4, 2);
+      expect(rows['Point-in-time recovery']?.detail).toMatch(/^7 tables/);
+      expect(rows['Backup storage']?.detail).toMatch(/^47 recovery points × 6 tables .*memory bucket/);
+      expect(rows['The crawl']?.detail).toMatch(/^4 a day × 600 servers/);
+    }
     const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
     expect(readme).toContain(costTable(modes));
   }, 300_000);
