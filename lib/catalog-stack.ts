@@ -81,11 +81,11 @@ export class CatalogStack extends Stack {
     const reserved = reservations(props);
     // What CloudFront needs in us-east-1 goes here: this stack, or the deployment's edge stack.
     const usEast1 = this.region === 'us-east-1' ? this : (props.edgeStack ?? usEast1Stack(this, `${id}-edge-functions`));
-    // Before any function exists: every appFunction of the deployment reads these (the edge log
-    // sweep's in us-east-1 too).
-    for (const stack of new Set([this, usEast1])) setFunctionDefaults(stack, { metricsNamespace: namespace, tracing: props.tracing ?? true, logRetention });
     const homeRegion = Token.isUnresolved(this.region) ? 'any-region' : this.region;
     for (const stack of new Set([this, usEast1])) {
+      // Before any function exists: every appFunction of the deployment reads these (the edge log
+      // sweep's in us-east-1 too).
+      setFunctionDefaults(stack, { metricsNamespace: namespace, tracing: props.tracing ?? true, logRetention });
       Tags.of(stack).add('mcp-catalog:stage', this.stage);
       Aspects.of(stack).add(new AccountGlobalNames(this.stage, homeRegion));
       Aspects.of(stack).add(new LogGroupsWithRetention(logRetention));
