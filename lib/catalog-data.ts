@@ -247,7 +247,11 @@ export class CatalogData extends Construct {
       generateSecretString: { excludePunctuation: true, includeSpace: false, passwordLength: 48 },
       removalPolicy,
     });
-    // Rotated by the stack (lib/origin-secret-rotation.ts), which also acknowledges it when a stage turns rotation off.
+    acknowledge(
+      this.originVerifySecret,
+      'AwsSolutions-SMG4',
+      'CatalogStack attaches the secret\'s rotation function (lib/origin-secret-rotation.ts) on a 30-day schedule; a stage that sets originSecretRotation: false keeps the function without the schedule and rotates on demand with `aws secretsmanager rotate-secret` (README, "Updates").',
+    );
   }
 
   /**

@@ -151,7 +151,7 @@ export interface CatalogStackProps extends StackProps {
   readonly edgeCacheSeconds?: number;
   /**
    * How often CloudFront's origin secret (`x-origin-verify`) rotates, without downtime (README,
-   * "Updates"); `false` never (rotate it by hand with `aws secretsmanager rotate-secret` then).
+   * "Updates"); `false`: on demand only (`aws secretsmanager rotate-secret`, the same function).
    * @default Duration.days(30)
    */
   readonly originSecretRotation?: Duration | false;

@@ -20,7 +20,6 @@ import { MemoryMcp } from './memory-mcp';
 import { Monitoring } from './monitoring';
 import { LogGroupsWithRetention } from './log-groups';
 import { AccountGlobalNames, checkStage } from './naming';
-import { acknowledge } from './nag';
 import { OAuthFront } from './oauth-front';
 import { OriginSecretRotation } from './origin-secret-rotation';
 import { MemoryGit } from './memory-git';
@@ -60,8 +59,8 @@ export class CatalogStack extends Stack {
   /** The web ACL this stack created (in `edgeStack` outside us-east-1). */
   readonly webAcl?: EdgeWebAcl;
   readonly backup?: DataBackup;
-  /** Rotates CloudFront's origin secret (unless `originSecretRotation: false`). */
-  readonly originSecretRotation?: OriginSecretRotation;
+  /** Rotates CloudFront's origin secret (on a schedule unless `originSecretRotation: false`). */
+  readonly originSecretRotation: OriginSecretRotation;
   /** Sets the Lambda@Edge log group's retention in every region (lives beside the function, in us-east-1). */
   readonly edgeLogRetention: EdgeLogRetention;
 
@@ -271,21 +270,14 @@ export class CatalogStack extends Stack {
       publicUrl,
     });
 
-    if (props.originSecretRotation === false) {
-      acknowledge(
-        this.data.originVerifySecret,
-        'AwsSolutions-SMG4',
-        'The stage turned the origin secret\'s scheduled rotation off (originSecretRotation: false); `aws secretsmanager rotate-secret` still rotates it without downtime (README, "Updates").',
-      );
-    } else {
-      this.originSecretRotation = new OriginSecretRotation(this, 'OriginSecretRotation', {
-        secret: this.data.originVerifySecret,
-        distribution: this.edge.distribution,
-        edgeFunctionVersion: this.edge.iconNotFoundFunction.currentVersion,
-        every: props.originSecretRotation ?? Duration.days(30),
-      });
-      this.monitoring.watchFunction('OriginSecretRotationFunction', this.originSecretRotation.fn);
-    }
+    // `false` keeps the function without a schedule: `aws secretsmanager rotate-secret` still rotates on demand.
+    this.originSecretRotation = new OriginSecretRotation(this, 'OriginSecretRotation', {
+      secret: this.data.originVerifySecret,
+      distribution: this.edge.distribution,
+      edgeFunctionVersion: this.edge.iconNotFoundFunction.currentVersion,
+      every: props.originSecretRotation === false ? Duration.days(0) : (props.originSecretRotation ?? Duration.days(30)),
+    });
+    this.monitoring.watchFunction('OriginSecretRotationFunction', this.originSecretRotation.fn);
 
     if (props.backup !== false) {
       this.backup = new DataBackup(this, 'Backup', {
