@@ -8,6 +8,9 @@
  *                               of every stack id and account-global name
  *   -c searchEngine=embedded    the small-catalog mode (no OpenSearch domain); overrides the stage's
  *   -c sharpLayer=skip          do not build the crawler's sharp layer (no icons); default `build`
+ *   -c reservedConcurrency=recommended|none   reserve the recommended concurrency per function, or
+ *                               none; overrides the stage's (default: the stage's, else none)
+ *   -c permissionsBoundary=<arn>  the IAM permissions boundary of every role; overrides the stage's
  *   CDK_DEPLOY_REGION / CDK_DEFAULT_REGION   the region (the stage's `region` wins; us-east-1 when
  *                               none is set, so that `cdk synth` works without AWS credentials)
  *   CDK_DEPLOY_ACCOUNT / CDK_DEFAULT_ACCOUNT the account (the stage's wins; unset: account-agnostic)
@@ -38,6 +41,10 @@ export function catalogApp(app: App, env: NodeJS.ProcessEnv = process.env, stage
   const config: StageConfig = stages[stage] ?? {};
   const searchEngine = choice(app, 'searchEngine', ['opensearch', 'embedded'] as const);
   const sharpLayer = choice(app, 'sharpLayer', ['build', 'skip'] as const);
+  const reserved = choice(app, 'reservedConcurrency', ['recommended', 'none'] as const);
+  const boundary: unknown = app.node.tryGetContext('permissionsBoundary');
+  if (boundary !== undefined && (typeof boundary !== 'string' || !/^arn:aws[a-z-]*:iam::\d{12}:policy\/.+/.test(boundary)))
+    throw new Error(`-c permissionsBoundary must be the ARN of an IAM managed policy, got "${String(boundary)}"`);
   const deployment = deployCatalog(app, {
     ...config,
     stage,
@@ -45,6 +52,8 @@ export function catalogApp(app: App, env: NodeJS.ProcessEnv = process.env, stage
     account: config.account ?? optionalEnv('CDK_DEPLOY_ACCOUNT') ?? optionalEnv('CDK_DEFAULT_ACCOUNT'),
     ...(searchEngine && { searchEngine }),
     ...(sharpLayer && { sharpLayer }),
+    ...(reserved && { reservedConcurrency: reserved === 'none' ? false : reserved }),
+    ...(typeof boundary === 'string' && { permissionsBoundaryArn: boundary }),
   });
   // cdk-nag 3.x packs are policy-validation plugins (not Aspects): findings that are not acknowledged
   // with a reason fail `cdk synth` and land in cdk.out/policy-validation-report.json.

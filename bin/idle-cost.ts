@@ -1,13 +1,16 @@
 /**
- * `npm run cost`: the idle monthly cost of a deployment per search mode (the README's table),
- * computed from the synthesized templates: every resource that bills by the hour or the month
- * whether or not anyone calls it, priced with the list prices below. Everything else (Lambda, API
- * Gateway, DynamoDB on demand, CloudFront, S3 requests, Step Functions, SQS, SNS) bills per use and
- * costs nothing idle, besides storage of a few MB.
+ * `npm run cost`: the monthly cost of a deployment nobody uses, per search mode (the README's
+ * table), computed from the synthesized templates: every resource that bills by the hour or the
+ * month whether or not anyone calls it, the GitHub token secret the stage names, the storage that
+ * point-in-time recovery and AWS Backup keep, and the scheduled crawl itself, priced with the list
+ * prices and the inputs below (stated in the README under the table). Requests by users (Lambda,
+ * API Gateway, DynamoDB on demand, CloudFront, S3 requests) bill per use and are not in it.
  */
 import { App, type Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { deployCatalog, type DeploymentProps } from '../lib/deployment';
+import { CRAWL_METRICS } from '../lambdas/shared/observability/metric-names';
+import { STAGES } from './stages';
 
 /**
  * us-east-1 on-demand list prices (USD) of November 2025, entered by hand (the pricing pages were
@@ -31,7 +34,52 @@ export const PRICES = {
   alarmMetric: 0.1,
   /** CloudWatch, per dashboard-month. */
   dashboard: 3,
+  /** CloudWatch, per custom metric-month (the first 10,000). */
+  customMetric: 0.3,
+  /** DynamoDB, per GB-month: table storage, point-in-time recovery, on-demand backups (AWS Backup of DynamoDB bills the same). */
+  dynamoGb: 0.25,
+  pitrGb: 0.2,
+  dynamoBackupGb: 0.1,
+  /** AWS Backup of S3, per GB-month. */
+  s3BackupGb: 0.05,
+  /** DynamoDB on demand, per million write / read request units. */
+  writeMillion: 0.625,
+  readMillion: 0.125,
+  /** Lambda arm64, per GB-second; Step Functions Standard, per 1,000 state transitions. */
+  lambdaArmGbSecond: 0.0000133334,
+  stateTransitionThousand: 0.025,
 } as const;
+
+/**
+ * What the storage and crawl figures assume (the README states them under the table): the
+ * catalog's size, what an item weighs, what a crawl does. Crawls a day come from the template's
+ * schedule.
+ */
+export const INPUTS = {
+  /** Servers in the catalog (the official registry had about this many in November 2025). */
+  catalogServers: 10_000,
+  /** Bytes per server in the catalog table (the record with its README excerpt and scores) and in the crawl state. */
+  catalogItemBytes: 6_000,
+  stateItemBytes: 1_000,
+  /** Memories, tokens, clients and favorites together (tables), and the memory bucket with its versions. */
+  userTablesGb: 0.1,
+  memoryBucketGb: 0.5,
+  /** Recovery points per backed-up table at steady state: 35 daily and 12 monthly ones. */
+  recoveryPoints: 35 + 12,
+  /** Servers an incremental crawl processes: up to 500 refreshed (enrichment older than a day) and about 1% changed upstream. */
+  serversPerCrawl: 600,
+  /** Lambda seconds per processed server (GitHub, package registries and a health check over a real network). */
+  secondsPerServer: 0.5,
+  /** DynamoDB write units per processed server (catalog record, crawl state, name state). */
+  writeUnitsPerServer: 9,
+  /** Servers per Map unit; state transitions per unit and per run. */
+  serversPerUnit: 100,
+  transitionsPerUnit: 6,
+  transitionsPerRun: 12,
+} as const;
+
+const GB = 1e9;
+const DAYS_PER_MONTH = 30.4;
 
 export interface CostLine {
   /** The table's row. */
@@ -41,7 +89,8 @@ export interface CostLine {
   monthly: number;
 }
 
-type Resource = { Type: string; Properties: Record<string, unknown> };
+// biome-ignore lint/suspicious/noExplicitAny: template JSON, read property by property.
+type Resource = { id: string; Type: string; Properties: Record<string, any> };
 
 /** The idle monthly cost of the resources of some templates, line by line. */
 export function idleCost(resources: Resource[]): CostLine[] {
@@ -79,7 +128,68 @@ export function idleCost(resources: Resource[]): CostLine[] {
     lines.push({ row: 'CloudWatch alarms', detail: `${alarms.length} alarms, ${alarmMetrics} metrics`, monthly: alarmMetrics * PRICES.alarmMetric });
   const dashboards = of('AWS::CloudWatch::Dashboard').length;
   if (dashboards) lines.push({ row: 'CloudWatch dashboard', detail: `${dashboards}`, monthly: dashboards * PRICES.dashboard });
+  lines.push(...storageCost(resources), ...crawlCost(resources));
   return lines;
+}
+
+const tableSizeGb = (logicalId: string): number =>
+  logicalId.startsWith('DataCatalogTable')
+    ? (INPUTS.catalogServers * INPUTS.catalogItemBytes) / GB
+    : logicalId.startsWith('CrawlerStateTable')
+      ? (INPUTS.catalogServers * INPUTS.stateItemBytes) / GB
+      : logicalId.startsWith('DataRateLimitTable')
+        ? 0
+        : INPUTS.userTablesGb / 4;
+
+/** The GitHub token secret, point-in-time recovery and AWS Backup's recovery points, from the inputs' sizes. */
+function storageCost(resources: Resource[]): CostLine[] {
+  const lines: CostLine[] = [];
+  const fns = resources.filter((r) => r.Type === 'AWS::Lambda::Function');
+  if (fns.some((f) => JSON.stringify(f.Properties).includes('GITHUB_TOKEN_SECRET_ARN')))
+    lines.push({ row: 'GitHub token secret', detail: '1 secret (githubTokenSecretName)', monthly: PRICES.secret });
+  const tables = resources.filter((r) => r.Type === 'AWS::DynamoDB::Table');
+  const pitr = tables.filter((t) => JSON.stringify(t.Properties.PointInTimeRecoverySpecification ?? {}).includes('"PointInTimeRecoveryEnabled":true'));
+  const pitrGb = pitr.reduce((n, t) => n + tableSizeGb(t.id), 0);
+  if (pitr.length) lines.push({ row: 'Point-in-time recovery', detail: `${pitr.length} tables, ${pitrGb.toFixed(2)} GB`, monthly: pitrGb * PRICES.pitrGb });
+  const selections = resources.filter((r) => r.Type === 'AWS::Backup::BackupSelection');
+  const selected = JSON.stringify(selections.map((s) => s.Properties));
+  const backedUp = tables.filter((t) => selected.includes(`"${t.id}"`));
+  const bucket = resources.some((r) => r.Type === 'AWS::S3::Bucket' && r.id.startsWith('MemoryMemoryBucket') && selected.includes(`"${r.id}"`));
+  if (backedUp.length) {
+    const gb = backedUp.reduce((n, t) => n + tableSizeGb(t.id), 0) * INPUTS.recoveryPoints;
+    lines.push({
+      row: 'Backup storage',
+      detail: `${INPUTS.recoveryPoints} recovery points × ${backedUp.length} tables (${gb.toFixed(1)} GB)${bucket ? `, memory bucket ${INPUTS.memoryBucketGb} GB` : ''}`,
+      monthly: gb * PRICES.dynamoBackupGb + (bucket ? INPUTS.memoryBucketGb * PRICES.s3BackupGb : 0),
+    });
+  }
+  return lines;
+}
+
+/** The scheduled crawl: Lambda time, state transitions, table writes, the snapshot scan, and the metrics it publishes. */
+function crawlCost(resources: Resource[]): CostLine[] {
+  const schedule = resources.find((r) => r.Type === 'AWS::Scheduler::Schedule' && r.id.startsWith('Crawler'));
+  const rate = String(schedule?.Properties.ScheduleExpression ?? '').match(/^rate\((\d+) (minute|hour|day)s?\)$/);
+  if (!rate) return [];
+  const perDay = (24 * 60) / (Number(rate[1]) * { minute: 1, hour: 60, day: 1440 }[rate[2] as 'minute' | 'hour' | 'day']);
+  const crawls = perDay * DAYS_PER_MONTH;
+  const crawler = resources.find((r) => r.Type === 'AWS::Lambda::Function' && r.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME === 'crawler');
+  const memoryGb = Number(crawler?.Properties.MemorySize ?? 1024) / 1024;
+  const embedded = crawler?.Properties.Environment?.Variables?.SEARCH_BACKEND === 'embedded';
+  const n = INPUTS.serversPerCrawl;
+  const lambda = n * INPUTS.secondsPerServer * memoryGb * PRICES.lambdaArmGbSecond;
+  const transitions = ((INPUTS.transitionsPerRun + Math.ceil(n / INPUTS.serversPerUnit) * INPUTS.transitionsPerUnit) / 1000) * PRICES.stateTransitionThousand;
+  const writes = ((n * INPUTS.writeUnitsPerServer) / 1e6) * PRICES.writeMillion;
+  // The embedded mode's finalize rebuilds the snapshot from a Scan of the catalog (eventually consistent: half a unit per 4 KB).
+  const scan = embedded ? ((INPUTS.catalogServers * Math.ceil(INPUTS.catalogItemBytes / 4096) * 0.5) / 1e6) * PRICES.readMillion : 0;
+  const metrics = Object.keys(CRAWL_METRICS).length - (embedded ? 0 : 1);
+  return [
+    {
+      row: 'The crawl',
+      detail: `${perDay} a day × ${n} servers; ${metrics} metrics`,
+      monthly: crawls * (lambda + transitions + writes + scan) + metrics * PRICES.customMetric,
+    },
+  ];
 }
 
 export const MODES: ReadonlyArray<{ name: string; props: Partial<DeploymentProps> }> = [
@@ -92,9 +202,18 @@ export const MODES: ReadonlyArray<{ name: string; props: Partial<DeploymentProps
 export function costByMode(): Array<{ name: string; lines: CostLine[]; total: number }> {
   return MODES.map((mode) => {
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-    const d = deployCatalog(app, { stage: 'prod', region: PRICES.region, sharpLayer: 'skip', ...mode.props });
+    // The prod stage's GitHub secret name: the secret is the operator's, and billed.
+    const d = deployCatalog(app, {
+      stage: 'prod',
+      region: PRICES.region,
+      sharpLayer: 'skip',
+      githubTokenSecretName: STAGES.prod.githubTokenSecretName,
+      ...mode.props,
+    });
     const stacks = [d.main, d.edge, d.cdnAlarms].filter((s): s is Stack => s !== undefined);
-    const resources = stacks.flatMap((s) => Object.values(Template.fromStack(s).toJSON().Resources as Record<string, Resource>));
+    const resources = stacks.flatMap((s) =>
+      Object.entries(Template.fromStack(s).toJSON().Resources as Record<string, Omit<Resource, 'id'>>).map(([id, r]) => ({ id, ...r })),
+    );
     const lines = idleCost(resources);
     return { name: mode.name, lines, total: lines.reduce((t, l) => t + l.monthly, 0) };
   });

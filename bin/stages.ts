@@ -19,11 +19,16 @@ export type StageConfig = Omit<DeploymentProps, 'stage' | 'region' | 'account'> 
 };
 
 export const STAGES: Readonly<Record<string, StageConfig>> = {
-  /** Production: the defaults (OpenSearch, WAF, backups, RETAIN), plus what only an operator knows. */
+  /**
+   * Production: the defaults (OpenSearch, WAF, backups, RETAIN, termination protection, no reserved
+   * concurrency until the account's limit allows it), plus what only an operator knows. Until
+   * `alarms` names a subscriber, synth warns and `npm run preflight` fails (README, "First deploy").
+   */
   prod: {
     brand: 'example',
     githubTokenSecretName: 'mcp-catalog/github-token',
     logRetention: RetentionDays.THREE_MONTHS,
+    // reservedConcurrency: 'recommended', // once `npm run preflight` says the account's limit allows it
     alarms: {
       // emails: ['oncall@example.com'],
       // topicArn: 'arn:aws:sns:eu-west-1:123456789012:pager',
@@ -35,14 +40,15 @@ export const STAGES: Readonly<Record<string, StageConfig>> = {
   },
   /**
    * A cheaper second stage: the embedded search engine (no OpenSearch domain), no backups, data
-   * destroyed with the stack, shorter logs, no reserved concurrency (new accounts' limits are low).
+   * destroyed with the stack, shorter logs, no reserved concurrency (the default), alarms that go
+   * to the topic only (subscribe by hand when you want them).
    */
   staging: {
     searchEngine: 'embedded',
     removalPolicy: RemovalPolicy.DESTROY,
     backup: false,
-    reservedConcurrency: false,
     logRetention: RetentionDays.TWO_WEEKS,
+    alarms: { noSubscriberOnPurpose: true },
     crawlSchedule: Duration.hours(12),
     githubTokenSecretName: 'mcp-catalog/github-token',
   },

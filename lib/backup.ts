@@ -1,12 +1,12 @@
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Aws, Duration, Fn, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as backup from 'aws-cdk-lib/aws-backup';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
-import type * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
+import type { Monitoring } from './monitoring';
 import { acknowledge } from './nag';
 
 /** The AWS Backup plan of the user data (README, "Deployment" → "Restore"). */
@@ -31,8 +31,8 @@ export interface DataBackupProps {
   readonly tables: dynamodb.ITable[];
   /** Versioned buckets (AWS Backup of S3 requires versioning). */
   readonly buckets: s3.IBucket[];
-  /** Failed backup and restore jobs notify this topic (the alarm topic). */
-  readonly topic?: sns.ITopic;
+  /** Failed backup and restore jobs notify its topic (the alarm topic), which lets AWS Backup publish. */
+  readonly monitoring?: Pick<Monitoring, 'topic' | 'allowPublish'>;
   /** Encrypts the vault's recovery points. @default - the AWS Backup managed key */
   readonly encryptionKey?: kms.IKey;
 }
@@ -54,18 +54,27 @@ export class DataBackup extends Construct {
     const hour = s.hourUtc ?? 3;
     if (!Number.isInteger(hour) || hour < 0 || hour > 23) throw new Error(`backup.hourUtc must be a whole hour 0-23, got ${hour}`);
     this.vault = new backup.BackupVault(this, 'Vault', {
+      // The vault outlives the stack, and CloudFormation requires a vault name: a name of this
+      // stack's own (the last group of its id's UUID, new with every stack) lets the same stage
+      // deploy again after a destroy beside the vault the last one left (README, "Destroy").
+      backupVaultName: Fn.join('-', [Stack.of(this).stackName.slice(0, 37), Fn.select(4, Fn.split('-', Fn.select(2, Fn.split('/', Aws.STACK_ID))))]),
       encryptionKey: props.encryptionKey,
       removalPolicy: RemovalPolicy.RETAIN,
       blockRecoveryPointDeletion: s.blockRecoveryPointDeletion ?? true,
-      ...(props.topic && {
-        notificationTopic: props.topic,
-        notificationEvents: [
+    });
+    if (props.monitoring) {
+      // Set on the vault directly: the construct's own `notificationTopic` would grant AWS Backup
+      // the topic without the source-account condition every publisher has here.
+      (this.vault.node.defaultChild as backup.CfnBackupVault).notifications = {
+        snsTopicArn: props.monitoring.topic.topicArn,
+        backupVaultEvents: [
           backup.BackupVaultEvents.BACKUP_JOB_FAILED,
           backup.BackupVaultEvents.BACKUP_JOB_EXPIRED,
           backup.BackupVaultEvents.RESTORE_JOB_FAILED,
         ],
-      }),
-    });
+      };
+      props.monitoring.allowPublish('backup.amazonaws.com');
+    }
     const daily = s.dailyRetention ?? Duration.days(35);
     const monthly = s.monthlyRetention ?? Duration.days(365);
     const rules = [

@@ -250,7 +250,7 @@ export class CatalogData extends Construct {
     acknowledge(
       this.originVerifySecret,
       'AwsSolutions-SMG4',
-      'CloudFront receives this value as a custom origin header at deploy time; an automatic rotation would make the API stop trusting CloudFront-Viewer-Address until the next deploy. It rotates by regenerating the value and redeploying.',
+      'CatalogStack attaches the secret\'s rotation function (lib/origin-secret-rotation.ts) on a 30-day schedule; a stage that sets originSecretRotation: false keeps the function without the schedule and rotates on demand with `aws secretsmanager rotate-secret` (README, "Updates").',
     );
   }
 

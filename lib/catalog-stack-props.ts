@@ -24,8 +24,11 @@ import type { WafSettings } from './waf';
 /**
  * Reserved concurrency per function: each a floor the function always has and a ceiling on what it
  * may take from the account, so anonymous catalog traffic cannot starve `/v1`, `/mcp` or OAuth.
- * 0 leaves a function unreserved. Their sum must leave the account at least 100 unreserved (the
- * default account limit is 1,000; a new account may have less: README, "Deployment").
+ * Opt-in (`reservedConcurrency: 'recommended'`, or this object for the recommended set with some
+ * values changed, or `-c reservedConcurrency=recommended`): Lambda keeps 100 of the account's
+ * concurrency unreserved, so the recommended set (307 in the home region, 1 more in us-east-1)
+ * needs a limit of at least 407 there, which new accounts do not have (`npm run preflight` reads it;
+ * README, "Deployment"). 0 leaves a function unreserved.
  */
 export interface ReservedConcurrency {
   /** @default 100 */
@@ -44,9 +47,21 @@ export interface ReservedConcurrency {
   readonly git?: number;
   /** @default - the crawl's Map concurrency + 2 (plan and finalize) */
   readonly crawler?: number;
+  /** The daily edge log sweep (in us-east-1): one at a time is all it needs. @default 1 */
+  readonly edgeLogRetention?: number;
 }
 
-export const DEFAULT_RESERVED_CONCURRENCY = { catalog: 100, favorites: 20, oauth: 20, memory: 50, mcp: 50, site: 50, git: 10 } as const;
+/** The recommended set (`reservedConcurrency: 'recommended'`), the crawler's aside (its Map concurrency + 2). */
+export const RECOMMENDED_RESERVED_CONCURRENCY = {
+  catalog: 100,
+  favorites: 20,
+  oauth: 20,
+  memory: 50,
+  mcp: 50,
+  site: 50,
+  git: 10,
+  edgeLogRetention: 1,
+} as const;
 
 /** A Route 53 hosted zone of the custom domain (alias records and DNS-validated certificates go there). */
 export interface HostedZoneRef {
@@ -122,14 +137,24 @@ export interface CatalogStackProps extends StackProps {
   readonly logRetention?: logs.RetentionDays;
   /** X-Ray active tracing of every function (and of the crawl's state machine). @default true */
   readonly tracing?: boolean;
-  /** Reserved concurrency per function; `false` reserves none. @default - see `ReservedConcurrency` */
-  readonly reservedConcurrency?: ReservedConcurrency | false;
+  /**
+   * Reserved concurrency per function: `'recommended'` (the set of `ReservedConcurrency`), an
+   * object (the recommended set with these values changed), or `false`.
+   * @default false - none reserved: a first deploy fits any account (see `ReservedConcurrency`)
+   */
+  readonly reservedConcurrency?: ReservedConcurrency | 'recommended' | false;
   /** Where alarms go and their thresholds. @default - a topic with no subscription (see `AlarmSettings`) */
   readonly alarms?: AlarmSettings;
   /** AWS Backup of the tables and the memory bucket; `false` turns it off. @default - daily for 35 days, monthly for a year */
   readonly backup?: BackupSettings | false;
   /** Seconds CloudFront may cache catalog API responses. @default 0 (no edge cache) */
   readonly edgeCacheSeconds?: number;
+  /**
+   * How often CloudFront's origin secret (`x-origin-verify`) rotates, without downtime (README,
+   * "Updates"); `false`: on demand only (`aws secretsmanager rotate-secret`, the same function).
+   * @default Duration.days(30)
+   */
+  readonly originSecretRotation?: Duration | false;
   /** Lambda@Edge runtime. @default Runtime.NODEJS_22_X */
   readonly edgeRuntime?: lambda.Runtime;
   /** The WAF web ACL this stack creates on the distribution; `false` creates none. @default - see `WafSettings` */

@@ -1,4 +1,4 @@
-import { Aspects, CfnOutput, Lazy, RemovalPolicy, Stack, Tags, Token } from 'aws-cdk-lib';
+import { Aspects, CfnOutput, Duration, Lazy, RemovalPolicy, Stack, Tags, Token } from 'aws-cdk-lib';
 import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -10,7 +10,7 @@ import { DataBackup } from './backup';
 import { CatalogApi } from './catalog-api';
 import { CatalogCrawler } from './catalog-crawler';
 import { CatalogData } from './catalog-data';
-import { type CatalogStackProps, DEFAULT_RESERVED_CONCURRENCY } from './catalog-stack-props';
+import { type CatalogStackProps, RECOMMENDED_RESERVED_CONCURRENCY } from './catalog-stack-props';
 import { Edge, usEast1Stack } from './edge';
 import { EdgeLogRetention } from './edge-log-retention';
 import { Identity } from './identity';
@@ -21,6 +21,7 @@ import { Monitoring } from './monitoring';
 import { LogGroupsWithRetention } from './log-groups';
 import { AccountGlobalNames, checkStage } from './naming';
 import { OAuthFront } from './oauth-front';
+import { OriginSecretRotation } from './origin-secret-rotation';
 import { MemoryGit } from './memory-git';
 import { Site } from './site';
 import { watchDeployment } from './watch-deployment';
@@ -58,6 +59,8 @@ export class CatalogStack extends Stack {
   /** The web ACL this stack created (in `edgeStack` outside us-east-1). */
   readonly webAcl?: EdgeWebAcl;
   readonly backup?: DataBackup;
+  /** Rotates CloudFront's origin secret (on a schedule unless `originSecretRotation: false`). */
+  readonly originSecretRotation: OriginSecretRotation;
   /** Sets the Lambda@Edge log group's retention in every region (lives beside the function, in us-east-1). */
   readonly edgeLogRetention: EdgeLogRetention;
 
@@ -74,13 +77,14 @@ export class CatalogStack extends Stack {
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
     const logRetention = props.logRetention ?? logs.RetentionDays.ONE_MONTH;
     const namespace = metricsNamespace(this.stage);
-    // Before any function exists: every appFunction of the deployment reads these.
-    setFunctionDefaults(this, { metricsNamespace: namespace, tracing: props.tracing ?? true, logRetention });
     const reserved = reservations(props);
     // What CloudFront needs in us-east-1 goes here: this stack, or the deployment's edge stack.
     const usEast1 = this.region === 'us-east-1' ? this : (props.edgeStack ?? usEast1Stack(this, `${id}-edge-functions`));
     const homeRegion = Token.isUnresolved(this.region) ? 'any-region' : this.region;
     for (const stack of new Set([this, usEast1])) {
+      // Before any function exists: every appFunction of the deployment reads these (the edge log
+      // sweep's in us-east-1 too).
+      setFunctionDefaults(stack, { metricsNamespace: namespace, tracing: props.tracing ?? true, logRetention });
       Tags.of(stack).add('mcp-catalog:stage', this.stage);
       Aspects.of(stack).add(new AccountGlobalNames(this.stage, homeRegion));
       Aspects.of(stack).add(new LogGroupsWithRetention(logRetention));
@@ -166,7 +170,7 @@ export class CatalogStack extends Stack {
     this.webAcl =
       props.waf === false || props.webAclArn
         ? undefined
-        : new EdgeWebAcl(usEast1, usEast1 === this ? 'Waf' : `${id}Waf`, { ...props.waf, metricPrefix: `${this.stage}-${homeRegion}` });
+        : new EdgeWebAcl(usEast1, usEast1 === this ? 'Waf' : `${id}Waf`, { ...props.waf, metricPrefix: `${this.stage}-${homeRegion}`, logRetention });
     const certificate =
       props.certificate ?? (props.domainNames?.length ? this.certificate('Certificate', usEast1, props.certificateArn, props.domainNames, zone) : undefined);
 
@@ -189,6 +193,7 @@ export class CatalogStack extends Stack {
     this.edgeLogRetention = new EdgeLogRetention(usEast1, usEast1 === this ? 'EdgeLogRetention' : `${id}EdgeLogRetention`, {
       logGroupName: this.edge.edgeLogGroup.logGroupName,
       retention: logRetention,
+      reservedConcurrentExecutions: reserved('edgeLogRetention'),
     });
     if (zone && props.domainNames?.length) {
       const target = route53.RecordTarget.fromAlias(new route53Targets.CloudFrontTarget(this.edge.distribution));
@@ -265,12 +270,21 @@ export class CatalogStack extends Stack {
       publicUrl,
     });
 
+    // `false` keeps the function without a schedule: `aws secretsmanager rotate-secret` still rotates on demand.
+    this.originSecretRotation = new OriginSecretRotation(this, 'OriginSecretRotation', {
+      secret: this.data.originVerifySecret,
+      distribution: this.edge.distribution,
+      edgeFunctionVersion: this.edge.iconNotFoundFunction.currentVersion,
+      every: props.originSecretRotation === false ? Duration.days(0) : (props.originSecretRotation ?? Duration.days(30)),
+    });
+    this.monitoring.watchFunction('OriginSecretRotationFunction', this.originSecretRotation.fn);
+
     if (props.backup !== false) {
       this.backup = new DataBackup(this, 'Backup', {
         settings: props.backup,
         tables: [this.memory.table, this.auth.tokenTable, this.auth.clientTable, this.auth.favoritesTable, this.data.catalogTable, this.crawler.stateTable],
         buckets: [this.memory.bucket],
-        topic: this.monitoring.topic,
+        monitoring: this.monitoring,
         encryptionKey: props.encryptionKey,
       });
     }
@@ -323,18 +337,38 @@ export class CatalogStack extends Stack {
       description: 'Memory rev table (point-in-time recovery; see README, "Restore")',
       value: this.memory.table.tableName,
     });
+    new CfnOutput(this, 'CatalogTableName', { description: 'The catalog table (CATALOG_TABLE of `npm run reindex`)', value: this.data.catalogTable.tableName });
+    if (this.data.searchDomain)
+      new CfnOutput(this, 'SearchDomainEndpoint', {
+        description: 'The OpenSearch domain (OPENSEARCH_URL=https://<this> of `npm run reindex`)',
+        value: this.data.searchDomain.domainEndpoint,
+      });
+    if (this.data.searchSnapshotBucket)
+      new CfnOutput(this, 'SearchSnapshotBucketName', {
+        description: 'The embedded search snapshot (SEARCH_SNAPSHOT_BUCKET of `npm run reindex`)',
+        value: this.data.searchSnapshotBucket.bucketName,
+      });
+    new CfnOutput(this, 'OriginVerifySecretArn', {
+      description: 'The secret of CloudFront\'s x-origin-verify header (README, "Updates": rotation)',
+      value: this.data.originVerifySecret.secretArn,
+    });
     if (this.backup)
       new CfnOutput(this, 'BackupVaultName', { description: 'AWS Backup vault of the tables and the memory bucket', value: this.backup.vault.backupVaultName });
   }
 }
 
-type Reserved = (name: keyof typeof DEFAULT_RESERVED_CONCURRENCY | 'crawler', fallback?: number) => number | undefined;
+type Reserved = (name: keyof typeof RECOMMENDED_RESERVED_CONCURRENCY | 'crawler', fallback?: number) => number | undefined;
 
-/** Reserved concurrency of one function: its prop, else its default; 0 or `reservedConcurrency: false` leave it unreserved. */
+/**
+ * Reserved concurrency of one function: none unless the stage opts in (`'recommended'`, or an
+ * object: the recommended set with its values over it); 0 leaves a function unreserved.
+ */
 function reservations(props: CatalogStackProps): Reserved {
+  const chosen = props.reservedConcurrency;
   return (name, fallback) => {
-    if (props.reservedConcurrency === false) return undefined;
-    const n = props.reservedConcurrency?.[name] ?? (name === 'crawler' ? fallback : DEFAULT_RESERVED_CONCURRENCY[name]);
+    if (chosen === undefined || chosen === false) return undefined;
+    const given = chosen === 'recommended' ? undefined : chosen[name];
+    const n = given ?? (name === 'crawler' ? fallback : RECOMMENDED_RESERVED_CONCURRENCY[name]);
     if (n === undefined || n === 0) return undefined;
     if (!Number.isInteger(n) || n < 0) throw new Error(`reservedConcurrency.${name} must be a whole number >= 0, got ${n}`);
     return n;

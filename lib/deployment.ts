@@ -1,11 +1,12 @@
-import { Aspects, Stack, Tags } from 'aws-cdk-lib';
+import { Annotations, Aspects, CfnOutput, Stack, Tags } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { metricsNamespace } from '../lambdas/shared/observability/metric-names';
 import { CatalogStack } from './catalog-stack';
 import type { CatalogStackProps } from './catalog-stack-props';
 import { LogGroupsWithRetention } from './log-groups';
-import { Monitoring } from './monitoring';
+import { Monitoring, unreachedAlarms } from './monitoring';
 import { AccountGlobalNames, checkStage, stackIds } from './naming';
 
 /** One deployment of the product: a stage in a region (and account). */
@@ -16,6 +17,19 @@ export interface DeploymentProps extends Omit<CatalogStackProps, 'env' | 'edgeSt
   readonly region: string;
   /** @default - account-agnostic (the CLI's account at deploy time) */
   readonly account?: string;
+  /**
+   * A production stage: termination protection on every stack of the deployment, and a synth
+   * warning while viewers get the default `*.cloudfront.net` certificate (TLSv1 allowed).
+   * @default - true for the stage `prod`
+   */
+  readonly production?: boolean;
+  /**
+   * ARN of an IAM managed policy set as the permissions boundary of every role of every stack
+   * (the app's, and CDK's custom-resource providers'), as enterprise landing zones require
+   * (`-c permissionsBoundary=<arn>`). It must allow what the roles' own policies grant.
+   * @default - none
+   */
+  readonly permissionsBoundaryArn?: string;
 }
 
 export interface Deployment {
@@ -69,10 +83,26 @@ export function deployCatalog(scope: Construct, props: DeploymentProps): Deploym
     monitoring.watchDistribution(main.edge.distribution);
     // The edge log sweep runs in us-east-1 too; its alarms can only be here.
     monitoring.watchFunction('EdgeLogRetentionFunction', main.edgeLogRetention.fn);
+    new CfnOutput(cdnAlarms, 'AlarmTopicArn', { description: "SNS topic CloudFront's alarms notify (us-east-1)", value: monitoring.topic.topicArn });
     cdnAlarms.addStackDependency(main);
     Tags.of(cdnAlarms).add('mcp-catalog:stage', stage);
     Aspects.of(cdnAlarms).add(new AccountGlobalNames(stage, props.region));
     Aspects.of(cdnAlarms).add(new LogGroupsWithRetention(props.logRetention ?? logs.RetentionDays.ONE_MONTH));
+  }
+  const production = props.production ?? stage === 'prod';
+  for (const stack of [edge, main, cdnAlarms]) {
+    if (!stack) continue;
+    if (production) stack.terminationProtection = true;
+    if (props.permissionsBoundaryArn)
+      iam.PermissionsBoundary.of(stack).apply(iam.ManagedPolicy.fromManagedPolicyArn(stack, 'PermissionsBoundary', props.permissionsBoundaryArn));
+  }
+  for (const problem of unreachedAlarms(props.alarms, { stage, homeRegion: props.region }))
+    Annotations.of(main).addWarningV2('mcp-catalog:alarms-unsubscribed', problem);
+  if (production && !props.domainNames?.length) {
+    Annotations.of(main).addWarningV2(
+      'mcp-catalog:default-certificate',
+      `Stage '${stage}' serves viewers on the default *.cloudfront.net certificate, whose security policy CloudFront fixes at TLSv1: set domainNames with hostedZone or certificateArn in bin/stages.ts for TLSv1.2_2021 (README, "Custom domain")`,
+    );
   }
   return { main, edge, cdnAlarms };
 }

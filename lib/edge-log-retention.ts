@@ -39,6 +39,8 @@ export interface EdgeLogRetentionProps {
   readonly retention: logs.RetentionDays;
   /** @default EDGE_LOG_REGIONS */
   readonly regions?: readonly string[];
+  /** @default - none: a daily run needs no floor, and a reservation in us-east-1 needs room in its account limit */
+  readonly reservedConcurrentExecutions?: number;
 }
 
 /**
@@ -58,7 +60,7 @@ export class EdgeLogRetention extends Construct {
       entry: path.join(__dirname, '..', 'lambdas', 'ops', 'edge-log-retention.ts'),
       memorySize: 256,
       timeout: Duration.minutes(2),
-      reservedConcurrentExecutions: 1,
+      reservedConcurrentExecutions: props.reservedConcurrentExecutions,
       serviceName: 'edge-log-retention',
       // EventBridge Scheduler invokes it asynchronously; its own acknowledgements below say why no DLQ.
       invokedBy: undefined,

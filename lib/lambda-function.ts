@@ -195,7 +195,13 @@ export function appFunction(scope: Construct, id: string, props: AppFunctionProp
     acknowledge(fn, 'Serverless-LambdaDLQ', why);
     acknowledge(fn, 'Serverless-LambdaAsyncFailureDestination', why);
   }
-  if (tracing) {
+  if (!tracing) {
+    acknowledge(
+      fn,
+      'Serverless-LambdaTracing',
+      "The stage turned X-Ray off (tracing: false, a documented option: traces cost per segment and some organisations send none); the function's JSON logs carry the request id, its EMF metrics the latency per route, and its errors and throttles are alarmed.",
+    );
+  } else {
     acknowledge(
       role,
       'AwsSolutions-IAM5[Resource::*]',

@@ -4,7 +4,7 @@
  * `watchTable` any table…), so a construct added later gets its alarms in one line.
  * Why each threshold is what it is: README, "Deployment" → "Alarms".
  */
-import { Duration, Stack } from 'aws-cdk-lib';
+import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
 import type * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import type * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
@@ -32,9 +32,15 @@ export interface AlarmSettings {
   readonly topicArn?: string;
   /**
    * Email addresses subscribed to the topic this stack creates (each confirms once by email).
-   * @default - none: subscribe by hand (README, "Alarms")
+   * @default - none: a synth warning, and `npm run preflight` fails, unless `noSubscriberOnPurpose`
    */
   readonly emails?: string[];
+  /**
+   * The stage's alarms reach no one and that is meant (a developer's stage; or subscriptions made
+   * by hand after the deploy): no synth warning, and `npm run preflight` passes.
+   * @default false
+   */
+  readonly noSubscriberOnPurpose?: boolean;
   /**
    * The same for CloudFront's alarms, which live in us-east-1 (its metrics exist only there) when
    * the stack is in another region: an existing topic in us-east-1.
@@ -79,7 +85,7 @@ export class Monitoring extends Construct {
   readonly topic: sns.ITopic;
   readonly dashboard?: cloudwatch.Dashboard;
   readonly alarms: cloudwatch.Alarm[] = [];
-  readonly settings: Required<Omit<AlarmSettings, 'topicArn' | 'emails' | 'usEast1TopicArn'>>;
+  readonly settings: Required<Omit<AlarmSettings, 'topicArn' | 'emails' | 'usEast1TopicArn' | 'noSubscriberOnPurpose'>>;
   readonly namespace: string;
   private readonly action: cloudwatch.IAlarmAction;
 
@@ -105,6 +111,14 @@ export class Monitoring extends Construct {
         enforceSSL: true,
         ...(props.encryptionKey && { masterKey: props.encryptionKey }),
       });
+      // `enforceSSL` gives the topic a policy of its own, which replaces SNS's default one (that let
+      // the account's principals and CloudWatch publish): every service that publishes here must be
+      // allowed by name. CloudWatch, for this account's alarms only.
+      this.allowPublishFrom(
+        topic,
+        'cloudwatch.amazonaws.com',
+        Stack.of(this).formatArn({ service: 'cloudwatch', resource: 'alarm', resourceName: '*', arnFormat: ArnFormat.COLON_RESOURCE_NAME }),
+      );
       // CloudWatch publishes to an encrypted topic only with the key's permission.
       props.encryptionKey?.grant(new iam.ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
       if (!props.encryptionKey) {
@@ -130,6 +144,30 @@ export class Monitoring extends Construct {
     if (props.dashboardName) {
       this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', { dashboardName: props.dashboardName, defaultInterval: Duration.hours(6) });
     }
+  }
+
+  /**
+   * Lets an AWS service publish to the topic this construct created, on behalf of this account only
+   * (`aws:SourceAccount`) and, when given, only for resources matching `sourceArn` (the confused-
+   * deputy conditions). An existing topic (`topicArn`) keeps the policy its owner gave it.
+   */
+  allowPublish(service: string, sourceArn?: string): void {
+    if (this.topic instanceof sns.Topic) this.allowPublishFrom(this.topic, service, sourceArn);
+  }
+
+  private allowPublishFrom(topic: sns.Topic, service: string, sourceArn?: string): void {
+    topic.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: `Publish-${service.split('.')[0]}`,
+        principals: [new iam.ServicePrincipal(service)],
+        actions: ['sns:Publish'],
+        resources: [topic.topicArn],
+        conditions: {
+          StringEquals: { 'aws:SourceAccount': Stack.of(this).account },
+          ...(sourceArn && { ArnLike: { 'aws:SourceArn': sourceArn } }),
+        },
+      }),
+    );
   }
 
   /** An alarm that notifies the topic when it fires and when it recovers. */
@@ -539,4 +577,28 @@ export class Monitoring extends Construct {
   appMetric(name: string, service: string, options: cloudwatch.MetricOptions = {}): cloudwatch.Metric {
     return new cloudwatch.Metric({ namespace: this.namespace, metricName: name, dimensionsMap: { service }, ...options });
   }
+}
+
+/**
+ * The topics of a deployment whose alarms would reach no one, each as a sentence naming the setting
+ * to change (the synth warning and `npm run preflight` say it): the home region's topic without
+ * `emails` or `topicArn`, and outside us-east-1 CloudFront's topic without `emails` or
+ * `usEast1TopicArn`. An existing topic is taken to have its subscribers. Empty when the stage says
+ * so on purpose (`noSubscriberOnPurpose`).
+ */
+export function unreachedAlarms(settings: AlarmSettings | undefined, opts: { stage: string; homeRegion: string }): string[] {
+  const s = settings ?? {};
+  if (s.noSubscriberOnPurpose) return [];
+  const emails = (s.emails ?? []).length > 0;
+  const where = `stage '${opts.stage}' in bin/stages.ts`;
+  const out: string[] = [];
+  if (!emails && !s.topicArn)
+    out.push(
+      `The alarms of ${opts.homeRegion} notify a topic nobody is subscribed to: set alarms.emails or alarms.topicArn of ${where} (or alarms.noSubscriberOnPurpose: true)`,
+    );
+  if (opts.homeRegion !== 'us-east-1' && !emails && !s.usEast1TopicArn && s.topicArn)
+    out.push(
+      `CloudFront's alarms (us-east-1) notify a topic nobody is subscribed to: set alarms.usEast1TopicArn or alarms.emails of ${where} (or alarms.noSubscriberOnPurpose: true)`,
+    );
+  return out;
 }

@@ -17,18 +17,31 @@ export class CachedSecret {
     private readonly client: SecretsManagerClient,
     private readonly arn: string,
     private readonly ttlMs = 10 * 60 * 1000,
+    /** A version stage other than AWSCURRENT; `optional`: a stage no version has reads as '' (cached like a value). */
+    private readonly stage?: { versionStage: string; optional?: boolean },
   ) {}
 
   async get(): Promise<string> {
     if (this.value !== undefined && Date.now() - this.fetchedAt < this.ttlMs) return this.value;
+    const keep = (v: string) => {
+      this.value = v;
+      this.fetchedAt = Date.now();
+      return v;
+    };
     this.inflight ??= import('@aws-sdk/client-secrets-manager')
-      .then(({ GetSecretValueCommand }) => this.client.send(new GetSecretValueCommand({ SecretId: this.arn })))
-      .then((out) => {
-        if (!out.SecretString) throw new Error(`secret ${this.arn} has no string value`);
-        this.value = out.SecretString;
-        this.fetchedAt = Date.now();
-        return this.value;
-      })
+      .then(({ GetSecretValueCommand }) =>
+        this.client.send(new GetSecretValueCommand({ SecretId: this.arn, ...(this.stage && { VersionStage: this.stage.versionStage }) })),
+      )
+      .then(
+        (out) => {
+          if (!out.SecretString) throw new Error(`secret ${this.arn} has no string value`);
+          return keep(out.SecretString);
+        },
+        (err: unknown) => {
+          if (this.stage?.optional && err instanceof Error && err.name === 'ResourceNotFoundException') return keep('');
+          throw err;
+        },
+      )
       .finally(() => {
         this.inflight = undefined;
       });
@@ -63,8 +76,9 @@ const FORCED_REFRESH_INTERVAL_MS = 60 * 1000;
  * or a secret read once at init and then refreshed in the background, so a request never waits
  * for Secrets Manager and a rotation reaches warm instances within the cache's life.
  *
- * `admits` checks a presented header through a rotation: the value seen before the last change is
- * accepted for 15 minutes more, and a header that matches neither makes the instance read the
+ * `admits` checks a presented header through a rotation: the current value, the pending one (a
+ * rotation in progress writes it into CloudFront's headers before it becomes current), and the
+ * value seen before the last change for 15 minutes more, and a header that matches neither makes the instance read the
  * secret again (at most once a minute) before it refuses, so a new value is taken up at once.
  */
 export async function originSecretGetter(
@@ -73,8 +87,12 @@ export async function originSecretGetter(
   clock: () => number = Date.now,
 ): Promise<OriginSecretGetter> {
   if (opts.value !== undefined || !opts.arn) return () => opts.value;
-  const cached = new CachedSecret(client ?? (await secretsClient(opts.region)), opts.arn);
-  await cached.get();
+  const sm = client ?? (await secretsClient(opts.region));
+  const cached = new CachedSecret(sm, opts.arn);
+  // During a rotation (lambdas/ops/origin-secret-rotation.ts) CloudFront sends the AWSPENDING value
+  // before it becomes AWSCURRENT: both are admitted.
+  const pending = new CachedSecret(sm, opts.arn, undefined, { versionStage: 'AWSPENDING', optional: true });
+  await Promise.all([cached.get(), pending.get().catch(() => '')]);
   let seen = cached.peek();
   let previous: { value: string; until: number } | undefined;
   let lastForced = Number.NEGATIVE_INFINITY;
@@ -88,6 +106,7 @@ export async function originSecretGetter(
   };
   const getter: OriginSecretGetter = () => {
     void cached.get().catch(() => undefined);
+    void pending.get().catch(() => undefined);
     return observe();
   };
   getter.admits = async (presented) => {
@@ -95,12 +114,14 @@ export async function originSecretGetter(
     const matches = (): boolean => {
       const current = observe();
       if (current !== undefined && sameSecret(presented, current)) return true;
+      const next = pending.peek();
+      if (next && sameSecret(presented, next)) return true;
       return previous !== undefined && previous.until > clock() && sameSecret(presented, previous.value);
     };
     if (matches()) return true;
     if (clock() - lastForced < FORCED_REFRESH_INTERVAL_MS) return false;
     lastForced = clock();
-    await cached.refresh().catch(() => undefined);
+    await Promise.all([cached.refresh().catch(() => undefined), pending.refresh().catch(() => undefined)]);
     return matches();
   };
   return getter;

@@ -132,8 +132,8 @@ describe('alarms on every failure path, into one topic', () => {
     const fns = ofType(main, 'AWS::Lambda::Function')
       .filter(([, f]) => f.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME)
       .map(([id]) => id);
-    // catalog, favorites, OAuth, /v1, the git remote, /mcp, the site, the crawler.
-    expect(fns).toHaveLength(8);
+    // catalog, favorites, OAuth, /v1, the git remote, /mcp, the site, the crawler, the origin secret's rotation.
+    expect(fns).toHaveLength(9);
     for (const fn of fns) {
       for (const metric of ['Errors', 'Throttles']) {
         const found = alarms().filter(
@@ -398,12 +398,12 @@ describe('isolation: reserved concurrency per function', () => {
     crawler: r[logicalId(d.main.crawler.fn)].Properties.ReservedConcurrentExecutions,
   });
 
-  it('the documented defaults, a stage of its own, or none', () => {
-    expect(reserved(main, prod)).toEqual({ catalog: 100, favorites: 20, oauth: 20, memory: 50, mcp: 50, crawler: 6 });
+  it('none by default, the recommended set when the stage asks, or the recommended set with some values changed', () => {
+    expect(Object.values(reserved(main, prod))).toEqual([undefined, undefined, undefined, undefined, undefined, undefined]);
+    const recommended = deploy({ region: 'us-east-1', reservedConcurrency: 'recommended' });
+    expect(reserved(resourcesOf(recommended.main), recommended)).toEqual({ catalog: 100, favorites: 20, oauth: 20, memory: 50, mcp: 50, crawler: 6 });
     const custom = deploy({ region: 'us-east-1', reservedConcurrency: { catalog: 400, mcp: 0 }, crawler: { maxConcurrency: 8 } });
     expect(reserved(resourcesOf(custom.main), custom)).toEqual({ catalog: 400, favorites: 20, oauth: 20, memory: 50, mcp: undefined, crawler: 10 });
-    const none = deploy({ region: 'us-east-1', reservedConcurrency: false });
-    expect(Object.values(reserved(resourcesOf(none.main), none))).toEqual([undefined, undefined, undefined, undefined, undefined, undefined]);
   });
 });
 
@@ -536,6 +536,15 @@ describe('the idle monthly cost table', () => {
     expect(standard - single).toBeCloseTo(26.28 + 1.22, 2);
     expect(modes[2].lines.some((l) => l.row.startsWith('OpenSearch'))).toBe(false);
     expect(embedded).toBeLessThan(single);
+    // What an idle deployment still pays for beyond its resources: the operator's GitHub secret, the
+    // recovery storage (47 recovery points per backed-up table), and the scheduled crawl.
+    for (const m of modes) {
+      const rows = Object.fromEntries(m.lines.map((l) => [l.row, l]));
+      expect(rows['GitHub token secret']?.monthly).toBeCloseTo(0.4, 2);
+      expect(rows['Point-in-time recovery']?.detail).toMatch(/^7 tables/);
+      expect(rows['Backup storage']?.detail).toMatch(/^47 recovery points × 6 tables .*memory bucket/);
+      expect(rows['The crawl']?.detail).toMatch(/^4 a day × 600 servers/);
+    }
     const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
     expect(readme).toContain(costTable(modes));
   }, 300_000);

@@ -12,7 +12,9 @@ function fakeSecrets(initial: string): { client: SecretsManagerClient; set(v: st
   let value = initial;
   let reads = 0;
   const client = {
-    send: async () => {
+    send: async (command: { input: { VersionStage?: string } }) => {
+      // No rotation in progress: no AWSPENDING version (reads of it are not counted).
+      if (command.input.VersionStage === 'AWSPENDING') throw Object.assign(new Error('no pending version'), { name: 'ResourceNotFoundException' });
       reads++;
       return { SecretString: value };
     },

@@ -8,9 +8,10 @@ import { keyRingJson, originSecretGetter } from '../../lambdas/shared/secrets';
 function fakeSecrets(values: Map<string, string>): { client: SecretsManagerClient; calls: string[] } {
   const calls: string[] = [];
   const client = {
-    send: async (cmd: { input: { SecretId: string } }) => {
-      calls.push(cmd.input.SecretId);
-      const v = values.get(cmd.input.SecretId);
+    send: async (cmd: { input: { SecretId: string; VersionStage?: string } }) => {
+      const key = cmd.input.VersionStage ? `${cmd.input.SecretId}@${cmd.input.VersionStage}` : cmd.input.SecretId;
+      calls.push(key);
+      const v = values.get(key);
       if (v === undefined) throw Object.assign(new Error('not found'), { name: 'ResourceNotFoundException' });
       return { SecretString: v };
     },
@@ -42,12 +43,13 @@ describe('originSecretGetter', () => {
     const values = new Map([['arn:origin', 'v1']]);
     const { client, calls } = fakeSecrets(values);
     const get = await originSecretGetter({ arn: 'arn:origin', region: 'us-east-1' }, client);
-    expect(calls).toEqual(['arn:origin']);
+    // The current value, and the pending one of a rotation in progress (none here: cached as none).
+    expect(calls).toEqual(['arn:origin', 'arn:origin@AWSPENDING']);
     values.set('arn:origin', 'v2');
     // Within the cache's life the hot path reads nothing new.
     expect(get()).toBe('v1');
     expect(get()).toBe('v1');
-    expect(calls).toEqual(['arn:origin']);
+    expect(calls).toEqual(['arn:origin', 'arn:origin@AWSPENDING']);
   });
 
   it('fails the init when the secret cannot be read (the entry answers 503 and retries)', async () => {

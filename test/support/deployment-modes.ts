@@ -1,0 +1,77 @@
+/**
+ * The deployment as `npx cdk synth` builds it (bin/app.ts with cdk.json's context), in the modes an
+ * operator deploys: the default, `-c searchEngine=embedded`, `-c stage=staging`, and the default
+ * with a home region outside us-east-1 (the edge and CloudFront-alarms stacks exist only there).
+ * Bundling and the sharp layer are skipped (templates only). One `app.synth()` per mode: cdk-nag's
+ * packs run as they do at `cdk synth` and fail it on a finding without an acknowledgement.
+ */
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { App } from 'aws-cdk-lib';
+import { catalogApp } from '../../bin/app';
+import { type StageConfig, STAGES } from '../../bin/stages';
+import type { Deployment } from '../../lib/deployment';
+
+const ROOT = path.join(__dirname, '..', '..');
+export const CDK_CONTEXT = (JSON.parse(readFileSync(path.join(ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> }).context;
+export const ACCOUNT = '123456789012';
+
+// biome-ignore lint/suspicious/noExplicitAny: a synthesized template is untyped JSON, read here path by path.
+export type Json = any;
+export type Resource = { Type: string; Properties: Record<string, Json>; DeletionPolicy?: string };
+
+export interface SynthStack {
+  readonly name: string;
+  readonly region: string;
+  readonly template: { Resources: Record<string, Resource>; Outputs?: Record<string, Json> };
+  readonly warnings: string[];
+  readonly terminationProtection: boolean;
+}
+
+export interface SynthMode {
+  readonly name: string;
+  readonly deployment: Deployment;
+  readonly stacks: SynthStack[];
+  /** The stack of the home region. */
+  readonly main: SynthStack;
+}
+
+export interface ModeSpec {
+  readonly name: string;
+  /** `-c key=value` of `cdk synth`. */
+  readonly context?: Record<string, string>;
+  readonly region: string;
+  /** bin/stages.ts, or a variant of it. */
+  readonly stages?: Readonly<Record<string, StageConfig>>;
+}
+
+/** The four modes of the issue: every test of the first deploy runs on each. */
+export const MODES: readonly ModeSpec[] = [
+  { name: 'default', region: 'us-east-1' },
+  { name: 'embedded', context: { searchEngine: 'embedded' }, region: 'us-east-1' },
+  { name: 'staging', context: { stage: 'staging' }, region: 'us-east-1' },
+  { name: 'eu-west-1', region: 'eu-west-1' },
+];
+
+export function synthMode(spec: ModeSpec): SynthMode {
+  const app = new App({ context: { ...CDK_CONTEXT, 'aws:cdk:bundling-stacks': [], sharpLayer: 'skip', ...spec.context } });
+  const deployment = catalogApp(app, { CDK_DEPLOY_REGION: spec.region, CDK_DEPLOY_ACCOUNT: ACCOUNT }, spec.stages ?? STAGES);
+  const assembly = app.synth();
+  const stacks = [deployment.edge, deployment.main, deployment.cdnAlarms]
+    .filter((s) => s !== undefined)
+    .map((s) => {
+      const artifact = assembly.getStackArtifact(s.artifactId);
+      return {
+        name: artifact.stackName,
+        region: artifact.environment.region,
+        template: artifact.template as SynthStack['template'],
+        warnings: artifact.messages.filter((m) => m.level === 'warning').map((m) => String(m.entry.data)),
+        terminationProtection: artifact.terminationProtection === true,
+      };
+    });
+  const main = stacks.find((s) => s.name === deployment.main.stackName) as SynthStack;
+  return { name: spec.name, deployment, stacks, main };
+}
+
+export const ofType = (stack: SynthStack, type: string): Array<[string, Resource]> =>
+  Object.entries(stack.template.Resources).filter(([, r]) => r.Type === type);
