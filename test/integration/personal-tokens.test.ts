@@ -43,7 +43,13 @@ function instance(cacheSeconds = 30) {
   return { verifier, tokens };
 }
 
-const signIn = (sub: string, over: Partial<Principal> = {}): Principal => ({ sub, scopes: ['memory:read', 'memory:write'], kind: 'jwt', expiresAt: 0, ...over });
+const signIn = (sub: string, over: Partial<Principal> = {}): Principal => ({
+  sub,
+  scopes: ['memory:read', 'memory:write'],
+  kind: 'jwt',
+  expiresAt: 0,
+  ...over,
+});
 
 async function refusal(p: Promise<unknown>): Promise<{ kind: string; reason?: string }> {
   try {
@@ -92,7 +98,14 @@ test('verified beside the JWT path: the principal carries the grant, the token i
   const { verifier, tokens } = instance();
   const made = await tokens.create(signIn('bea', { memories: ['work', 'home'] }), { name: 'x', scopes: ['memory:read'], pathPrefix: 'notes/' });
   const bearer = createTokenVerifier(
-    { audience: 'http://unused/mcp', jwt: { kind: 'local', issuer: 'http://unused', jwksUri: 'http://127.0.0.1:9/jwks' }, clientTable: 'x', opaqueCacheSeconds: 30, jwksTimeoutMs: 100, region: 'us-east-1' },
+    {
+      audience: 'http://unused/mcp',
+      jwt: { kind: 'local', issuer: 'http://unused', jwksUri: 'http://127.0.0.1:9/jwks' },
+      clientTable: 'x',
+      opaqueCacheSeconds: 30,
+      jwksTimeoutMs: 100,
+      region: 'us-east-1',
+    },
     { personal: verifier },
   );
   await expect(bearer.verify(`Bearer ${made.token}`)).resolves.toEqual({
