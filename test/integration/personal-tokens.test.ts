@@ -18,7 +18,8 @@ import { randomName } from '../support/auth-jwks';
 const ddb = dynamoClient({ region: 'us-east-1', dynamoEndpoint: process.env.TEST_DYNAMODB_ENDPOINT });
 const doc = documentClient(ddb);
 const table = randomName('pat-tokens');
-const START = Date.parse('2026-12-01T09:00:00Z');
+// From the real time (to the second), as the README's tests do: DynamoDB Local deletes an item soon after its TTL passes.
+const START = Math.floor(Date.now() / 1000) * 1000;
 let now = START;
 const clock = () => now;
 const DAY = 86_400_000;
