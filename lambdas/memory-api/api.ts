@@ -115,7 +115,7 @@ export const MEMORY_POLICY: ApiPolicy<MemoryApiDeps, Principal> = {
       Object.fromEntries(MEMORY_API.routes.map((r) => [r.operationId, MEMORY_HANDLERS[baseOperation(r)]])),
       (ctx) => {
         const c = withPrincipal(ctx);
-        return { ...c, caller: callerOf(c.principal), principal: c.principal };
+        return { ...c, caller: callerOf(c.principal) };
       },
     ),
   ),

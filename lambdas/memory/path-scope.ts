@@ -50,6 +50,9 @@ export function scopeWholeMemory(caller: Caller, what: string): void {
   if (folderOf(caller) !== undefined) throw forbidden(`a token limited to a folder (${folderOf(caller)}/) cannot ${what}`);
 }
 
+/** git's requests (advertisement, negotiation, pack, push): a clone is the whole memory. */
+export const scopeGit = (caller: Caller): void => scopeWholeMemory(caller, 'use git: a clone carries every note of the history');
+
 export function scopeMoveLinks(caller: Caller, updateLinks: unknown): void {
   if (folderOf(caller) !== undefined && updateLinks === true) {
     throw forbidden(`a token limited to a folder (${folderOf(caller)}/) cannot move with updateLinks: the notes linking to the note may lie outside it`);

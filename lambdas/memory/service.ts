@@ -17,7 +17,7 @@ import { Memories } from './memories';
 import { Pushes, type PushCommand, type PushOutcome } from './push';
 import { NoteReads } from './reads';
 import { PackedTexts } from './packed-texts';
-import { scopeDiff, scopeFolder, scopeHistoryPage, scopeMoveLinks, scopeNoteHistory, scopePath, scopeWholeMemory } from './path-scope';
+import { scopeDiff, scopeFolder, scopeGit, scopeHistoryPage, scopeMoveLinks, scopeNoteHistory, scopePath, scopeWholeMemory } from './path-scope';
 import { PackedSearch, type NoteSearch } from './search';
 import { DEFAULT_SEGMENT_POLICY, type SegmentPolicy } from './segments';
 import { NoteTexts } from './texts';
@@ -236,7 +236,7 @@ export class MemoryService {
   /** The head a git client is shown (null: an empty memory). */
   gitHead(caller: Caller, rawName: string): Promise<{ name: string; head: string | null }> {
     return guard(() => {
-      scopeWholeMemory(caller, 'use git: a clone carries every note of the history');
+      scopeGit(caller);
       return this.pushes.head(caller, rawName);
     });
   }
@@ -244,7 +244,7 @@ export class MemoryService {
   /** The client's `have`s this memory shares (negotiation of a fetch). */
   gitCommon(caller: Caller, rawName: string, haves: readonly string[]): Promise<string[]> {
     return guard(() => {
-      scopeWholeMemory(caller, 'use git: a clone carries every note of the history');
+      scopeGit(caller);
       return this.fetches.common(caller, rawName, haves);
     });
   }
@@ -252,7 +252,7 @@ export class MemoryService {
   /** The pack a fetch or clone receives. */
   gitPack(caller: Caller, rawName: string, wants: readonly string[], haves: readonly string[]): Promise<FetchPack> {
     return guard(() => {
-      scopeWholeMemory(caller, 'use git: a clone carries every note of the history');
+      scopeGit(caller);
       return this.fetches.pack(caller, rawName, wants, haves);
     });
   }
@@ -260,7 +260,7 @@ export class MemoryService {
   /** A push: checked as writes are, landed through the rev lock, or refused with git's reasons. */
   gitPush(caller: Caller, rawName: string, command: PushCommand, pack: Uint8Array | undefined): Promise<PushOutcome> {
     return guard(() => {
-      scopeWholeMemory(caller, 'use git: a clone carries every note of the history');
+      scopeGit(caller);
       return this.pushes.receive(caller, rawName, command, pack);
     });
   }
