@@ -18,6 +18,7 @@ import type { MemoryApiProps } from './memory-api';
 import type { MemoryMcpProps } from './memory-mcp';
 import type { AlarmSettings } from './monitoring';
 import type { OAuthFrontSettings } from './oauth-front';
+import type { PersonalTokenLimits } from '../lambdas/identity/config';
 import type { SiteProps } from './site';
 import type { WafSettings } from './waf';
 
@@ -212,6 +213,8 @@ export interface CatalogStackProps extends StackProps {
   readonly webCallbackUrls?: string[];
   /** Web front's sign-out URLs. @default - [`<publicUrl>/`] */
   readonly webLogoutUrls?: string[];
+  /** Personal access tokens (`/v1/tokens`): lifetimes, the per-user ceiling. @default - see `IdentityProps.personalTokens` */
+  readonly personalTokens?: Partial<PersonalTokenLimits>;
   /**
    * The us-east-1 stack of this deployment (the Lambda@Edge function, the WAF web ACL, the
    * certificate) when this stack is elsewhere; set by `deployCatalog` (lib/deployment.ts).

@@ -140,6 +140,7 @@ export class CatalogStack extends Stack {
       mfa: props.mfa,
       webCallbackUrls: props.webCallbackUrls,
       webLogoutUrls: props.webLogoutUrls,
+      personalTokens: props.personalTokens,
     });
 
     const zone = props.hostedZone ? route53.HostedZone.fromHostedZoneAttributes(this, 'Zone', props.hostedZone) : undefined;

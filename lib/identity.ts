@@ -1,13 +1,14 @@
 import { Aws, Duration, Fn, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as cognito from 'aws-cdk-lib/aws-cognito';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
-import type * as iam from 'aws-cdk-lib/aws-iam';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
 import { MEMORY_SCOPES } from '../lambdas/identity/principal';
 import { acknowledge } from './nag';
 import { FAVORITES_TABLE } from '../lambdas/catalog/tables';
-import { CLIENT_TABLE, TOKEN_TABLE } from '../lambdas/identity/tables';
+import type { PersonalTokenLimits } from '../lambdas/identity/config';
+import { CLIENT_TABLE, PERSONAL_TOKEN_KEYS, TOKEN_TABLE } from '../lambdas/identity/tables';
 import { grantTable, tableKeys } from './tables';
 
 export interface IdentityProps {
@@ -72,6 +73,13 @@ export interface IdentityProps {
    * @default - [`<publicUrl>/`]
    */
   readonly webLogoutUrls?: string[];
+  /**
+   * Personal access tokens (`/v1/tokens`): the lifetime when none is asked (`defaultDays`), the
+   * longest (`maxDays`), active tokens per user (`maxPerUser`), and how often a use is recorded
+   * (`lastUsedSeconds`). Set as AUTH_PAT_* of every verifier.
+   * @default { defaultDays: 90, maxDays: 366, maxPerUser: 50, lastUsedSeconds: 3600 }
+   */
+  readonly personalTokens?: Partial<PersonalTokenLimits>;
 }
 
 /** Cognito's email through Amazon SES (the identity must be verified in SES first, out of production sandbox for real users). */
@@ -127,6 +135,7 @@ export class Identity extends Construct {
   readonly resourceServer: cognito.UserPoolResourceServer;
   /** The web front: public client, authorization code with PKCE, no secret. */
   readonly webClient: cognito.UserPoolClient;
+  private readonly personalTokens: Partial<PersonalTokenLimits>;
 
   constructor(scope: Construct, id: string, props: IdentityProps) {
     super(scope, id);
@@ -134,6 +143,7 @@ export class Identity extends Construct {
     const retained = removalPolicy === RemovalPolicy.RETAIN;
     this.publicUrl = props.publicUrl;
     this.audience = `${props.publicUrl}/mcp`;
+    this.personalTokens = props.personalTokens ?? {};
 
     const tableEncryption = props.encryptionKey
       ? { encryption: dynamodb.TableEncryption.CUSTOMER_MANAGED, encryptionKey: props.encryptionKey }
@@ -264,6 +274,7 @@ export class Identity extends Construct {
       PUBLIC_URL: this.publicUrl,
       AUTH_TOKEN_TABLE: this.tokenTable.tableName,
       AUTH_CLIENT_TABLE: this.clientTable.tableName,
+      ...personalTokenEnvironment(this.personalTokens),
     };
   }
 
@@ -272,8 +283,51 @@ export class Identity extends Construct {
     grantTable(this.tokenTable, grantee, TOKEN_READ_ACTIONS);
   }
 
+  /**
+   * Accepting personal access tokens (`/mcp`, the git remote): their verification reads, and the
+   * conditional write of `lastUsedAt`, on the tokens' own items only (`pat#…`).
+   */
+  grantPersonalTokenUse(grantee: iam.IGrantable): void {
+    this.grantTokenVerification(grantee);
+    this.grantOnKeys(grantee, ['dynamodb:UpdateItem'], [PERSONAL_TOKEN_KEYS.token]);
+  }
+
+  /**
+   * Managing them too (`/v1`, `/v1/tokens`): creations and revocations are transactions of puts
+   * and updates of the tokens' and their owners' items, and nothing else of the table.
+   */
+  grantPersonalTokenManagement(grantee: iam.IGrantable): void {
+    this.grantTokenVerification(grantee);
+    this.grantOnKeys(grantee, ['dynamodb:PutItem', 'dynamodb:UpdateItem'], [PERSONAL_TOKEN_KEYS.token, PERSONAL_TOKEN_KEYS.owner]);
+  }
+
+  /** `actions` on the token table's items whose key starts with one of `prefixes` (`dynamodb:LeadingKeys`). */
+  private grantOnKeys(grantee: iam.IGrantable, actions: string[], prefixes: string[]): void {
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions,
+        resources: [this.tokenTable.tableArn],
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': prefixes.map((p) => `${p}*`) } },
+      }),
+    );
+    this.tokenTable.encryptionKey?.grant(grantee, 'kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey');
+  }
+
   /** The favorites store: list, pin and unpin (conditional transactions on the user's items). */
   grantFavorites(grantee: iam.IGrantable): void {
     grantTable(this.favoritesTable, grantee, FAVORITES_ACTIONS);
   }
+}
+
+/** AUTH_PAT_* for the limits a deployment sets (the rest keep their defaults in `loadPersonalTokenLimits`). */
+function personalTokenEnvironment(limits: Partial<PersonalTokenLimits>): Record<string, string> {
+  const names: Record<keyof PersonalTokenLimits, string> = {
+    maxPerUser: 'AUTH_PAT_MAX_PER_USER',
+    defaultDays: 'AUTH_PAT_DEFAULT_DAYS',
+    maxDays: 'AUTH_PAT_MAX_DAYS',
+    lastUsedSeconds: 'AUTH_PAT_LAST_USED_SECONDS',
+  };
+  return Object.fromEntries(
+    (Object.keys(names) as Array<keyof PersonalTokenLimits>).flatMap((k) => (limits[k] === undefined ? [] : [[names[k], String(limits[k])]])),
+  );
 }

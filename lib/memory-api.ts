@@ -183,7 +183,8 @@ export class MemoryApi extends Construct {
     );
     // Rate-limit buckets (UpdateItem) and, under keys `idem:…`, Idempotency-Key records (claim, replay, release).
     grantTable(data.rateLimitTable, this.role, ['dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:GetItem']);
-    auth.grantTokenVerification(this.role);
+    // Token reads, and the personal access tokens this function manages (`/v1/tokens`) and records the use of.
+    auth.grantPersonalTokenManagement(this.role);
     data.cursorKeysSecret.grantRead(this.role);
     data.originVerifySecret.grantRead(this.role);
 

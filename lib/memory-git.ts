@@ -100,7 +100,7 @@ export class MemoryGit extends Construct {
     }));
     grantMemoryData(memory.table, memory.bucket, this.role);
     grantTable(data.rateLimitTable, this.role, ['dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:GetItem']);
-    auth.grantTokenVerification(this.role);
+    auth.grantPersonalTokenUse(this.role);
     data.cursorKeysSecret.grantRead(this.role);
     data.originVerifySecret.grantRead(this.role);
     settings.grantRead(this.role);

@@ -13,10 +13,10 @@ import { appFunction, type FunctionLogLevel } from './lambda-function';
 import { distributionSettings } from './settings-secret';
 import { grantMemoryData, memoryDataEnvironment, memoryLimitsEnvironment, type MemoryLimitProps } from './memory-api';
 
-/** What the function needs from the auth context: the verifier's settings and read access to opaque tokens. */
+/** What the function needs from the auth context: the verifier's settings, reads of opaque tokens, and the use of personal access tokens. */
 export interface McpAuth {
   verifierEnvironment(): Record<string, string>;
-  grantTokenVerification(grantee: iam.IGrantable): void;
+  grantPersonalTokenUse(grantee: iam.IGrantable): void;
 }
 
 /** The memory limits (`MemoryLimitProps`) are the REST API's: the stack passes the same values to both. */
@@ -149,7 +149,7 @@ export class MemoryMcp extends Construct {
     grantTable(props.rateLimitTable, this.role, ['dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:GetItem']);
     props.cursorKeysSecret.grantRead(this.role);
     props.originVerifySecret?.grantRead(this.role);
-    props.auth.grantTokenVerification(this.role);
+    props.auth.grantPersonalTokenUse(this.role);
     settings.grantRead(this.role);
   }
 }

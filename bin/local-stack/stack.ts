@@ -3,6 +3,7 @@ import { createFavoritesHandler } from '../../lambdas/catalog/favorites/api';
 import { loadFavoritesConfig, type FavoritesDeps } from '../../lambdas/catalog/favorites/deps';
 import { createFavoritesDeps } from '../../lambdas/catalog/favorites/wiring';
 import { createJwksHandler, LocalIssuer, LOCAL_ISSUER_API } from '../../lambdas/identity/local-issuer';
+import type { PersonalTokens } from '../../lambdas/identity/personal-token-service';
 import { createIdentity } from '../../lambdas/identity/wiring';
 import { createOAuthHandler, oauthPolicy } from '../../lambdas/oauth/api';
 import { loadOAuthFrontConfig } from '../../lambdas/oauth/config';
@@ -56,6 +57,11 @@ export interface LocalStackOptions {
    */
   attach?: boolean;
   log?: (msg: string) => void;
+  /**
+   * Milliseconds since the epoch for the lifetimes and caches of opaque and personal access tokens
+   * (tests hold it to cross a token's expiry or a cache's life without waiting). Default: the wall clock.
+   */
+  clock?: () => number;
 }
 
 export interface LocalStack {
@@ -68,8 +74,10 @@ export interface LocalStack {
   auth: AuthConfig;
   /** The OAuth front (`/oauth/*`, `/.well-known/oauth-*`): its config, stores and signer. */
   oauth: OAuthDeps;
-  /** The one verifier every local function shares (JWKS cache, opaque-token cache). */
+  /** The verifier of /v1, /mcp and git (JWKS cache, opaque and personal token caches); the catalog and favorites have their own, which refuses personal access tokens. */
   verifier: TokenVerifier;
+  /** Personal access tokens (`/v1/tokens`), over the same caches as `verifier`. */
+  personalTokens: PersonalTokens;
   /** The memory core (rev-lock table and object bucket on the local backends), shared by /v1 and /mcp. */
   memory: MemoryRuntime;
   memoryConfig: MemoryConfig;
@@ -95,7 +103,7 @@ const NOT_READY: HttpResult = {
  *
  * Auth is the AWS code path with local endpoints: the verifier takes JWTs of the local issuer
  * (key in `DATA_DIR/keys/issuer.json`, the one `npm run token` signs with) through aws-jwt-verify,
- * fetching the JWKS from this very server, and opaque tokens from the token table.
+ * fetching the JWKS from this very server, and opaque and personal access tokens from the token table.
  */
 export async function startLocalStack(opts: LocalStackOptions = {}): Promise<LocalStack> {
   const log = opts.log ?? (() => undefined);
@@ -216,9 +224,12 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       // The verifier reads the JWKS from this server, wherever the issuer URL says it lives.
       jwt: loaded.jwt.kind === 'local' ? { ...loaded.jwt, jwksUri: `${running.url}/.well-known/jwks.json` } : loaded.jwt,
     };
-    // One verifier (one JWKS cache, one opaque-token cache) for both functions, as each Lambda has its own.
-    const authDeps = createIdentity(authConfig);
-    const { verifier } = authDeps;
+    // One verifier for the catalog and favorites, another (personal access tokens accepted and managed)
+    // for /v1, /mcp and git, as in AWS, where each function has its own.
+    const authDeps = createIdentity(authConfig, { clock: opts.clock });
+    const memoryAuth = createIdentity(authConfig, { personalTokens: true, clock: opts.clock });
+    const { verifier, personalTokens } = memoryAuth;
+    if (!personalTokens) throw new Error('the token table is not configured (AUTH_TOKEN_TABLE)');
     const oauthConfig = loadOAuthFrontConfig({ ...authEnv, RATE_LIMIT_TABLE: config.rateLimitTable });
     oauthDeps = createOAuthDeps(oauthConfig, {
       tokens: authDeps.tokens,
@@ -227,8 +238,8 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       limiter: createOAuthLimiter(oauthConfig, authConfig),
     });
     const index = new EmbeddedSearchIndex({ snapshotPath: dir.searchSnapshot });
-    deps = await createCatalogDeps(config, index, verifier);
-    favoritesDeps = await createFavoritesDeps(config, loadFavoritesConfig(authEnv), verifier);
+    deps = await createCatalogDeps(config, index, authDeps.verifier);
+    favoritesDeps = await createFavoritesDeps(config, loadFavoritesConfig(authEnv), authDeps.verifier);
     const siteDeps = await createSiteDeps(siteConfig, { store: deps.store, index, limiter: deps.limiter, originSecret: () => config.originVerifySecret });
     siteHandler = createSiteHandler(siteConfig, async () => siteDeps);
     const memoryConfig: MemoryConfig = { ...loadMemoryConfig(authEnv), region: config.region, dynamoEndpoint: ddb.endpoint, s3Endpoint: s3.endpoint };
@@ -247,7 +258,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
         originVerifySecret: config.originVerifySecret,
       },
       verifier,
-      { runtime: memory },
+      { runtime: memory, personalTokens },
     );
     // MCP_* limits from the env; the memory core, verifier and rate-limit table are the stack's own.
     mcpDeps = mcpDepsFrom({ env: { ...authEnv, RATE_LIMIT_TABLE: config.rateLimitTable }, memory, verifier, audience: authConfig.audience });
@@ -278,6 +289,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       auth: authConfig,
       oauth: oauthDeps,
       verifier,
+      personalTokens,
       memory,
       memoryConfig,
       memoryApi: memoryApiDeps,

@@ -5,7 +5,7 @@
  * of local-issuer JWTs, the `resource` (RFC 8707) bound into every opaque token, and by default the
  * Cognito resource-server identifier whose scopes are normalised. A token for anything else is 401.
  */
-import { envNumber, envString, type Env } from '../shared/env';
+import { envInt, envNumber, envString, type Env } from '../shared/env';
 
 export interface CognitoJwtConfig {
   kind: 'cognito';
@@ -31,12 +31,38 @@ export interface AuthConfig {
   tokenTable?: string;
   /** OAuth clients registered with the front (RFC 7591, CIMD). */
   clientTable: string;
-  /** How long a verified opaque token is trusted without a table read: the worst-case delay of a revocation. */
+  /**
+   * How long a verified opaque or personal access token is trusted without a table read: the
+   * worst-case delay before a revocation made on one instance is seen by another.
+   */
   opaqueCacheSeconds: number;
+  /** Personal access tokens (`/v1/tokens`): lifetimes, the per-user ceiling, how often their use is recorded. Default: the defaults of `loadPersonalTokenLimits`. */
+  personalTokens?: PersonalTokenLimits;
   /** JWKS fetch budget; past it the verifier answers `unavailable`. */
   jwksTimeoutMs: number;
   region: string;
   dynamoEndpoint?: string;
+}
+
+export interface PersonalTokenLimits {
+  /** Active (unexpired, unrevoked) tokens per user (`AUTH_PAT_MAX_PER_USER`, 50); one more is 409. */
+  maxPerUser: number;
+  /** Lifetime when `expiresInDays` is omitted (`AUTH_PAT_DEFAULT_DAYS`, 90). */
+  defaultDays: number;
+  /** The longest lifetime a token may be given (`AUTH_PAT_MAX_DAYS`, 366). */
+  maxDays: number;
+  /** `lastUsed` is written at most this often per token (`AUTH_PAT_LAST_USED_SECONDS`, 3600): a use within it writes nothing. */
+  lastUsedSeconds: number;
+}
+
+export function loadPersonalTokenLimits(env: Env = process.env): PersonalTokenLimits {
+  const maxDays = envInt(env, 'AUTH_PAT_MAX_DAYS', 366, { min: 1 });
+  return {
+    maxPerUser: envInt(env, 'AUTH_PAT_MAX_PER_USER', 50, { min: 1 }),
+    defaultDays: Math.min(maxDays, envInt(env, 'AUTH_PAT_DEFAULT_DAYS', 90, { min: 1 })),
+    maxDays,
+    lastUsedSeconds: envInt(env, 'AUTH_PAT_LAST_USED_SECONDS', 3600, { min: 0 }),
+  };
 }
 
 const trimSlash = (s: string) => s.replace(/\/+$/, '');
@@ -83,6 +109,7 @@ export function loadAuthConfig(env: Env = process.env): AuthConfig {
     tokenTable: envString(env, 'AUTH_TOKEN_TABLE') ?? 'auth-tokens',
     clientTable: envString(env, 'AUTH_CLIENT_TABLE') ?? 'auth-clients',
     opaqueCacheSeconds: envNumber(env, 'AUTH_TOKEN_CACHE_SECONDS', 30, { min: 0 }),
+    personalTokens: loadPersonalTokenLimits(env),
     jwksTimeoutMs: envNumber(env, 'AUTH_JWKS_TIMEOUT_MS', 3000, { min: 1 }),
     region: envString(env, 'AWS_REGION') ?? 'us-east-1',
     dynamoEndpoint: envString(env, 'DYNAMODB_ENDPOINT'),

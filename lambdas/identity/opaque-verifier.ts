@@ -1,31 +1,7 @@
 import { hashToken } from './opaque-tokens';
 import { AuthError, type AuthFailureReason, type Principal } from './principal';
 import type { OpaqueTokenStore } from './token-store';
-
-/** A bounded map whose entries lapse; the oldest entry goes first when full. */
-class TtlCache<V> {
-  private readonly entries = new Map<string, { value: V; untilMs: number }>();
-
-  constructor(private readonly max: number) {}
-
-  get(key: string, nowMs: number): V | undefined {
-    const e = this.entries.get(key);
-    if (!e) return undefined;
-    if (nowMs >= e.untilMs) {
-      this.entries.delete(key);
-      return undefined;
-    }
-    return e.value;
-  }
-
-  set(key: string, value: V, untilMs: number): void {
-    if (this.entries.size >= this.max && !this.entries.has(key)) {
-      const oldest = this.entries.keys().next().value;
-      if (oldest !== undefined) this.entries.delete(oldest);
-    }
-    this.entries.set(key, { value, untilMs });
-  }
-}
+import { TtlCache } from './ttl-cache';
 
 export interface OpaqueVerifierOptions {
   /** Audience of this deployment: a token granted for another resource is refused. */
@@ -37,7 +13,7 @@ export interface OpaqueVerifierOptions {
 }
 
 /** Refusals that can never turn into acceptance (a random token does not become issued, a revoked one stays revoked). */
-const NEGATIVE_CACHE_MS = 5 * 60 * 1000;
+export const NEGATIVE_CACHE_MS = 5 * 60 * 1000;
 
 /**
  * Verifies `mcpat_` access tokens against the token table: one strongly consistent read of the

@@ -28,11 +28,19 @@ export interface Principal {
    * opaque token's stored grant; never taken from a request parameter.
    */
   memories?: string[];
-  /** OAuth client the token was issued to (Cognito app client, a registered MCP client, `local-cli`). */
+  /** OAuth client the token was issued to (Cognito app client, a registered MCP client, `local-cli`; `pat:<id>` for a personal access token). */
   clientId?: string;
-  kind: 'jwt' | 'opaque';
+  /** A signed-in user's JWT (Cognito, the local issuer), an OAuth front token, or a personal access token. */
+  kind: 'jwt' | 'opaque' | 'pat';
   /** Expiry, epoch seconds. */
   expiresAt: number;
+  /** Personal access tokens: the token's id (`GET /v1/tokens`). */
+  tokenId?: string;
+  /**
+   * Personal access tokens: the folder (no trailing slash) every note the token reaches lies in,
+   * subfolders included; undefined: the whole memory.
+   */
+  pathPrefix?: string;
 }
 
 export type AuthFailureReason =

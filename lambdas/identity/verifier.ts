@@ -2,6 +2,8 @@ import type { AuthConfig } from './config';
 import { JwtAccessTokenVerifier, type FetchLike } from './jwt';
 import { looksOpaque, TOKEN_PREFIX } from './opaque-tokens';
 import { OpaqueAccessTokenVerifier } from './opaque-verifier';
+import type { PersonalTokenVerifier } from './personal-token-verifier';
+import { looksPersonal } from './personal-tokens';
 import { AuthError, type Principal } from './principal';
 import type { OpaqueTokenStore } from './token-store';
 import { EVENT_METRICS } from '../shared/observability/metric-names';
@@ -36,13 +38,16 @@ export function bearerToken(header: string | undefined): string {
 }
 
 /**
- * Dispatches on the token's shape: our opaque access tokens (`mcpat_…`) go to the token table,
- * everything else is tried as a JWT. Refresh tokens and codes are never bearer tokens.
+ * Dispatches on the token's shape: our opaque access tokens (`mcpat_…`) and personal access tokens
+ * (`mcpm_pat_…`) go to the token table, everything else is tried as a JWT. Refresh tokens and
+ * codes are never bearer tokens. Personal access tokens are accepted only where `personal` is
+ * given (`/v1`, `/mcp`, git); elsewhere (the catalog, favorites) they are refused.
  */
 export class BearerTokenVerifier implements TokenVerifier {
   constructor(
     private readonly jwt: JwtAccessTokenVerifier,
     private readonly opaque: OpaqueAccessTokenVerifier | undefined,
+    private readonly personal?: PersonalTokenVerifier,
   ) {}
 
   async verify(authorizationHeader: string | undefined): Promise<Principal> {
@@ -59,6 +64,10 @@ export class BearerTokenVerifier implements TokenVerifier {
 
   private async verifyToken(authorizationHeader: string | undefined): Promise<Principal> {
     const token = bearerToken(authorizationHeader);
+    if (looksPersonal(token)) {
+      if (!this.personal) throw new AuthError('unknown-token', 'personal access tokens are not accepted here');
+      return this.personal.verify(token);
+    }
     if (looksOpaque(token)) {
       if (!token.startsWith(TOKEN_PREFIX.access)) throw new AuthError('malformed', 'not an access token');
       if (!this.opaque) throw new AuthError('unknown-token', 'opaque tokens are not accepted here');
@@ -71,6 +80,8 @@ export class BearerTokenVerifier implements TokenVerifier {
 export interface VerifierDeps {
   /** The opaque-token table; without it `mcpat_` tokens are refused. */
   tokens?: OpaqueTokenStore;
+  /** The personal access tokens' verifier; without it `mcpm_pat_` tokens are refused. */
+  personal?: PersonalTokenVerifier;
   /** Replaces global `fetch` for the JWKS (tests route Cognito's URL to a loopback server). */
   fetchImpl?: FetchLike;
   /** Milliseconds since the epoch, for the opaque-token cache and the JWKS failure back-off. */
@@ -82,5 +93,5 @@ export function createTokenVerifier(config: AuthConfig, deps: VerifierDeps = {})
   const opaque = deps.tokens
     ? new OpaqueAccessTokenVerifier(deps.tokens, { audience: config.audience, cacheSeconds: config.opaqueCacheSeconds, clock: deps.clock })
     : undefined;
-  return new BearerTokenVerifier(jwt, opaque);
+  return new BearerTokenVerifier(jwt, opaque, deps.personal);
 }

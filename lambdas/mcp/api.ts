@@ -133,7 +133,11 @@ async function serve(ctx: RequestContext<McpDeps, Principal> & { principal: Prin
   const server = createMcpServer({
     service: deps.memory,
     principal,
-    caller: { account: principal.sub, ...(principal.memories !== undefined && { grants: principal.memories }) },
+    caller: {
+      account: principal.sub,
+      ...(principal.memories !== undefined && { grants: principal.memories }),
+      ...(principal.pathPrefix !== undefined && { pathPrefix: principal.pathPrefix }),
+    },
     config: deps.config,
     requestId,
     idempotency: deps.idempotency,

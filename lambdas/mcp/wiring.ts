@@ -78,7 +78,7 @@ async function buildDeps(
     memory = createMemoryRuntime(memoryConfig, cursors, { overrides: { restoreHint: mcpRestoreHint } });
     originSecret = await originSecretGetter({ value: env.ORIGIN_VERIFY_SECRET, arn: env.ORIGIN_VERIFY_SECRET_ARN, region: memoryConfig.region });
   }
-  const deps = mcpDepsFrom({ env, memory, verifier: createIdentity(authConfig).verifier, audience: authConfig.audience });
+  const deps = mcpDepsFrom({ env, memory, verifier: createIdentity(authConfig, { personalTokens: true }).verifier, audience: authConfig.audience });
   return { deps: { ...deps, ...(originSecret && { originSecret }) }, memory, ...(originSecret && { originSecret }) };
 }
 

@@ -16,7 +16,7 @@ import type { RateDecision, RatePolicy } from '../shared/rate-limit/rate-limiter
 import type { MemoryApiDeps } from './deps';
 import { ApiError, errorResult, forbidden, gitErrorResult, internalError, toApiError } from './errors';
 import { MEMORY_HANDLERS, type MemoryCtx } from './endpoints';
-import { ALIAS_HEADERS, baseOperation, isAliasPath, isGitOperation, MEMORY_API, MEMORY_FN, scopeOf } from './routes';
+import { ALIAS_HEADERS, baseOperation, isAliasPath, isGitOperation, isTokenOperation, MEMORY_API, MEMORY_FN, scopeOf } from './routes';
 import { idempotent } from './idempotency';
 
 /** What a browser may send and read (bearer, not cookies: `*` is safe). */
@@ -43,7 +43,12 @@ export function rateLimitHeaders(d: RateDecision, policy: RatePolicy, windowSeco
 function callerOf(principal: Principal): Caller {
   // The client id goes into the commit author so history shows which app wrote what.
   const name = principal.clientId ? `${principal.sub} (${principal.clientId})` : principal.sub;
-  return { account: principal.sub, grants: principal.memories, author: { name } };
+  return {
+    account: principal.sub,
+    grants: principal.memories,
+    author: { name },
+    ...(principal.pathPrefix !== undefined && { pathPrefix: principal.pathPrefix }),
+  };
 }
 
 /** git's requests under /v1 (for problems answered before a route is known, e.g. a 429). */
@@ -83,9 +88,14 @@ function jsonProblem(problem: Problem): HttpResult {
   }
 }
 
-/** Every write route (not GET) takes an `Idempotency-Key`; git's requests are git's own protocol and do not. */
+/**
+ * Every write route (not GET) takes an `Idempotency-Key`; git's requests are git's own protocol and
+ * do not, nor do the token routes (a remembered answer would keep a token's secret in the table).
+ */
 function idempotentWrites(ops: Record<string, Operation<MemoryApiDeps, Principal>>): Record<string, Operation<MemoryApiDeps, Principal>> {
-  const writes = new Set(MEMORY_API.routes.filter((r) => r.method !== 'GET' && !isGitOperation(r.operationId)).map((r) => r.operationId));
+  const writes = new Set(
+    MEMORY_API.routes.filter((r) => r.method !== 'GET' && !isGitOperation(r.operationId) && !isTokenOperation(r.operationId)).map((r) => r.operationId),
+  );
   return Object.fromEntries(Object.entries(ops).map(([id, op]) => [id, writes.has(id) ? idempotent(op) : op]));
 }
 
@@ -121,7 +131,8 @@ export const MEMORY_POLICY: ApiPolicy<MemoryApiDeps, Principal> = {
   },
   authorize: (ctx: RequestContext<MemoryApiDeps, Principal>) => {
     const scope = scopeOf(ctx.route, ctx.query);
-    if (!ctx.principal || !hasScope(ctx.principal, scope)) throw forbidden(`This token lacks the ${scope} scope`);
+    if (!ctx.principal) throw forbidden('This request needs a token');
+    if (scope !== undefined && !hasScope(ctx.principal, scope)) throw forbidden(`This token lacks the ${scope} scope`);
   },
   preflight: (allowed) => ({
     statusCode: 204,

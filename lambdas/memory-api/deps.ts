@@ -1,4 +1,5 @@
 import type { OriginSecretGetter } from '../shared/http/origin-guard';
+import type { PersonalTokens } from '../identity/personal-token-service';
 import type { TokenVerifier } from '../identity/verifier';
 import type { MemoryService } from '../memory';
 import type { IdempotencyStore } from '../shared/idempotency/store';
@@ -11,6 +12,8 @@ export interface MemoryApiDeps {
   config: MemoryApiConfig;
   service: MemoryService;
   verifier: TokenVerifier;
+  /** Personal access tokens (`/v1/tokens`); absent (the git function), those routes answer 404. */
+  personalTokens?: PersonalTokens;
   /** The shared DynamoDB limiter (per client IP, `RateLimit` headers). */
   limiter: RateLimiter;
   /** `Idempotency-Key` records (the shared rate-limit table, keys `idem:…`). */

@@ -10,6 +10,7 @@ import { badRequest } from './errors';
 import { ifMatchOption } from './if-match';
 import { gitInfoRefs, gitReceivePack, gitUploadPack } from './git';
 import { CreateMemoryBody, ListNotesQuery, PatchNoteBody, PutNoteBody, ReadNoteQuery, RestoreBody, SearchQuery, type MemoryOut } from './schemas';
+import { createToken, listTokens, revokeToken } from './tokens';
 import { diff, history, move } from './versions';
 
 export type { MemoryCtx, MemoryRouteHandler } from './context';
@@ -233,4 +234,7 @@ export const MEMORY_HANDLERS: Record<string, MemoryRouteHandler> = {
   gitInfoRefs,
   gitUploadPack,
   gitReceivePack,
+  listTokens,
+  createToken,
+  revokeToken,
 };

@@ -1,3 +1,4 @@
+import { PersonalTokenError, type PersonalTokenErrorKind } from '../identity/personal-token-service';
 import { isAuthError, refusalMessage } from '../identity/principal';
 import { MemoryError } from '../memory';
 import { ValidationError } from '../shared/http/query';
@@ -6,7 +7,7 @@ import { ifMatchConflictMessage } from './if-match';
 
 /**
  * The `/v1` error model, in ONE place: every failure (the core's `MemoryError`, the verifier's
- * `AuthError`, the shared layer's `ValidationError`, a body this transport refuses, anything
+ * `AuthError`, the personal tokens' `PersonalTokenError`, the shared layer's `ValidationError`, a body this transport refuses, anything
  * unexpected) becomes `{ error: { code, message } }` with the status of its code here.
  */
 export const V1_ERROR_STATUS = {
@@ -23,6 +24,13 @@ export const V1_ERROR_STATUS = {
 
 export type V1ErrorCode = keyof typeof V1_ERROR_STATUS;
 export const V1_ERROR_CODES = Object.keys(V1_ERROR_STATUS) as V1ErrorCode[];
+
+const TOKEN_ERROR_CODE: Record<PersonalTokenErrorKind, V1ErrorCode> = {
+  invalid: 'BAD_REQUEST',
+  forbidden: 'FORBIDDEN',
+  not_found: 'NOT_FOUND',
+  ceiling: 'CONFLICT',
+};
 
 /** Seconds a client waits before retrying when the token could not be checked. */
 const AUTH_RETRY_AFTER_SECONDS = 5;
@@ -63,6 +71,7 @@ export function toApiError(err: unknown, unexpected: (err: unknown) => void = ()
     const message = err.extra.stale ? ifMatchConflictMessage(err.extra.stale) : err.message;
     return new ApiError(err.code, message, retry === undefined ? {} : { 'retry-after': String(retry) });
   }
+  if (err instanceof PersonalTokenError) return new ApiError(TOKEN_ERROR_CODE[err.kind], err.message);
   if (isAuthError(err)) {
     if (err.kind === 'unavailable') {
       return new ApiError('UPSTREAM_UNAVAILABLE', 'The sign-in service cannot be reached; retry shortly', {

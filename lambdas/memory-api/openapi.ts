@@ -1,6 +1,6 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
 import * as z from 'zod';
-import { MEMORY_ROUTES } from './routes';
+import { MEMORY_ROUTES, TOKEN_ROUTES } from './routes';
 import * as S from './schemas';
 
 /**
@@ -176,15 +176,38 @@ const OPS: Record<string, Op> = {
     ok: { status: 200, description: 'report-status', content: 'application/x-git-receive-pack-result' },
     errors: write,
   },
+  listTokens: {
+    summary: 'Your personal access tokens',
+    description:
+      'The active tokens of the signed-in user, newest first, without their secrets. Needs a sign-in (an OAuth or identity-provider token with a memory scope); a personal access token is 403.',
+    ok: { status: 200, description: 'The tokens', schema: S.TokenListSchema },
+    errors: [401, 403],
+  },
+  createToken: {
+    summary: 'Create a personal access token',
+    description:
+      'For git and scripts: a bearer token on `/v1` and `/mcp`, and the git password (any user name). The secret (`mcpm_pat_…`) is in this answer only; only its hash is kept. Read-only or read-write, at most what the sign-in holds, optionally limited to some memories and to one folder. Needs a sign-in, never another personal access token (403). 409 past the ceiling of active tokens per user (50).',
+    body: { schema: S.CreateTokenBody, required: true },
+    ok: { status: 201, description: 'Created; the secret is shown this once', schema: S.CreatedTokenSchema },
+    errors: [400, 401, 403, 409],
+  },
+  revokeToken: {
+    summary: 'Revoke a personal access token',
+    description:
+      'Refused from the next request on by the instance that answers this, and by every other within AUTH_TOKEN_CACHE_SECONDS (30). 404 for a token that is not one of your active ones. Needs a sign-in.',
+    params: S.TokenParams,
+    ok: { status: 200, description: 'Revoked', schema: S.TokenRevokedSchema },
+    errors: [401, 403, 404],
+  },
 };
 
 const ERROR_TEXT: Record<number, string> = {
   400: 'BAD_REQUEST: invalid parameter, cursor, name, path, mode, body or content type; missing body or q; refused content; over the size cap.',
   401: 'UNAUTHENTICATED: missing, invalid or expired token, or one for another audience. Carries `WWW-Authenticate`.',
-  403: 'FORBIDDEN: missing scope, or memory not granted to the token.',
-  404: 'NOT_FOUND: no such memory or note.',
+  403: "FORBIDDEN: missing scope, memory not granted to the token, a note outside a personal access token's folder, or tokens managed with a personal access token.",
+  404: 'NOT_FOUND: no such memory, note or personal access token.',
   405: 'METHOD_NOT_ALLOWED: carries `Allow`.',
-  409: 'CONFLICT: If-Match differs from the current rev; memory ceiling reached; retired name.',
+  409: 'CONFLICT: If-Match differs from the current rev; memory or personal-token ceiling reached; retired name.',
   429: 'RATE_LIMITED: carries `Retry-After`.',
   500: 'INTERNAL_ERROR.',
   503: 'UPSTREAM_UNAVAILABLE: storage or the sign-in service unavailable; carries `Retry-After`.',
@@ -211,10 +234,11 @@ export function buildMemoryOpenApiDocument(): Record<string, unknown> {
   registry.registerComponent('securitySchemes', 'bearerAuth', {
     type: 'http',
     scheme: 'bearer',
-    description: 'OAuth 2.1 access token (the one an MCP client receives); scopes memory:read (GET) and memory:write (writes).',
+    description:
+      'OAuth 2.1 access token (the one an MCP client receives), or a personal access token (`mcpm_pat_…`, from POST /v1/tokens); scopes memory:read (GET) and memory:write (writes).',
   });
   const error = registry.register('Error', S.ErrorSchema);
-  for (const route of MEMORY_ROUTES) {
+  for (const route of [...MEMORY_ROUTES, ...TOKEN_ROUTES]) {
     const op = OPS[route.operationId];
     if (!op) throw new Error(`no OpenAPI description for ${route.operationId}`);
     const okHeaders = {

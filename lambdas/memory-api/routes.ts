@@ -50,6 +50,22 @@ export const MEMORY_ROUTES: readonly RouteDef[] = [
   route('POST', '/{memory}/git-receive-pack', 'gitReceivePack'),
 ];
 
+/**
+ * Personal access tokens of the signed-in user (`/v1/tokens`): not memory operations, so neither
+ * aliased under `/v1/vaults` nor checked for a memory scope by the route (the rules of who may
+ * manage them are `identity/personal-token-service.ts`'s).
+ */
+export const TOKEN_ROUTES: readonly RouteDef[] = [
+  { method: 'GET', path: '/v1/tokens', fn: MEMORY_FN, operationId: 'listTokens' },
+  { method: 'POST', path: '/v1/tokens', fn: MEMORY_FN, operationId: 'createToken' },
+  { method: 'DELETE', path: '/v1/tokens/{id}', fn: MEMORY_FN, operationId: 'revokeToken' },
+];
+
+const TOKEN_OPERATIONS: ReadonlySet<string> = new Set(TOKEN_ROUTES.map((r) => r.operationId));
+
+/** Whether an operation manages personal access tokens (no memory scope by route, no Idempotency-Key: a replay would store the secret). */
+export const isTokenOperation = (operationId: string | undefined): boolean => operationId !== undefined && TOKEN_OPERATIONS.has(operationId);
+
 /** The operations of git's smart HTTP protocol: text errors, HTTP Basic accepted, no Idempotency-Key. */
 export const GIT_OPERATIONS: ReadonlySet<string> = new Set(['gitInfoRefs', 'gitUploadPack', 'gitReceivePack']);
 
@@ -67,7 +83,7 @@ export const VAULT_ALIAS_ROUTES: readonly RouteDef[] = MEMORY_ROUTES.map((r) => 
 export const MEMORY_API: ApiTable = {
   catchAllFn: MEMORY_FN,
   prefix: '/v1',
-  routes: [...MEMORY_ROUTES, ...VAULT_ALIAS_ROUTES],
+  routes: [...MEMORY_ROUTES, ...TOKEN_ROUTES, ...VAULT_ALIAS_ROUTES],
 };
 
 /** The operation a route serves (the alias routes serve their `/v1/memories` twin's). */
@@ -80,8 +96,9 @@ export function baseOperation(r: RouteDef): string {
  * by verb: a clone POSTs to git-upload-pack (a read), and `info/refs` advertises for a push
  * (`?service=git-receive-pack`, which needs write: a read-only token learns at once it cannot push).
  */
-export function scopeOf(r: RouteDef, query?: Map<string, string[]>): OperationScope {
+export function scopeOf(r: RouteDef, query?: Map<string, string[]>): OperationScope | undefined {
   const op = baseOperation(r);
+  if (isTokenOperation(op)) return undefined;
   if (op === 'gitUploadPack') return 'memory:read';
   if (op === 'gitInfoRefs') return query?.get('service')?.[0] === 'git-receive-pack' ? 'memory:write' : 'memory:read';
   return r.method === 'GET' ? 'memory:read' : 'memory:write';

@@ -54,7 +54,8 @@ async function defaultBuild(env: Env, runtime?: MemoryRuntime): Promise<Built> {
     createMemoryRuntime(config.memory, await cursorCodec({ file: config.cursorKeysFile, arn: config.cursorSecretArn, region: config.memory.region }), {
       overrides: { restoreHint: v1RestoreHint },
     });
-  return { deps: await createMemoryApiDeps(config, createIdentity(loadAuthConfig(env)).verifier, { runtime: rt }), runtime: rt };
+  // The git function accepts personal access tokens as git passwords; it does not manage them (`/v1/tokens` is the API's).
+  return { deps: await createMemoryApiDeps(config, createIdentity(loadAuthConfig(env), { personalTokens: true }).verifier, { runtime: rt }), runtime: rt };
 }
 
 export function settingsDepsSource(baseEnv: Env = process.env, opts: SettingsSourceOptions = {}): () => Promise<MemoryApiDeps> {

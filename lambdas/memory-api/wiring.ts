@@ -1,4 +1,5 @@
 import { sharedLimiter } from '../shared/rate-limit/leasing-config';
+import type { PersonalTokens } from '../identity/personal-token-service';
 import type { TokenVerifier } from '../identity/verifier';
 import { createMemoryRuntime, type MemoryRuntime } from '../memory';
 import type { RateLimiter } from '../shared/rate-limit/rate-limiter';
@@ -19,6 +20,8 @@ export interface MemoryApiWiringOptions {
   runtime?: MemoryRuntime;
   /** Replaces the DynamoDB limiter (tests). */
   limiter?: RateLimiter;
+  /** Personal access tokens of the same identity as `verifier` (`createIdentity(…, { personalTokens: true })`), for `/v1/tokens`. */
+  personalTokens?: PersonalTokens;
 }
 
 /**
@@ -42,6 +45,7 @@ export async function createMemoryApiDeps(config: MemoryApiConfig, verifier: Tok
     config,
     service: runtime.service,
     verifier,
+    ...(opts.personalTokens && { personalTokens: opts.personalTokens }),
     limiter: opts.limiter ?? sharedLimiter(runtime.dynamodb, config.rateLimitTable, config.rateLimiter),
     idempotency: new DynamoIdempotencyStore(runtime.dynamodb, config.rateLimitTable),
     exports: new S3ExportStore(runtime.s3, config.memory.memoryBucket),

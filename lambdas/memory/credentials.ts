@@ -22,6 +22,7 @@
  *   slack-token           xoxb-/xoxp-/xoxa-/xoxr-/xoxs-/xapp-…, or a hooks.slack.com webhook URL
  *   stripe-secret-key     sk_live_/sk_test_/rk_live_/rk_test_ + 16+ characters (publishable pk_ keys pass)
  *   openai-api-key        sk-… / sk-proj-… / sk-svcacct-… / sk-ant-… with 32+ token characters mixing letters and digits
+ *   personal-access-token this service's own personal access tokens: mcpm_pat_ + 12 + _ + 38 base62 characters
  *   jwt                   three base64url parts whose first two start with `eyJ` (a JSON object), also split
  *                         across lines at its dots
  *   password-assignment   password/passwd/pwd/passphrase/secret/api_key/access_token-like key, then `=` and a
@@ -47,6 +48,7 @@ export type CredentialKind =
   | 'slack-token'
   | 'stripe-secret-key'
   | 'openai-api-key'
+  | 'personal-access-token'
   | 'jwt'
   | 'google-api-key'
   | 'npm-token'
@@ -63,6 +65,7 @@ export const CREDENTIAL_LABELS: Record<CredentialKind, string> = {
   'slack-token': 'a Slack token or webhook',
   'stripe-secret-key': 'a Stripe secret key',
   'openai-api-key': 'an OpenAI-style API key',
+  'personal-access-token': 'a personal access token of this service',
   jwt: 'a JSON Web Token',
   'google-api-key': 'a Google API key',
   'npm-token': 'an npm access token',
@@ -121,6 +124,7 @@ const SPECS: RuleSpec[] = [
     pattern: /(?<![A-Za-z0-9_-])sk-(?:proj-|svcacct-|admin-|ant-(?:api\d\d-|admin\d\d-)?)?([A-Za-z0-9_-]{32,})/,
     accept: (m) => hasLetterAndDigit(m[1]),
   },
+  { kind: 'personal-access-token', pattern: /(?<![A-Za-z0-9_])mcpm_pat_[0-9A-Za-z]{12}_[0-9A-Za-z]{38}(?![A-Za-z0-9])/ },
   { kind: 'jwt', pattern: /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}/ },
   {
     kind: 'password-assignment',

@@ -17,6 +17,7 @@ import { Memories } from './memories';
 import { Pushes, type PushCommand, type PushOutcome } from './push';
 import { NoteReads } from './reads';
 import { PackedTexts } from './packed-texts';
+import { scopeDiff, scopeFolder, scopeGit, scopeHistoryPage, scopeMoveLinks, scopeNoteHistory, scopePath, scopeWholeMemory } from './path-scope';
 import { PackedSearch, type NoteSearch } from './search';
 import { DEFAULT_SEGMENT_POLICY, type SegmentPolicy } from './segments';
 import { NoteTexts } from './texts';
@@ -79,7 +80,8 @@ const defaultBackoff = (attempt: number): Promise<void> => sleep(jitteredBackoff
 /**
  * The memory core: every operation of spec 2 (and the MCP tools of spec 3) as transport-free
  * methods, over the parts that do the work (see README.md, "Layout"). Errors are `MemoryError`s;
- * storage outages become UPSTREAM_UNAVAILABLE.
+ * storage outages become UPSTREAM_UNAVAILABLE. A caller limited to a folder is held to it here,
+ * before each operation runs (`path-scope.ts`).
  *
  * Storage budget per operation (counted by `test/integration/memory-budget.test.ts`):
  *   write/edit/delete: one rev read, one parallel wave of PUTs (blob, changed trees, commit, index),
@@ -171,12 +173,18 @@ export class MemoryService {
   }
 
   retireMemory(caller: Caller, rawName: string, opts: { expectedRev?: string } = {}): Promise<{ name: string; deleted: true }> {
-    return guard(() => this.memories.retire(caller, rawName, opts));
+    return guard(() => {
+      scopeWholeMemory(caller, 'retire a memory');
+      return this.memories.retire(caller, rawName, opts);
+    });
   }
 
   /** Brings a retired memory back with all its history. Idempotent on an active memory; the ceiling applies. */
   restoreMemory(caller: Caller, rawName: string): Promise<Memory> {
-    return guard(() => this.memories.restore(caller, rawName));
+    return guard(() => {
+      scopeWholeMemory(caller, 'restore a memory');
+      return this.memories.restore(caller, rawName);
+    });
   }
 
   // Notes: reads
@@ -186,68 +194,98 @@ export class MemoryService {
    * `includeDeleted`, a soft-deleted note's last content (`deleted: true`).
    */
   readNote(caller: Caller, rawName: string, rawPath: string, opts: { includeDeleted?: boolean; rev?: string } = {}): Promise<Note> {
-    return guard(() => this.reads.readNote(caller, rawName, rawPath, opts));
+    return guard(() => {
+      scopePath(caller, rawPath);
+      return this.reads.readNote(caller, rawName, rawPath, opts);
+    });
   }
 
   // History and versions
 
   /** Commits newest first (first-parent line), each with its changes; with `path`, those that touched it. */
   historyPage(caller: Caller, rawName: string, query: HistoryQuery = {}): Promise<HistoryPage> {
-    return guard(() => this.history.page(caller, rawName, query));
+    return guard(async () => {
+      scopeNoteHistory(caller, query.path, 'history');
+      return scopeHistoryPage(caller, await this.history.page(caller, rawName, query));
+    });
   }
 
   /** Line hunks between two revs (default: the head and its parent). */
   diff(caller: Caller, rawName: string, query: DiffQuery = {}): Promise<DiffResult> {
-    return guard(() => this.diffs.diff(caller, rawName, query));
+    return guard(async () => {
+      scopeNoteHistory(caller, query.path, 'diff');
+      return scopeDiff(caller, await this.diffs.diff(caller, rawName, query));
+    });
   }
 
   /** The notes changed between `since` and the head (so a client catches up with what others wrote). */
   changesSince(caller: Caller, rawName: string, since: string, filter: { folder?: string; tags?: readonly string[] } = {}): Promise<ChangesSince> {
-    return guard(() => this.diffs.changesSince(caller, rawName, since, filter));
+    return guard(() => this.diffs.changesSince(caller, rawName, since, { ...filter, folder: scopeFolder(caller, filter.folder) }));
   }
 
   listNotes(caller: Caller, rawName: string, query: ListNotesQuery = {}): Promise<NoteListing> {
-    return guard(() => this.reads.listNotes(caller, rawName, query));
+    return guard(() => this.reads.listNotes(caller, rawName, { ...query, folder: scopeFolder(caller, query.folder) }));
   }
 
   searchNotes(caller: Caller, rawName: string, query: SearchQuery): Promise<SearchPage> {
-    return guard(() => this.reads.searchNotes(caller, rawName, query));
+    return guard(() => this.reads.searchNotes(caller, rawName, { ...query, folder: scopeFolder(caller, query.folder) }));
   }
 
   // Git (the smart HTTP remote of memory-api)
 
   /** The head a git client is shown (null: an empty memory). */
   gitHead(caller: Caller, rawName: string): Promise<{ name: string; head: string | null }> {
-    return guard(() => this.pushes.head(caller, rawName));
+    return guard(() => {
+      scopeGit(caller);
+      return this.pushes.head(caller, rawName);
+    });
   }
 
   /** The client's `have`s this memory shares (negotiation of a fetch). */
   gitCommon(caller: Caller, rawName: string, haves: readonly string[]): Promise<string[]> {
-    return guard(() => this.fetches.common(caller, rawName, haves));
+    return guard(() => {
+      scopeGit(caller);
+      return this.fetches.common(caller, rawName, haves);
+    });
   }
 
   /** The pack a fetch or clone receives. */
   gitPack(caller: Caller, rawName: string, wants: readonly string[], haves: readonly string[]): Promise<FetchPack> {
-    return guard(() => this.fetches.pack(caller, rawName, wants, haves));
+    return guard(() => {
+      scopeGit(caller);
+      return this.fetches.pack(caller, rawName, wants, haves);
+    });
   }
 
   /** A push: checked as writes are, landed through the rev lock, or refused with git's reasons. */
   gitPush(caller: Caller, rawName: string, command: PushCommand, pack: Uint8Array | undefined): Promise<PushOutcome> {
-    return guard(() => this.pushes.receive(caller, rawName, command, pack));
+    return guard(() => {
+      scopeGit(caller);
+      return this.pushes.receive(caller, rawName, command, pack);
+    });
   }
 
   // Notes: writes
 
   writeNote(caller: Caller, rawName: string, rawPath: string, input: NoteInput, opts: WriteOptions = {}): Promise<WriteResult> {
-    return guard(() => this.writes.writeNote(caller, rawName, rawPath, input, opts));
+    return guard(() => {
+      scopePath(caller, rawPath);
+      return this.writes.writeNote(caller, rawName, rawPath, input, opts);
+    });
   }
 
   editNote(caller: Caller, rawName: string, rawPath: string, edit: NoteEdit, opts: WriteOptions = {}): Promise<WriteResult> {
-    return guard(() => this.writes.editNote(caller, rawName, rawPath, edit, opts));
+    return guard(() => {
+      scopePath(caller, rawPath);
+      return this.writes.editNote(caller, rawName, rawPath, edit, opts);
+    });
   }
 
   deleteNote(caller: Caller, rawName: string, rawPath: string, opts: WriteOptions = {}): Promise<DeleteResult> {
-    return guard(() => this.writes.deleteNote(caller, rawName, rawPath, opts));
+    return guard(() => {
+      scopePath(caller, rawPath);
+      return this.writes.deleteNote(caller, rawName, rawPath, opts);
+    });
   }
 
   /**
@@ -255,12 +293,20 @@ export class MemoryService {
    * again); with `rev`, the note as it was at that rev, whatever it is now.
    */
   restoreNote(caller: Caller, rawName: string, rawPath: string, opts: WriteOptions & { rev?: string } = {}): Promise<WriteResult> {
-    return guard(() => this.writes.restoreNote(caller, rawName, rawPath, opts));
+    return guard(() => {
+      scopePath(caller, rawPath);
+      return this.writes.restoreNote(caller, rawName, rawPath, opts);
+    });
   }
 
   /** A note to another path in one commit (a rename to git); with `updateLinks`, the links to it too. */
   moveNote(caller: Caller, rawName: string, input: MoveInput, opts: WriteOptions = {}): Promise<MoveResult> {
-    return guard(() => this.writes.moveNote(caller, rawName, input, opts));
+    return guard(() => {
+      scopePath(caller, input.from);
+      scopePath(caller, input.to);
+      scopeMoveLinks(caller, input.updateLinks);
+      return this.writes.moveNote(caller, rawName, input, opts);
+    });
   }
 
   /** Many notes (raw markdown each) as one commit; `path` of the result is the empty string. */
@@ -270,17 +316,26 @@ export class MemoryService {
     notes: ReadonlyArray<{ path: string; markdown: string }>,
     opts: WriteOptions = {},
   ): Promise<WriteResult & { count: number }> {
-    return guard(() => this.writes.importNotes(caller, rawName, notes, opts));
+    return guard(() => {
+      for (const n of notes) scopePath(caller, n.path);
+      return this.writes.importNotes(caller, rawName, notes, opts);
+    });
   }
 
   // Exports
 
   exportBundle(caller: Caller, rawName: string): Promise<BundleExport> {
-    return guard(() => this.exports.bundle(caller, rawName));
+    return guard(() => {
+      scopeWholeMemory(caller, 'export a memory');
+      return this.exports.bundle(caller, rawName);
+    });
   }
 
   exportZip(caller: Caller): Promise<ZipExport> {
-    return guard(() => this.exports.zip(caller));
+    return guard(() => {
+      scopeWholeMemory(caller, 'export memories');
+      return this.exports.zip(caller);
+    });
   }
 }
 

@@ -8,6 +8,11 @@ export interface Caller {
   grants?: readonly string[];
   /** Recorded as author and committer of the caller's commits. */
   author?: { name?: string; email?: string };
+  /**
+   * A folder (no trailing slash) the caller is limited to in every memory it reaches, subfolders
+   * included (a personal access token with a path prefix); undefined: whole memories. `path-scope.ts`.
+   */
+  pathPrefix?: string;
 }
 
 /** Spec 2's Memory resource. */

@@ -66,3 +66,8 @@ export function oauthClientId(config: Pick<SiteConfig, 'publicUrl'>): string {
 export function oauthRedirectUri(config: Pick<SiteConfig, 'publicUrl'>): string {
   return `${config.publicUrl}/favorites`;
 }
+
+/** Where it sends it back after the Tokens page's sign-in (with memory scopes, apart from the favorites one). */
+export function tokensRedirectUri(config: Pick<SiteConfig, 'publicUrl'>): string {
+  return `${config.publicUrl}/tokens`;
+}

@@ -2,7 +2,7 @@
  * The site in a real browser: Debian's Chromium driven by playwright-core against the whole local
  * stack (site, catalog API, favorites, the OAuth front and its development sign-in), as a person
  * uses it: search with suggestions, filter and sort, open a server, copy an install snippet, sign
- * in, pin and unpin, at a desktop's and at a phone's width, with the keyboard alone and without
+ * in, pin and unpin, create, copy and revoke a personal access token, at a desktop's and at a phone's width, with the keyboard alone and without
  * JavaScript. axe-core checks every page in both themes; the hostile README corpus renders inert
  * (no script runs, no handler fires, no CSP violation). Screenshots of each page go to
  * `test-artifacts/site/` (git-ignored). Requests to other hosts are answered by nobody: the test
@@ -215,6 +215,7 @@ describe('pages in both themes', () => {
     ['detail', `/servers/${known.slug}`],
     ['detail-readme', `/servers/${generateCatalog(80).find((s) => s.readme && s.tools)?.record.slug}`],
     ['favorites', '/favorites'],
+    ['tokens', '/tokens'],
     ['not-found', '/servers/no-such-server'],
   ];
 
@@ -399,6 +400,109 @@ describe('favorites', () => {
     expect(queryOf(w.page)).toEqual({ sort: ['name'], category: ['Security'] });
     expect(await cardSlugs(w.page)).toEqual(await apiSlugs('/api/mcps?category=Security&sort=name&limit=24'));
     expect(await overflowsSideways(w.page)).toBe(false);
+    expectClean(w);
+    await w.context.close();
+  }, 180_000);
+});
+
+describe('personal access tokens', () => {
+  /** The front's development sign-in, then its consent with the memory scopes (all checked, all memories). */
+  async function signInWithMemories(page: Page, user: string): Promise<void> {
+    await page.waitForURL(/\/oauth\/authorize\?/);
+    await page.getByLabel('User name').fill(user);
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByLabel(/All my memories/).check();
+    await page.getByRole('button', { name: 'Allow' }).click();
+  }
+
+  test('sign in with memory scopes, create one (shown once, copied), see it listed, use it, revoke it, sign out', async () => {
+    const w = await open();
+    await w.page.goto('/tokens');
+    await w.page.getByText('Sign in to see, create and revoke your tokens.').waitFor();
+    await w.page.getByRole('button', { name: 'Sign in' }).click();
+    await signInWithMemories(w.page, 'tess');
+    await w.page.waitForURL('**/tokens');
+    await w.page.getByText(/^Signed in\./).waitFor();
+    await w.page.getByText('No tokens yet.').waitFor();
+    // A refusal of the API is shown as it words it, and creates nothing.
+    await w.page.getByLabel('Name').fill('bad folder');
+    await w.page.getByLabel('Folder').fill('a/../b');
+    await w.page.getByRole('button', { name: 'Create token' }).click();
+    await w.page
+      .locator('[data-tokens-status]')
+      .filter({ hasText: /pathPrefix may not contain/ })
+      .waitFor();
+
+    await w.page.getByLabel('Name').fill('laptop git');
+    await w.page.getByLabel('Folder').fill('');
+    await w.page.getByLabel('Read and write').check();
+    await w.page.getByLabel('Expires in (days)').fill('30');
+    await w.page.getByRole('button', { name: 'Create token' }).click();
+    const secret = w.page.locator('[data-new-token-value]');
+    await secret.filter({ hasText: /^mcpm_pat_/ }).waitFor();
+    const token = (await secret.textContent()) ?? '';
+    expect(token).toMatch(/^mcpm_pat_[0-9A-Za-z]{12}_[0-9A-Za-z]{38}$/);
+    // Focus moves to the new token's heading, so a screen reader hears it first.
+    expect(await w.page.evaluate('document.activeElement?.id')).toBe('new-token-title');
+    await w.page.getByRole('button', { name: 'Copy the token' }).click();
+    await expectClipboard(w.page, token);
+    const table = w.page.getByRole('table', { name: 'Your active tokens' });
+    const row = table.getByRole('row', { name: /laptop git/ });
+    await row.waitFor();
+    expect(await row.getByRole('cell').allTextContents()).toEqual([
+      token.slice(9, 21),
+      'Read and write',
+      'All',
+      'Whole memories',
+      expect.any(String),
+      expect.any(String),
+      'Never',
+      'Revoke laptop git',
+    ]);
+    expect(await axe(w.page)).toEqual([]);
+    expect(await cspViolations(w.page)).toEqual([]);
+    await shot(w.page, 'tokens-created');
+
+    // It works as a bearer; its use shows after a reload, and the secret is never shown again.
+    expect((await fetch(`${base}/v1/memories`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+    await w.page.reload();
+    await row.waitFor();
+    expect(await w.page.locator('[data-new-token]').isHidden()).toBe(true);
+    expect(await w.page.content()).not.toContain(token);
+    expect(await row.getByRole('cell').nth(6).textContent()).not.toBe('Never');
+
+    await row.getByRole('button', { name: 'Revoke laptop git' }).click();
+    await w.page.getByText('No tokens yet.').waitFor();
+    expect((await fetch(`${base}/v1/memories`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(401);
+    // Its own sign-in, kept in this tab only: the favorites' stays untouched, and sign-out forgets it.
+    expect(await w.page.evaluate('localStorage.getItem("mcp-site-tokens")')).toBeNull();
+    await w.page.getByRole('button', { name: 'Sign out' }).click();
+    await w.page.getByRole('button', { name: 'Sign in' }).waitFor();
+    expect(await w.page.evaluate('sessionStorage.getItem("mcp-site-pat-session")')).toBeNull();
+    expectClean(w);
+    await w.context.close();
+  }, 180_000);
+
+  test('at a phone width, by touch and in the dark theme: no sideways scroll, no axe violation', async () => {
+    const w = await open({ viewport: PHONE, mobile: true, scheme: 'dark' });
+    await w.page.goto('/tokens');
+    await w.page.getByRole('button', { name: 'Sign in' }).tap();
+    await signInWithMemories(w.page, 'tom');
+    await w.page.waitForURL('**/tokens');
+    await w.page.getByLabel('Name').fill('phone script');
+    await w.page.getByLabel('Memories').fill('default, work');
+    await w.page.getByLabel('Folder').fill('daily/');
+    await w.page.getByRole('button', { name: 'Create token' }).tap();
+    await w.page
+      .locator('[data-new-token-value]')
+      .filter({ hasText: /^mcpm_pat_/ })
+      .waitFor();
+    const row = w.page.getByRole('table', { name: 'Your active tokens' }).getByRole('row', { name: /phone script/ });
+    await row.waitFor();
+    expect((await row.getByRole('cell').allTextContents()).slice(1, 4)).toEqual(['Read', 'default, work', 'daily/']);
+    expect(await overflowsSideways(w.page)).toBe(false);
+    expect(await axe(w.page)).toEqual([]);
+    await shot(w.page, 'tokens-phone');
     expectClean(w);
     await w.context.close();
   }, 180_000);

@@ -184,6 +184,42 @@ describe('function and permissions', () => {
   });
 });
 
+describe('personal access tokens', () => {
+  type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Condition?: unknown };
+  const onTokenTable = (role: IConstruct): Array<{ actions: string[]; condition?: unknown }> =>
+    Object.values(template.findResources('AWS::IAM::Policy'))
+      .filter((p) => (p.Properties.Roles as Array<{ Ref: string }>).some((r) => r.Ref === logicalId(role)))
+      .flatMap((p) => (p.Properties.PolicyDocument as { Statement: Statement[] }).Statement)
+      .filter((st) => st.Effect === 'Allow' && JSON.stringify(st.Resource) === JSON.stringify({ 'Fn::GetAtt': [logicalId(stack.auth.tokenTable), 'Arn'] }))
+      .map((st) => ({
+        actions: [...(Array.isArray(st.Action) ? st.Action : [st.Action])].sort(),
+        ...(st.Condition !== undefined && { condition: st.Condition }),
+      }));
+  const leading = (...keys: string[]) => ({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': keys } });
+
+  it('the /v1 function reads tokens and writes only the personal tokens’ and their owners’ items (it manages them)', () => {
+    expect(onTokenTable(stack.memory.role)).toEqual([
+      { actions: ['dynamodb:BatchGetItem', 'dynamodb:GetItem'] },
+      { actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem'], condition: leading('pat#*', 'pat-owner#*') },
+    ]);
+  });
+
+  it.each([
+    ['MCP', () => stack.mcp.role],
+    ['git', () => stack.memoryGit.role],
+  ])('the %s function reads tokens and updates only personal tokens’ items (their last use)', (_, role) => {
+    expect(onTokenTable(role())).toEqual([
+      { actions: ['dynamodb:BatchGetItem', 'dynamodb:GetItem'] },
+      { actions: ['dynamodb:UpdateItem'], condition: leading('pat#*') },
+    ]);
+  });
+
+  it('the catalog and favorites functions only read the token table (personal tokens are refused there)', () => {
+    for (const role of [stack.api.role, stack.api.favoritesRole])
+      expect(onTokenTable(role)).toEqual([{ actions: ['dynamodb:BatchGetItem', 'dynamodb:GetItem'] }]);
+  });
+});
+
 describe('routes and edge', () => {
   it('declares every MEMORY_API route and the /v1 catch-all on the HTTP API, integrated with the memory function', () => {
     const routes = Object.values(template.findResources('AWS::ApiGatewayV2::Route')) as Resource[];

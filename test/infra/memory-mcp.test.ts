@@ -41,7 +41,7 @@ function synthesize(extra: Partial<MemoryMcpProps> = {}): Synthesized {
   const cursorKeysSecret = new secretsmanager.Secret(stack, 'CursorKeys');
   const auth = {
     verifierEnvironment: () => ({ AUTH_MODE: 'cognito', AUTH_AUDIENCE: 'https://mcp.example.com/mcp', AUTH_TOKEN_TABLE: tokens.tableName }),
-    grantTokenVerification: (grantee: iam.IGrantable) => tokens.grant(grantee, 'dynamodb:GetItem'),
+    grantPersonalTokenUse: (grantee: iam.IGrantable) => tokens.grant(grantee, 'dynamodb:GetItem'),
   };
   const mcp = new MemoryMcp(stack, 'Mcp', { table: memory, bucket, rateLimitTable: rate, cursorKeysSecret, auth, ...extra });
   const edge = new Edge(stack, 'Edge', {

@@ -170,6 +170,7 @@ describe('routes on the HTTP API', () => {
       '/servers/{slug}',
       '/search',
       '/favorites',
+      '/tokens',
       '/feed.xml',
       '/sitemap.xml',
       '/robots.txt',

@@ -21,8 +21,11 @@ export interface MemoryStack {
   close(): Promise<void>;
 }
 
-export async function startMemoryStack(env: Record<string, string> = {}): Promise<MemoryStack> {
-  const scratch = await startScratchStack('memory-api', env, { host: '127.0.0.1' });
+export async function startMemoryStack(
+  env: Record<string, string> = {},
+  opts: Pick<Parameters<typeof startScratchStack>[2] & object, 'clock' | 'attachTo'> = {},
+): Promise<MemoryStack> {
+  const scratch = await startScratchStack('memory-api', env, { host: '127.0.0.1', ...opts });
   const { stack, dataDir } = scratch;
   const token: MemoryStack['token'] = (sub, o = {}) =>
     stack.issuer.signAccessToken({

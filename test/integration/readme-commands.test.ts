@@ -9,8 +9,9 @@ import { ROOT, spawnStack, stopStack, until } from '../support/stack-process';
  * Every shell block of the README that talks to the local stack (the "Try:" block, the /v1, MCP and
  * favorites examples), run as pasted and in the README's order against a scratch stack:
  * `localhost:3000` becomes the scratch port, `npm` runs in the repository with the stack's DATA_DIR
- * and PORT, and `curl` fails on any status outside 2xx (`-f`) so that an error body can never pass
- * for an answer. The quick start's own two commands are what CI runs; the deployment block needs AWS.
+ * and PORT, `curl` fails on any status outside 2xx (`-f`) so that an error body can never pass
+ * for an answer, and `git` runs with a home of its own (the README's `git config --global` and
+ * credential helper write there, not into the user's). The quick start's own two commands are what CI runs; the deployment block needs AWS.
  */
 const dataDir = mkdtempSync(join(tmpdir(), 'readme-'));
 const work = mkdtempSync(join(tmpdir(), 'readme-cwd-'));
@@ -54,6 +55,7 @@ test("the README's shell blocks work as pasted, every command, in order", () => 
     `export DATA_DIR='${dataDir}' PORT='${port}'`,
     `npm() { (cd '${ROOT}' && command npm "$@"); }`,
     'curl() { command curl -sS -f --max-time 30 "$@"; echo; }',
+    `git() { HOME='${work}' GIT_CONFIG_GLOBAL='${work}/.gitconfig' GIT_CONFIG_NOSYSTEM=1 GIT_TERMINAL_PROMPT=0 command git "$@"; }`,
   ].join('\n');
   const run = spawnSync('bash', ['-c', `${prelude}\n${script}`], { cwd: work, encoding: 'utf8', timeout: 120000 });
   if (run.status !== 0) throw new Error(`README block failed (${run.status})\n${run.stdout}\n${run.stderr}`);
@@ -63,4 +65,9 @@ test("the README's shell blocks work as pasted, every command, in order", () => 
   expect(run.stdout).toMatch(/"structuredContent":\{"path":"ideas\/today\.md"/);
   expect(run.stdout).toMatch(/"data":\{"slug":"ai-abstergo-mcp-time"\}/);
   expect(run.stdout).toMatch(/"slug":"ai-abstergo-mcp-time"[\s\S]*"slug":"ai-abstergo-mcp-time"/);
+  // Personal access tokens: listed without the secret, the note pushed through the credential helper read back with the token, then refused once revoked.
+  expect(run.stdout).toMatch(/"tokens":\[\{"id":"[0-9A-Za-z]{12}","name":"laptop git"/);
+  expect(run.stdout).not.toMatch(/"token":"mcpm_pat_/);
+  expect(run.stdout).toMatch(/"title":"Tomorrow","frontmatter":\{\},"body":"# Tomorrow\\n\\nWritten in my editor, pushed with a personal token\./);
+  expect(run.stdout).toMatch(/\{"id":"[0-9A-Za-z]{12}","deleted":true\}\nrefused: the token was revoked/);
 }, 150000);

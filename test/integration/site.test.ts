@@ -43,7 +43,7 @@ async function anyRecord(pred: (r: CatalogRecord) => boolean): Promise<CatalogRe
 }
 
 describe('every page', () => {
-  const paths = ['/', '/index.html', '/servers', '/servers?category=Security&sort=stars', '/search?q=postgres', '/search', '/favorites'];
+  const paths = ['/', '/index.html', '/servers', '/servers?category=Security&sort=stars', '/search?q=postgres', '/search', '/favorites', '/tokens'];
 
   test.each(paths)('%s is HTML with the security headers and an edge-cacheable Cache-Control', async (path) => {
     const r = await page(path);
@@ -254,7 +254,7 @@ describe('bad input is a page with the status and code, never a 500', () => {
   });
 
   test('random query strings on every page: never a 5xx, always HTML or the feed', async () => {
-    const paths = ['/', '/servers', '/search', '/favorites', '/feed.xml', '/sitemap.xml', '/servers/x'];
+    const paths = ['/', '/servers', '/search', '/favorites', '/tokens', '/feed.xml', '/sitemap.xml', '/servers/x'];
     const keys = ['q', 'page', 'sort', 'type', 'category', 'language', 'license', 'part', 'view', '%', '&', ''];
     const value = fc.oneof(
       fc.string({ maxLength: 30 }),
@@ -306,16 +306,34 @@ describe('feeds, sitemap, robots.txt and the OAuth client document', () => {
     expect(r.body).toContain('Sitemap: https://mcp.example.com/sitemap.xml');
     expect(r.body).toContain('Disallow: /api/');
     expect(r.body).toContain('Disallow: /search');
+    expect(r.body).toContain('Disallow: /tokens');
   });
 
-  test('/oauth-client.json is a Client ID Metadata Document naming itself and the favorites page', async () => {
+  test('/oauth-client.json is a Client ID Metadata Document naming itself, the favorites page and the tokens page', async () => {
     const r = await t.get('/oauth-client.json');
     expect(await r.json()).toMatchObject({
       client_id: 'https://mcp.example.com/oauth-client.json',
-      redirect_uris: ['https://mcp.example.com/favorites'],
+      redirect_uris: ['https://mcp.example.com/favorites', 'https://mcp.example.com/tokens'],
       token_endpoint_auth_method: 'none',
       grant_types: ['authorization_code', 'refresh_token'],
     });
+  });
+});
+
+describe('the tokens page', () => {
+  test('/tokens is the same page for everyone (no secret in it), linked beside favorites, with the form and table the script fills', async () => {
+    const r = await page('/tokens');
+    expect(r.headers.get('cache-control')).toMatch(/^public,/);
+    expect(r.body).toContain('<h1>Personal access tokens</h1>');
+    expect(r.body).toContain('data-redirect-uri="https://mcp.example.com/tokens"');
+    expect(r.body).toMatch(/<form class="token-form" data-token-form hidden>/);
+    for (const name of ['name', 'access', 'memories', 'pathPrefix', 'expiresInDays']) expect(r.body).toContain(`name="${name}"`);
+    expect(r.body).toMatch(/<caption>Your active tokens<\/caption>/);
+    expect(r.body).toContain('<meta name="robots" content="noindex">');
+    expect(r.body).not.toMatch(/mcpm_pat_/);
+    const home = await page('/');
+    expect(home.body).toMatch(/<a class="nav-link" href="\/favorites">Favorites<\/a><\/li>\n<li><a class="nav-link" href="\/tokens">Tokens<\/a>/);
+    expect(r.body).toContain('<a class="nav-link" href="/tokens" aria-current="page">Tokens</a>');
   });
 });
 
@@ -381,7 +399,7 @@ describe('page weight', () => {
       }
     }
     const sizes: Record<string, { raw: number; gzip: number }> = {};
-    for (const path of ['/', '/servers', '/servers?sort=stars&page=2', '/search?q=data', `/servers/${heaviest}`, '/favorites', '/feed.xml']) {
+    for (const path of ['/', '/servers', '/servers?sort=stars&page=2', '/search?q=data', `/servers/${heaviest}`, '/favorites', '/tokens', '/feed.xml']) {
       const body = Buffer.from(await (await t.get(path)).arrayBuffer());
       sizes[path] = { raw: body.length, gzip: gzipSync(body).length };
     }

@@ -18,10 +18,10 @@ export interface GitRun {
 
 export interface GitSandbox {
   root: string;
-  /** Runs git in `dir` (relative to the sandbox); never throws. Asynchronous: the stack may answer in this very process. */
-  run(dir: string, args: string[], env?: Record<string, string>): Promise<GitRun>;
+  /** Runs git in `dir` (relative to the sandbox), with `input` on its stdin; never throws. Asynchronous: the stack may answer in this very process. */
+  run(dir: string, args: string[], env?: Record<string, string>, input?: string): Promise<GitRun>;
   /** Runs git and fails the test on a non-zero exit, with git's output. */
-  ok(dir: string, args: string[], env?: Record<string, string>): Promise<string>;
+  ok(dir: string, args: string[], env?: Record<string, string>, input?: string): Promise<string>;
   /** `git fsck --full --strict` must be clean. */
   fsck(dir: string): Promise<void>;
   /** Writes a file in a clone (folders created). */
@@ -42,9 +42,12 @@ export function gitSandbox(prefix: string): GitSandbox {
     LC_ALL: 'C',
     HOME: root,
   };
-  const run = (dir: string, args: string[], extra: Record<string, string> = {}): Promise<GitRun> =>
+  const run = (dir: string, args: string[], extra: Record<string, string> = {}, input?: string): Promise<GitRun> =>
     new Promise((resolve) => {
-      const child = spawn('git', args, { cwd: join(root, dir), env: { ...env, ...extra }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn('git', args, { cwd: join(root, dir), env: { ...env, ...extra }, stdio: ['pipe', 'pipe', 'pipe'] });
+      // Without input, stdin is at its end at once, as /dev/null would be; git may exit before reading it.
+      child.stdin.on('error', () => undefined);
+      child.stdin.end(input);
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (d: Buffer) => {
@@ -59,8 +62,8 @@ export function gitSandbox(prefix: string): GitSandbox {
         resolve({ status: code ?? -1, stdout, stderr });
       });
     });
-  const ok = async (dir: string, args: string[], extra?: Record<string, string>): Promise<string> => {
-    const r = await run(dir, args, extra);
+  const ok = async (dir: string, args: string[], extra?: Record<string, string>, input?: string): Promise<string> => {
+    const r = await run(dir, args, extra, input);
     if (r.status !== 0) throw new Error(`git ${args.join(' ')} failed (${r.status})\n${r.stdout}\n${r.stderr}`);
     return r.stdout;
   };

@@ -13,23 +13,34 @@ import { MEMORY_HANDLERS, wantsMarkdown } from '../../lambdas/memory-api/endpoin
 import { parseIfMatch } from '../../lambdas/memory-api/if-match';
 import { v1RestoreHint } from '../../lambdas/memory-api/wiring';
 import { buildMemoryOpenApiDocument } from '../../lambdas/memory-api/openapi';
-import { baseOperation, isAliasPath, isGitOperation, MEMORY_API, MEMORY_ROUTES, scopeOf, VAULT_ALIAS_ROUTES } from '../../lambdas/memory-api/routes';
+import {
+  baseOperation,
+  isAliasPath,
+  isGitOperation,
+  MEMORY_API,
+  MEMORY_ROUTES,
+  scopeOf,
+  TOKEN_ROUTES,
+  VAULT_ALIAS_ROUTES,
+} from '../../lambdas/memory-api/routes';
 import { checkContract } from '../support/contract-snapshot';
 import { expectMemoryError } from '../support/memory-harness';
 
 describe('the /v1 route table', () => {
-  it('has the twelve endpoints of spec 2, restore, history, diff, move and the git remote, each with a handler, and an alias twin of each', () => {
+  it('has the twelve endpoints of spec 2, restore, history, diff, move and the git remote, each with a handler, and an alias twin of each, and the token routes', () => {
     expect(MEMORY_ROUTES).toHaveLength(19);
     expect(VAULT_ALIAS_ROUTES).toHaveLength(19);
+    expect(TOKEN_ROUTES).toHaveLength(3);
     for (const r of MEMORY_API.routes) expect(MEMORY_HANDLERS[baseOperation(r)]).toBeDefined();
-    expect(new Set(MEMORY_API.routes.map(routeKey)).size).toBe(38);
-    expect(new Set(MEMORY_API.routes.map((r) => r.operationId)).size).toBe(38);
+    expect(new Set(MEMORY_API.routes.map(routeKey)).size).toBe(41);
+    expect(new Set(MEMORY_API.routes.map((r) => r.operationId)).size).toBe(41);
   });
 
   it('needs memory:read on GET and memory:write elsewhere, except git, whose scope follows the service', () => {
     for (const r of MEMORY_API.routes) {
       if (isGitOperation(r.operationId)) continue;
-      expect(scopeOf(r)).toBe(r.method === 'GET' ? 'memory:read' : 'memory:write');
+      // Token management is checked by its own rules (a sign-in with a memory scope), not by the route.
+      expect(scopeOf(r)).toBe(TOKEN_ROUTES.includes(r) ? undefined : r.method === 'GET' ? 'memory:read' : 'memory:write');
     }
     const git = (op: string) => MEMORY_ROUTES.find((r) => r.operationId === op) as (typeof MEMORY_ROUTES)[number];
     expect(scopeOf(git('gitUploadPack'))).toBe('memory:read');

@@ -1,6 +1,7 @@
 // The site's only script, progressive enhancement over pages that work without it: search
-// suggestions, copy buttons, the theme switch, and favorites (sign-in at the deployment's OAuth
-// front as a public client with PKCE, then pins through /api/favorites with the bearer token).
+// suggestions, copy buttons, the theme switch, favorites (sign-in at the deployment's OAuth
+// front as a public client with PKCE, then pins through /api/favorites with the bearer token) and
+// personal access tokens (a separate sign-in with memory scopes, then /v1/tokens).
 // Text from the network is only ever set with textContent: nothing is parsed as HTML.
 (() => {
   const $ = (sel, root = document) => root.querySelector(sel);
@@ -192,41 +193,58 @@
     return { ok: res.ok, status: res.status, json };
   }
 
-  async function signIn(pendingPin) {
+  /** To the front's sign-in, remembering the PKCE verifier, `state` and what to do once back (`pending`) under `pendingKey`. */
+  async function startSignIn({ scope, redirectUri, pendingKey, pending }) {
     const verifier = randomString(32);
     const challenge = b64url(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier)));
     const state = randomString(16);
-    sessionStorage.setItem(PENDING, JSON.stringify({ verifier, state, back: location.pathname + location.search, pin: pendingPin ?? null }));
+    sessionStorage.setItem(pendingKey, JSON.stringify({ verifier, state, ...pending }));
     const q = new URLSearchParams({
       response_type: 'code',
       client_id: CLIENT_ID,
-      redirect_uri: REDIRECT_URI,
+      redirect_uri: redirectUri,
       code_challenge: challenge,
       code_challenge_method: 'S256',
       state,
-      scope: 'favorites',
+      scope,
     });
     location.assign(`/oauth/authorize?${q}`);
   }
 
-  /** Back from the front with ?code (or ?error): redeem the code, then return to where sign-in began. */
-  async function finishSignIn() {
+  function signIn(pendingPin) {
+    return startSignIn({
+      scope: 'favorites',
+      redirectUri: REDIRECT_URI,
+      pendingKey: PENDING,
+      pending: { back: location.pathname + location.search, pin: pendingPin ?? null },
+    });
+  }
+
+  /** Back from the front with ?code (or ?error): the token response and what was pending, or an error; null when not back from a sign-in. */
+  async function redeem(pendingKey, redirectUri) {
     const params = new URLSearchParams(location.search);
     if (!params.has('code') && !params.has('error')) return null;
     let pending = null;
     try {
-      pending = JSON.parse(sessionStorage.getItem(PENDING) ?? 'null');
+      pending = JSON.parse(sessionStorage.getItem(pendingKey) ?? 'null');
     } catch {
       pending = null;
     }
-    sessionStorage.removeItem(PENDING);
+    sessionStorage.removeItem(pendingKey);
     history.replaceState(null, '', location.pathname);
     if (params.has('error')) return { error: params.get('error') === 'access_denied' ? 'Sign-in was cancelled.' : 'Sign-in failed; try again.' };
     if (!pending || pending.state !== params.get('state')) return { error: 'This sign-in was not started here (or has expired); try again.' };
-    const r = await tokenRequest({ grant_type: 'authorization_code', code: params.get('code'), redirect_uri: REDIRECT_URI, code_verifier: pending.verifier });
+    const r = await tokenRequest({ grant_type: 'authorization_code', code: params.get('code'), redirect_uri: redirectUri, code_verifier: pending.verifier });
     if (!r.ok || !r.json.access_token) return { error: 'Sign-in could not be completed; try again.' };
+    return { pending, json: r.json };
+  }
+
+  /** Favorites: redeem the code, then return to where sign-in began. */
+  async function finishSignIn() {
+    const r = await redeem(PENDING, REDIRECT_URI);
+    if (!r || r.error) return r;
     writeTokens(fromResponse(r.json));
-    return { pending };
+    return { pending: r.pending };
   }
 
   /** A valid access token, refreshed when close to expiry; tabs take turns so a refresh token is never spent twice. */
@@ -422,6 +440,179 @@
     if ($('[data-favorites]')) initPins();
   }
 
+  // ---------------------------------------------------------------- personal access tokens
+  // A sign-in of its own, with memory scopes (the favorites one reaches no memory). Its access token
+  // lives in this tab only (sessionStorage) and is not refreshed: managing tokens is a short visit,
+  // and a memory-scoped credential should not outlive it. Sign-out revokes it.
+  const PAT_PENDING = 'mcp-site-pat-signin';
+  const PAT_SESSION = 'mcp-site-pat-session';
+
+  function patSession() {
+    try {
+      const t = JSON.parse(sessionStorage.getItem(PAT_SESSION) ?? 'null');
+      return t && typeof t.access === 'string' && t.expiresAt > Date.now() ? t : null;
+    } catch {
+      return null;
+    }
+  }
+
+  async function tokensApi(method, path, payload) {
+    const session = patSession();
+    if (!session) return { status: 401, json: {} };
+    const res = await fetch(path, {
+      method,
+      headers: { authorization: `Bearer ${session.access}`, ...(payload && { 'content-type': 'application/json' }) },
+      ...(payload && { body: JSON.stringify(payload) }),
+    });
+    return { status: res.status, json: await res.json().catch(() => ({})) };
+  }
+
+  const day = (iso) => (typeof iso === 'string' ? iso.slice(0, 10) : '');
+
+  /** A row of the token table, built from the API's JSON with DOM calls only. */
+  function tokenRow(t, onRevoke) {
+    const tr = document.createElement('tr');
+    tr.dataset.tokenId = t.id;
+    const cells = [
+      t.name,
+      t.id,
+      t.scopes.includes('memory:write') ? 'Read and write' : 'Read',
+      t.memories ? t.memories.join(', ') : 'All',
+      t.pathPrefix ? `${t.pathPrefix}/` : 'Whole memories',
+      day(t.created),
+      day(t.expires),
+      t.lastUsed ? day(t.lastUsed) : 'Never',
+    ];
+    for (const [i, text] of cells.entries()) {
+      const td = document.createElement(i === 0 ? 'th' : 'td');
+      if (i === 0) td.scope = 'row';
+      if (i === 1) {
+        const code = document.createElement('code');
+        code.textContent = text;
+        td.append(code);
+      } else td.textContent = text;
+      tr.append(td);
+    }
+    const td = document.createElement('td');
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.textContent = 'Revoke';
+    const hidden = document.createElement('span');
+    hidden.className = 'sr-only';
+    hidden.textContent = ` ${t.name}`;
+    button.append(hidden);
+    button.addEventListener('click', () => onRevoke(t, button));
+    td.append(button);
+    tr.append(td);
+    return tr;
+  }
+
+  /** The request the form describes: empty optional fields are left out (the API's defaults apply). */
+  function tokenRequestOf(form) {
+    const data = new FormData(form);
+    const memories = String(data.get('memories') ?? '')
+      .split(/[\s,]+/)
+      .filter((m) => m !== '');
+    const folder = String(data.get('pathPrefix') ?? '').trim();
+    return {
+      name: String(data.get('name') ?? ''),
+      scopes: data.get('access') === 'write' ? ['memory:read', 'memory:write'] : ['memory:read'],
+      ...(memories.length > 0 && { memories }),
+      ...(folder !== '' && { pathPrefix: folder }),
+      expiresInDays: Number(data.get('expiresInDays')),
+    };
+  }
+
+  async function initTokensPage() {
+    const root = $('[data-tokens]');
+    const redirectUri = root.dataset.redirectUri;
+    const authStatus = $('[data-auth-status]', root);
+    const status = $('[data-tokens-status]', root);
+    const signInButton = $('[data-sign-in]', root);
+    const signOutButton = $('[data-sign-out]', root);
+    const form = $('[data-token-form]', root);
+    const table = $('[data-token-table]', root);
+    const rows = $('[data-token-rows]', root);
+    const fresh = $('[data-new-token]', root);
+    signInButton.addEventListener('click', () =>
+      startSignIn({ scope: 'memory:read memory:write', redirectUri, pendingKey: PAT_PENDING, pending: {} }).catch(() =>
+        say('Sign-in could not start; try again.'),
+      ),
+    );
+    signOutButton.addEventListener('click', async () => {
+      const session = patSession();
+      sessionStorage.removeItem(PAT_SESSION);
+      if (session) {
+        await fetch('/oauth/revoke', {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ token: session.access, client_id: CLIENT_ID }),
+        }).catch(() => undefined);
+      }
+      location.reload();
+    });
+
+    const back = await redeem(PAT_PENDING, redirectUri).catch(() => ({ error: 'Sign-in could not be completed; try again.' }));
+    if (back?.json) {
+      sessionStorage.setItem(
+        PAT_SESSION,
+        JSON.stringify({ access: back.json.access_token, expiresAt: Date.now() + (Number(back.json.expires_in) || 3600) * 1000 }),
+      );
+    }
+    const signedOut = (message) => {
+      authStatus.textContent = message;
+      signInButton.hidden = false;
+      signOutButton.hidden = true;
+      form.hidden = true;
+      table.hidden = true;
+      status.textContent = '';
+    };
+    if (back?.error) say(back.error);
+    if (!patSession()) return signedOut(back?.error ?? 'Sign in to see, create and revoke your tokens.');
+    authStatus.textContent = 'Signed in. The tokens you create can hold at most what you allowed at sign-in.';
+    signOutButton.hidden = false;
+    form.hidden = false;
+
+    const refused = (r, what) => {
+      if (r.status === 401) return signedOut('Your sign-in has expired. Sign in again to manage your tokens.');
+      const message = r.json?.error?.message ?? `${what} did not work; try again.`;
+      status.textContent = message;
+      say(message);
+    };
+    const load = async () => {
+      const r = await tokensApi('GET', '/v1/tokens');
+      if (r.status !== 200) return refused(r, 'Loading your tokens');
+      rows.replaceChildren(...r.json.tokens.map((t) => tokenRow(t, revoke)));
+      table.hidden = r.json.tokens.length === 0;
+      status.textContent = r.json.tokens.length === 0 ? 'No tokens yet.' : `${r.json.tokens.length} active token${r.json.tokens.length === 1 ? '' : 's'}`;
+    };
+    async function revoke(t, button) {
+      button.disabled = true;
+      const r = await tokensApi('DELETE', `/v1/tokens/${encodeURIComponent(t.id)}`);
+      if (r.status !== 200) {
+        button.disabled = false;
+        return refused(r, 'Revoking');
+      }
+      say(`Revoked ${t.name}`);
+      await load();
+    }
+    form.addEventListener('submit', async (e) => {
+      e.preventDefault();
+      const submit = $('button[type="submit"]', form);
+      submit.disabled = true;
+      const r = await tokensApi('POST', '/v1/tokens', tokenRequestOf(form));
+      submit.disabled = false;
+      if (r.status !== 201) return refused(r, 'Creating the token');
+      $('[data-new-token-value]', root).textContent = r.json.token;
+      fresh.hidden = false;
+      $('#new-token-title', root).focus();
+      form.reset();
+      say(`Created ${r.json.name}: copy it now`);
+      await load();
+    });
+    await load();
+  }
+
   // ---------------------------------------------------------------- narrow screens: results first
   function initFilters() {
     if (!matchMedia('(max-width: 56rem)').matches) return;
@@ -432,5 +623,7 @@
   for (const input of $$('[data-autocomplete]')) initAutocomplete(input);
   initCopy();
   initFilters();
-  initFavorites();
+  // The Tokens page has a sign-in of its own; its ?code is not the favorites' to redeem.
+  if ($('[data-tokens]')) initTokensPage();
+  else initFavorites();
 })();

@@ -1,6 +1,6 @@
 import { validateQuery } from '../../shared/http/query';
 import type { HandlerResponse } from '../../shared/http/types';
-import { oauthClientId, oauthRedirectUri } from '../config';
+import { oauthClientId, oauthRedirectUri, tokensRedirectUri } from '../config';
 import { pageNotFound } from '../errors';
 import { atomFeed, newestOf, robotsTxt, sitemapIndex, sitemapPlan, sitemapUrlset } from '../render/feeds';
 import { FeedQuerySchema, SitemapQuerySchema } from '../schemas';
@@ -53,11 +53,12 @@ export async function oauthClientMetadata(ctx: SiteCtx): Promise<HandlerResponse
     client_id: oauthClientId(config),
     client_name: config.siteName,
     client_uri: `${config.publicUrl}/`,
-    redirect_uris: [oauthRedirectUri(config)],
+    redirect_uris: [oauthRedirectUri(config), tokensRedirectUri(config)],
     grant_types: ['authorization_code', 'refresh_token'],
     response_types: ['code'],
     token_endpoint_auth_method: 'none',
-    scope: 'favorites',
+    // Favorites sign in with `favorites` alone (no memory); the Tokens page with the memory scopes.
+    scope: 'favorites memory:read memory:write',
   };
   return { kind: 'json', body, headers: { 'cache-control': cacheControl(config) } };
 }

@@ -3,7 +3,7 @@ import type { SiteDeps } from '../deps';
 import { asset } from './assets';
 import { server } from './detail';
 import { feed, oauthClientMetadata, robots, sitemap } from './feeds';
-import { favorites, home, search, servers } from './pages';
+import { favorites, home, search, servers, tokens } from './pages';
 
 /** operationId (see `routes.ts`) → page. */
 export const SITE_ENDPOINTS: Readonly<Record<string, Operation<SiteDeps>>> = {
@@ -13,6 +13,7 @@ export const SITE_ENDPOINTS: Readonly<Record<string, Operation<SiteDeps>>> = {
   serverPage: server,
   searchPage: search,
   favoritesPage: favorites,
+  tokensPage: tokens,
   atomFeed: feed,
   sitemap,
   robots,

@@ -4,7 +4,7 @@ import type { HandlerResponse } from '../../shared/http/types';
 import type { RequestContext } from '../../shared/http/pipeline';
 import type { SiteDeps } from '../deps';
 import { SiteError } from '../errors';
-import { favoritesPage, homePage, searchPage, serversPage, type ListState } from '../render/pages';
+import { favoritesPage, homePage, searchPage, serversPage, tokensPage, type ListState } from '../render/pages';
 import { MULTI_KEYS, SearchPageQuerySchema, ServersQuerySchema } from '../schemas';
 import { htmlPage } from './respond';
 
@@ -79,4 +79,9 @@ export async function search(ctx: SiteCtx): Promise<HandlerResponse> {
 /** GET /favorites: the page the script fills in for a signed-in reader. */
 export async function favorites(ctx: SiteCtx): Promise<HandlerResponse> {
   return htmlPage(ctx.deps.config, favoritesPage(ctx.deps.config));
+}
+
+/** GET /tokens: personal access tokens; the script signs in with memory scopes and calls /v1/tokens. */
+export async function tokens(ctx: SiteCtx): Promise<HandlerResponse> {
+  return htmlPage(ctx.deps.config, tokensPage(ctx.deps.config));
 }

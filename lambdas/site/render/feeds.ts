@@ -99,6 +99,7 @@ Allow: /
 Disallow: /api/
 Disallow: /search
 Disallow: /favorites
+Disallow: /tokens
 Disallow: /oauth/
 Disallow: /v1/
 Disallow: /mcp

@@ -21,7 +21,7 @@ export interface PageMeta {
   prev?: string;
   next?: string;
   /** The navigation item to mark as current. */
-  nav?: 'browse' | 'search' | 'favorites' | 'home';
+  nav?: 'browse' | 'search' | 'favorites' | 'tokens' | 'home';
 }
 
 export function absolute(config: SiteConfig, path: string): string {
@@ -70,6 +70,7 @@ ${meta.jsonLd !== undefined ? html`<script type="application/ld+json">${jsonScri
 <li><a class="nav-link" href="/servers"${current('browse')}>Browse</a></li>
 <li><a class="nav-link" href="/search"${current('search')}>Search</a></li>
 <li><a class="nav-link" href="/favorites"${current('favorites')}>Favorites</a></li>
+<li><a class="nav-link" href="/tokens"${current('tokens')}>Tokens</a></li>
 </ul>
 </nav>
 <button type="button" class="theme-toggle" data-theme-toggle hidden aria-label="Dark theme" aria-pressed="false">◐</button>

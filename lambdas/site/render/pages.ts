@@ -1,6 +1,6 @@
 import { CATEGORIES, REGISTRY_TYPES, SORTS, type CatalogRecord, type Facets, type NameCount, type SortKey } from '../../catalog/domain/types';
 import type { CatalogFilters } from '../../catalog/domain/ports';
-import type { SiteConfig } from '../config';
+import { tokensRedirectUri, type SiteConfig } from '../config';
 import type { SiteError } from '../errors';
 import { cardList, facetLabel, pagination, searchForm } from './components';
 import { fullNumber, plural } from './format';
@@ -271,6 +271,57 @@ export function favoritesPage(config: SiteConfig): string {
   return layout(
     config,
     { title: 'Your favorites', description: 'The MCP servers you pinned.', noindex: true, nav: 'favorites', canonicalPath: '/favorites' },
+    body,
+  );
+}
+
+/**
+ * Personal access tokens (for git and scripts): the page is the same for everyone; the script signs
+ * in with memory scopes (apart from the favorites sign-in, which reaches no memory), lists, creates
+ * and revokes through `/v1/tokens`, and shows a new token's secret once.
+ */
+export function tokensPage(config: SiteConfig): string {
+  const body = html`<h1>Personal access tokens</h1>
+<div class="tokens" data-tokens data-redirect-uri="${tokensRedirectUri(config)}">
+<p>A personal access token lets git and your scripts reach your memories without signing in again: the git password (any user name), or a bearer token on <code>/v1</code> and <code>/mcp</code>. It lasts up to a year, reads (or reads and writes) the memories you choose, optionally only the notes in one folder, and is shown once.</p>
+<noscript><p class="notice">Managing tokens needs JavaScript: the sign-in runs in this page (OAuth with PKCE), then the page calls <code>/v1/tokens</code>. The same API works with curl.</p></noscript>
+<p class="notice" data-auth-status>Sign in to see, create and revoke your tokens.</p>
+<p class="auth-actions"><button type="button" data-sign-in hidden>Sign in</button> <button type="button" data-sign-out hidden>Sign out</button></p>
+<form class="token-form" data-token-form hidden>
+<h2>New token</h2>
+<p class="field"><label for="token-name">Name</label> <input id="token-name" name="name" required maxlength="100" autocomplete="off"></p>
+<fieldset class="field"><legend>Access</legend>
+<label><input type="radio" name="access" value="read" checked> Read</label>
+<label><input type="radio" name="access" value="write"> Read and write</label>
+</fieldset>
+<p class="field"><label for="token-memories">Memories</label> <input id="token-memories" name="memories" autocomplete="off" aria-describedby="token-memories-hint"> <span class="hint" id="token-memories-hint">Names, separated by commas; empty: every memory your sign-in reaches.</span></p>
+<p class="field"><label for="token-folder">Folder</label> <input id="token-folder" name="pathPrefix" autocomplete="off" aria-describedby="token-folder-hint"> <span class="hint" id="token-folder-hint">Optional: only the notes in this folder (such a token cannot clone with git or export).</span></p>
+<p class="field"><label for="token-days">Expires in (days)</label> <input id="token-days" name="expiresInDays" type="number" inputmode="numeric" min="1" max="366" value="90" required></p>
+<p><button type="submit">Create token</button></p>
+</form>
+<section class="new-token" data-new-token hidden aria-labelledby="new-token-title">
+<h2 id="new-token-title" tabindex="-1">Your new token</h2>
+<p class="notice">Copy it now: it is shown only this once. Keep it in git's credential helper or a secret store, not in a note (notes refuse it).</p>
+<div class="code-block"><pre><code id="new-token-value" data-new-token-value></code></pre><button type="button" class="copy" data-copy="new-token-value" hidden>Copy the token</button></div>
+</section>
+<p class="summary" role="status" data-tokens-status></p>
+<div class="table-wrap" data-token-table hidden>
+<table class="token-table">
+<caption>Your active tokens</caption>
+<thead><tr><th scope="col">Name</th><th scope="col">Id</th><th scope="col">Access</th><th scope="col">Memories</th><th scope="col">Folder</th><th scope="col">Created</th><th scope="col">Expires</th><th scope="col">Last used</th><th scope="col"><span class="sr-only">Revoke</span></th></tr></thead>
+<tbody data-token-rows></tbody>
+</table>
+</div>
+</div>`;
+  return layout(
+    config,
+    {
+      title: 'Personal access tokens',
+      description: 'Tokens for git and scripts to reach your memories.',
+      noindex: true,
+      nav: 'tokens',
+      canonicalPath: '/tokens',
+    },
     body,
   );
 }
