@@ -1,5 +1,6 @@
 import type { MemoryLimits } from './config';
-import { badRequest } from './errors';
+import { CREDENTIAL_LABELS, findCredential } from './credentials';
+import { badRequest, conflict, MemoryError } from './errors';
 
 /**
  * Names and paths. A memory name is a REST slug; a note path is a POSIX path ending in `.md`,
@@ -106,6 +107,148 @@ export function validateFolder(folder: string | undefined, limits: PathLimits, f
   const segments = checkSegments(f, field, limits, 'folder');
   if (segments.some((s) => s.endsWith('.md'))) throw badRequest('invalid_path', 'folder names may not end in .md', field);
   return f;
+}
+
+/**
+ * Names every clone must be able to check out, on every system, and every terminal must show as they
+ * are: what a write may create (REST, MCP, move, import, restore, push) on top of the rules above.
+ * Notes that exist under such a name from before (reads, edits, deletes and moves away still work)
+ * are not refused by these: only a name a write creates or replaces.
+ */
+const WINDOWS_DEVICE = /^(?:con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]|conin\$|conout\$)$/;
+const WINDOWS_FORBIDDEN = /[<>:"|?*]/;
+/** Invisible or reordering code points (format characters: bidi controls, zero-width, soft hyphen, BOM, tag characters), C1 controls, line and paragraph separators, lone surrogates. */
+const MISREAD = /[\p{Cf}\p{Cc}\p{Zl}\p{Zp}\p{Cs}]/u;
+/** A percent-encoded dot, slash, backslash, percent or control character: decoded once more (by a client, a proxy, a shell script), the path would name another one. */
+const ENCODED = /%(?:2e|2f|5c|25|[01][0-9a-f]|7f)/i;
+
+/** Why `seg` is not portable (Windows, macOS, terminals, URL handling), or undefined. */
+export function portabilityRefusal(seg: string): string | undefined {
+  const cp = MISREAD.exec(seg)?.[0];
+  if (cp !== undefined) {
+    return `contains the invisible or reordering character U+${(cp.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}, which terminals and file managers misread`;
+  }
+  if (ENCODED.test(seg))
+    return 'contains a percent-encoded dot, slash, backslash, percent sign or control character, which reads as another path once decoded again';
+  const bad = WINDOWS_FORBIDDEN.exec(seg)?.[0];
+  if (bad !== undefined) return `contains "${bad}", which Windows does not allow in a file name`;
+  if (/[. ]$/.test(seg)) return 'ends in a dot or a space, which Windows drops (the name would change on checkout)';
+  const stem = seg.split('.')[0].replace(/ +$/, '').toLowerCase();
+  if (WINDOWS_DEVICE.test(stem)) return `is the Windows device name ${stem.toUpperCase()} (with any extension), which Windows cannot create as a file`;
+  return undefined;
+}
+
+/**
+ * A note path a write may create: the path rules, then every segment portable, and no credential in
+ * the name itself (a path is in every listing, every clone and every log line).
+ */
+export function validateNewNotePath(path: unknown, limits: PathLimits, field = 'path'): string {
+  const valid = validateNotePath(path, limits, field);
+  for (const seg of valid.split('/')) {
+    const refusal = portabilityRefusal(seg);
+    if (refusal) throw badRequest('invalid_path', `path segment "${printable(seg)}" ${refusal}`, field);
+  }
+  const found = findCredential(valid.replaceAll('/', '\n'));
+  if (found) {
+    throw new MemoryError(
+      'BAD_REQUEST',
+      'refused_content',
+      `path refused: it looks like ${CREDENTIAL_LABELS[found.kind]} (${found.kind}); remove the credential`,
+      {
+        field,
+        credentialKind: found.kind,
+      },
+    );
+  }
+  return valid;
+}
+
+/** A folder a push creates: the folder rules and portable segments. */
+export function validateNewFolder(folder: string, limits: PathLimits, field = 'folder'): string {
+  const valid = validateFolder(folder, limits, field);
+  for (const seg of valid === '' ? [] : valid.split('/')) {
+    const refusal = portabilityRefusal(seg);
+    if (refusal) throw badRequest('invalid_path', `folder segment "${printable(seg)}" ${refusal}`, field);
+  }
+  return valid;
+}
+
+/** A name as an error message may quote it: invisible and control characters as `\u{…}` escapes. */
+export function printable(s: string): string {
+  return s.replace(/[\p{Cf}\p{Cc}\p{Zl}\p{Zp}\p{Cs}]/gu, (c) => `\\u{${(c.codePointAt(0) ?? 0).toString(16)}}`);
+}
+
+/**
+ * The key under which case-insensitive or normalisation-insensitive file systems (macOS, Windows)
+ * see a name: NFC, then case folded (upper, then lower case: `ß` = `ss`, the Kelvin sign = `k`).
+ * Two paths with one key are twins: a clone there keeps only one of them.
+ */
+export function foldKey(path: string): string {
+  return path.normalize('NFC').toUpperCase().toLowerCase().normalize('NFC');
+}
+
+/** Every path and folder of a set of notes by its fold key (the first seen wins). */
+export type FoldMap = Map<string, string>;
+
+const foldMaps = new WeakMap<ReadonlyMap<string, unknown>, FoldMap>();
+
+function addFolds(map: FoldMap, path: string): void {
+  let i = path.indexOf('/');
+  while (i >= 0) {
+    const prefix = path.slice(0, i);
+    const key = foldKey(prefix);
+    if (!map.has(key)) map.set(key, `${prefix}/`);
+    i = path.indexOf('/', i + 1);
+  }
+  const key = foldKey(path);
+  if (!map.has(key)) map.set(key, path);
+}
+
+/** The fold map of a memory's notes, built once per (immutable) files map. */
+export function foldsOf(files: ReadonlyMap<string, unknown>, without: readonly string[] = []): FoldMap {
+  const cached = without.length === 0 ? foldMaps.get(files) : undefined;
+  if (cached) return cached;
+  const map: FoldMap = new Map();
+  for (const path of files.keys()) if (!without.includes(path)) addFolds(map, path);
+  if (without.length === 0) foldMaps.set(files, map);
+  return map;
+}
+
+/** The note or folder `path` (or one of its folders) would twin, or undefined. */
+export function twinOf(folds: FoldMap, path: string): string | undefined {
+  let i = path.indexOf('/');
+  while (i >= 0) {
+    const other = folds.get(foldKey(path.slice(0, i)));
+    if (other !== undefined && other !== `${path.slice(0, i)}/`) return other;
+    i = path.indexOf('/', i + 1);
+  }
+  const other = folds.get(foldKey(path));
+  return other !== undefined && other !== path ? other : undefined;
+}
+
+/**
+ * Refuses new paths that differ from an existing note or folder (or from each other) only by case
+ * or Unicode normalisation: CONFLICT `path_collision`, naming the note it collides with. A path
+ * that exists exactly is an update, never a twin.
+ */
+export function checkTwins(files: ReadonlyMap<string, unknown>, paths: readonly string[], movedAway: readonly string[] = []): void {
+  let folds = foldsOf(files, movedAway);
+  for (const path of paths) {
+    if (files.has(path) && !movedAway.includes(path)) continue;
+    const other = twinOf(folds, path);
+    if (other !== undefined) throw conflict('path_collision', twinMessage(path, other));
+    if (folds === foldMaps.get(files)) folds = new Map(folds);
+    addFolds(folds, path);
+  }
+}
+
+export function twinMessage(path: string, other: string): string {
+  const what = other.endsWith('/') ? `the folder "${printable(other)}"` : `the note "${printable(other)}"`;
+  const how =
+    path.replace(/\/$/, '').normalize('NFC') === other.replace(/\/$/, '').normalize('NFC')
+      ? 'they are the same characters, composed differently (Unicode NFC and NFD)'
+      : 'they differ only by case or Unicode normalisation';
+  return `path "${printable(path)}" collides with ${what}: ${how}, and a clone on macOS or Windows would keep only one; use that name or another`;
 }
 
 /** `a/b/c.md` → `a/b`; a root note → `''`. */
