@@ -1,3 +1,5 @@
+import { decodedTexts, labelled, readable, unwrapped, type ViewLine } from './credential-views';
+
 /**
  * Content refused as a credential. Memories are shared with every connected AI client and exported
  * in bulk, so secrets must not land in them. Each rule is a pattern of a well-known token shape;
@@ -81,7 +83,7 @@ interface RuleSpec {
 const hasLetterAndDigit = (s: string): boolean => /[A-Za-z]/.test(s) && /\d/.test(s);
 
 const PLACEHOLDER =
-  /^(<.*>|\$\{.*\}|\$[A-Z_][A-Z0-9_]*|\{\{.*\}\}|%.*%|\*+|x+|X+|\.\.\.|…|null|none|nil|true|false|undefined|redacted|\[redacted\]|example|your[-_ ]?\w*|\(.*\)|required|optional|string|secret|password)$/i;
+  /^(<.*>|\$\{.*\}|\$[A-Z_][A-Z0-9_]*|\{\{.*\}\}|%.*%|\*+|x+|X+|\.\.\.|…|null|none|nil|true|false|undefined|redacted|\[redacted\]|example|your[-_ ]?\w*|\(.*\)|required|optional|string|secret|password|change[-_]?me|replace[-_]?me|placeholder|dummy|todo|tbd|await|new|yield|typeof|require|import|function|lambda|self|this)$/i;
 
 const SECRET_KEY =
   '(?:password|passwd|passphrase|pwd|secret|client[_-]?secret|api[_-]?key|apikey|access[_-]?token|auth[_-]?token|private[_-]?key|secret[_-]?key)';
@@ -91,7 +93,14 @@ interface Rule extends RuleSpec {
 }
 
 const SPECS: RuleSpec[] = [
-  { kind: 'private-key', pattern: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----/i },
+  // The header however many dashes (or none, alone on its line), and the bodies of PKCS#1, PKCS#8,
+  // SEC1 and OpenSSH private keys by their fixed base64 prefixes (a key pasted without its header).
+  { kind: 'private-key', pattern: /(?:-{2,}\s*|^\s*)BEGIN[ \t]+(?:[A-Z0-9]+[ \t]+)*PRIVATE[ \t]+KEY(?:[ \t]+BLOCK)?(?:\s*-{2,}|\s*$)/i },
+  {
+    kind: 'private-key',
+    pattern:
+      /(?<![A-Za-z0-9+/])(?:MII[A-Za-z0-9+/]{1,3}IBAAKC[A-Za-z0-9+/]{16}|MII[A-Za-z0-9+/]{1,3}IBADANBgkqhkiG9w0BAQEFAASC|MIG[A-Za-z0-9+/]{1,2}AgEAMBMGByqGSM49AgE|MHcCAQEEI[A-Za-z0-9+/]{16}|b3BlbnNzaC1rZXktdjE)/,
+  },
   { kind: 'google-api-key', pattern: /(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])/ },
   { kind: 'npm-token', pattern: /(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])/ },
   {
@@ -153,25 +162,59 @@ const SPLIT_JWT =
 
 const RULES: Rule[] = SPECS.map((r) => ({ ...r, global: new RegExp(r.pattern.source, `${r.pattern.flags}g`) }));
 
-/** The first credential found in `text`, or undefined. Scans line by line (findings cite lines). */
-export function findCredential(text: string): CredentialFinding | undefined {
-  const lines = text.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i];
+/** The first credential on `lines` (each with the line of the note it comes from). */
+function scanLines(lines: readonly ViewLine[]): CredentialFinding | undefined {
+  for (const { text: line, line: at } of lines) {
     if (line.length < 8) continue;
     for (const rule of RULES) {
       if (!rule.accept) {
-        if (rule.pattern.test(line)) return { kind: rule.kind, line: i + 1 };
+        if (rule.pattern.test(line)) return { kind: rule.kind, line: at };
         continue;
       }
       // Every match, not just the first: a near miss must not hide a real secret later on the line.
       for (const m of line.matchAll(rule.global)) {
-        if (rule.accept(m as RegExpExecArray)) return { kind: rule.kind, line: i + 1 };
+        if (rule.accept(m as RegExpExecArray)) return { kind: rule.kind, line: at };
       }
     }
   }
+  return undefined;
+}
+
+function scanText(text: string): CredentialFinding | undefined {
+  const found = scanLines(text.split('\n').map((t, i) => ({ text: t, line: i + 1 })));
+  if (found) return found;
   const split = SPLIT_JWT.exec(text);
-  if (split) return { kind: 'jwt', line: text.slice(0, split.index).split('\n').length };
+  return split ? { kind: 'jwt', line: text.slice(0, split.index).split('\n').length } : undefined;
+}
+
+/** How many encodings deep a credential is looked for (base64 of hex of a token: two). */
+const MAX_DEPTH = 2;
+
+/**
+ * The first credential found in `text`, or undefined: in the text as written, then as a reader sees
+ * it (invisible characters removed, compatibility forms folded), with wrapped tokens joined, with a
+ * secret named on the line before its value, and decoded from the encodings found in it (each
+ * decoded text scanned the same way, `MAX_DEPTH` deep). Findings cite the line of `text`.
+ */
+export function findCredential(text: string, depth = 0): CredentialFinding | undefined {
+  const direct = scanText(text);
+  if (direct) return direct;
+  const seen = readable(text);
+  if (seen !== undefined) {
+    const found = scanText(seen);
+    if (found) return found;
+  }
+  const plain = seen ?? text;
+  const joined = unwrapped(plain);
+  const found = (joined && scanLines(joined)) || scanLines(labelled(plain) ?? []);
+  if (found) return found;
+  if (depth >= MAX_DEPTH) return undefined;
+  for (const { text: line, line: at } of joined ?? plain.split('\n').map((t, i) => ({ text: t, line: i + 1 }))) {
+    for (const decoded of decodedTexts(line)) {
+      const inner = findCredential(decoded, depth + 1);
+      if (inner) return { kind: inner.kind, line: at };
+    }
+  }
   return undefined;
 }
 
