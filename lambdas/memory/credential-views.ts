@@ -1,3 +1,5 @@
+import { isUtf8 } from 'node:buffer';
+
 /**
  * The other ways a credential can be written in a note, as texts the credential rules can scan
  * (`credentials.ts`). A token hidden behind an invisible character, wrapped over two lines, named on
@@ -34,29 +36,35 @@ const TOKEN_END = /[A-Za-z0-9_+/=-]{4,}$/;
 const TOKEN_START = /^[A-Za-z0-9_+/=-]{4,}/;
 
 /**
- * Lines wrapped inside a token joined back: a line ending in four or more token characters and a
+ * Lines wrapped inside a token, joined back: a line ending in four or more token characters and a
  * next line starting with four or more, one of the two parts with a digit, `_` or `-` (prose words
- * do not join). Undefined when no line joins.
+ * do not join). Only the joined lines (the others are scanned as they are); undefined when none.
  */
 export function unwrapped(text: string): ViewLine[] | undefined {
   const all = lines(text);
   const out: ViewLine[] = [];
-  let joined = false;
+  let parts: string[] = [];
+  let first = 0;
+  const flush = (): void => {
+    if (parts.length > 1) out.push({ text: parts.join(''), line: first + 1 });
+    parts = [];
+  };
   for (let i = 0; i < all.length; i++) {
-    const prev = out[out.length - 1];
-    const line = all[i];
-    if (prev) {
-      const end = TOKEN_END.exec(prev.text.trimEnd())?.[0];
-      const start = TOKEN_START.exec(line.trimStart())?.[0];
-      if (end && start && /[\d_-]/.test(end + start)) {
-        prev.text = prev.text.trimEnd() + line.trimStart();
-        joined = true;
-        continue;
+    // The tail only: an anchored run at the end of a long line would be tried from every position.
+    const end = i > 0 ? TOKEN_END.exec(all[i - 1].trimEnd().slice(-128))?.[0] : undefined;
+    const start = TOKEN_START.exec(all[i].trimStart())?.[0];
+    if (end && start && /[\d_-]/.test(end + start)) {
+      if (parts.length === 0) {
+        first = i - 1;
+        parts.push(all[i - 1].trimEnd());
       }
+      parts.push(all[i].trim());
+      continue;
     }
-    out.push({ text: line, line: i + 1 });
+    flush();
   }
-  return joined ? out : undefined;
+  flush();
+  return out.length > 0 ? out : undefined;
 }
 
 /** A line naming a secret with its value to follow (`AWS secret access key:`, `**Password**`, `api_key =`). */
@@ -95,16 +103,14 @@ export function labelled(text: string): ViewLine[] | undefined {
 /** At least 90% of a decoded text must be printable for it to be read as text (random bytes are not). */
 function printableText(bytes: Buffer): string | undefined {
   if (bytes.length < 8) return undefined;
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    return undefined;
-  }
-  let bad = 0;
-  for (const c of text) if (/[\p{Cc}\p{Cn}\uFFFD]/u.test(c) && c !== '\n' && c !== '\r' && c !== '\t') bad++;
+  // Random bytes are rarely UTF-8: checked without decoding (a failed strict decode throws, which is slow).
+  if (!isUtf8(bytes)) return undefined;
+  const text = bytes.toString('utf8');
+  const bad = text.match(UNPRINTABLE)?.length ?? 0;
   return bad <= text.length / 10 ? text : undefined;
 }
+
+const UNPRINTABLE = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\p{Cn}\uFFFD]/gu;
 
 const BASE64_RUN = /(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{16,}={0,2}(?![A-Za-z0-9+/=_-])/g;
 const HEX_RUN = /(?:(?:\\x|0x|%)?[0-9a-fA-F]{2}[ :,]?){8,}/g;
@@ -144,11 +150,7 @@ const fromCodePoint = (n: number): string => (n >= 0 && n <= 0x10ffff ? String.f
 function percentDecoded(line: string): string {
   return line.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => {
     const bytes = Buffer.from(run.replace(/%/g, ''), 'hex');
-    try {
-      return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-    } catch {
-      return bytes.toString('latin1');
-    }
+    return bytes.toString(isUtf8(bytes) ? 'utf8' : 'latin1');
   });
 }
 

@@ -209,7 +209,8 @@ export function findCredential(text: string, depth = 0): CredentialFinding | und
   const found = (joined && scanLines(joined)) || scanLines(labelled(plain) ?? []);
   if (found) return found;
   if (depth >= MAX_DEPTH) return undefined;
-  for (const { text: line, line: at } of joined ?? plain.split('\n').map((t, i) => ({ text: t, line: i + 1 }))) {
+  const all = plain.split('\n').map((t, i) => ({ text: t, line: i + 1 }));
+  for (const { text: line, line: at } of joined ? [...all, ...joined] : all) {
     for (const decoded of decodedTexts(line)) {
       const inner = findCredential(decoded, depth + 1);
       if (inner) return { kind: inner.kind, line: at };
