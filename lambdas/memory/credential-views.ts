@@ -19,7 +19,7 @@ export interface ViewLine {
  * word joiner, BOM, bidi controls, tag characters), the combining grapheme joiner, Mongolian
  * variation selectors and the Hangul fillers.
  */
-const INVISIBLE = /\p{Cf}|\u034F|[\u115F\u1160\u17B4\u17B5\u180B-\u180F\u3164\uFFA0]/gu;
+const INVISIBLE = /\p{Cf}|\u034F|[\u115F\u1160\u17B4\u17B5\u3164\uFFA0]|\u180B|\u180C|\u180D|\u180E|\u180F/gu;
 /** Fullwidth and other compatibility forms NFKC folds into ASCII (`ＡＫＩＡ` is `AKIA`). */
 const COMPATIBILITY = /[\u00A0-\u00BF\u2000-\u2BFF\u3000-\u303F\uFE30-\uFFEF]/;
 
