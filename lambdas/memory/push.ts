@@ -148,7 +148,8 @@ export class Pushes {
     if (problems.length > 0) return refused('refused tree', problems);
     const late = overdue();
     if (late) return late;
-    for (const o of objects.values()) await git.writeObject(o.type, o.content);
+    // Readable by the checks below without a deflate each; stored only if the push lands.
+    for (const o of objects.values()) git.stage(o);
 
     // What each commit changed against its first parent: every new or changed note is checked like a write.
     const keep = new Set<string>(commits.keys());
@@ -216,6 +217,7 @@ export class Pushes {
 
     const tip = built.get(cmd.new) as NoteIndex;
     const wave = [
+      ...git.stagedItems(keep),
       ...git.pending().filter((i) => keep.has(i.sha)),
       ...[...built.values()].flatMap((i) => this.deps.indexes.items(i)),
       ...lineages.items([...repaired, ...lineage.values()]),
