@@ -125,3 +125,27 @@ test('a small push stays loose objects', async () => {
   expect(blobs.puts).toMatchObject({ object: 3 });
   expect(blobs.puts.pack).toBeUndefined();
 });
+
+describe('push limits', () => {
+  const fresh = (limits: Partial<MemoryService['limits']>) => {
+    const blobs = new CountingStore();
+    const lock = new InMemoryRevLock();
+    return { blobs, lock, svc: new MemoryService({ blobs, lock, cursors: new CursorCodec({ current: { id: 1, secret: randomBytes(32) } }), limits }) };
+  };
+  const whole = () => ({ head: git(['rev-parse', 'HEAD']).toString().trim(), pack: git(['pack-objects', '--stdout', '--revs'], dir, 'HEAD\n') });
+
+  test.each([
+    ['time (checks past two thirds of MEMORY_PUSH_SECONDS)', { pushSeconds: 0 }, 'push too slow', /checking this push took longer than a push may take \(0 s in all\)/],
+    ['inflated bytes', { maxPushInflatedBytes: 4096 }, 'push too large', /inflate past 4096 bytes, the most one push may bring/],
+    ['objects', { maxPushObjects: 10 }, 'too many objects', /the push brings \d+ objects; a push may bring at most 10/],
+  ])('past its %s: refused with a sentence, nothing stored', async (_what, limits, reason, message) => {
+    const { head, pack } = whole();
+    const { svc, blobs, lock } = fresh(limits);
+    await svc.createMemory(me, 'm');
+    const out = await svc.gitPush(me, 'm', { ref: 'refs/heads/main', old: null, new: head }, pack);
+    expect(out).toMatchObject({ ok: false, reason });
+    expect(out.ok ? [] : out.messages).toEqual([expect.stringMatching(message)]);
+    expect(blobs.puts).toEqual({});
+    expect((await lock.get(me.account, 'm'))?.head).toBeNull();
+  });
+});
