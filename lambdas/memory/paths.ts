@@ -184,61 +184,71 @@ export function printable(s: string): string {
  * Two paths with one key are twins: a clone there keeps only one of them.
  */
 export function foldKey(path: string): string {
-  return path.normalize('NFC').toUpperCase().toLowerCase().normalize('NFC');
+  // ASCII (most paths) is its own NFC, and its case fold is its lower case: no normalisation pass.
+  return ASCII.test(path) ? path.toLowerCase() : path.normalize('NFC').toUpperCase().toLowerCase().normalize('NFC');
 }
 
-/** Every path and folder of a set of notes by its fold key (the first seen wins). */
-export type FoldMap = Map<string, string>;
+const ASCII = /^[\x00-\x7f]*$/;
 
-const foldMaps = new WeakMap<ReadonlyMap<string, unknown>, FoldMap>();
+/**
+ * The existing note or folder (`…/`) that `path` would twin, or undefined. Two twin paths first
+ * differ in one segment under one existing folder: so only the children of the deepest folder of
+ * `path` that exists exactly are folded and compared with the segment of `path` under it. Two passes
+ * of prefix tests over the paths, no normalisation of the others: a write checks one path this way.
+ */
+function twinIn(existing: readonly string[], path: string): string | undefined {
+  const segs = path.split('/');
+  const prefixes = segs.slice(0, -1).map((_, i) => `${segs.slice(0, i + 1).join('/')}/`);
+  let depth = 0;
+  for (const q of existing) while (depth < prefixes.length && q.startsWith(prefixes[depth])) depth++;
+  const base = depth === 0 ? '' : prefixes[depth - 1];
+  const mine = segs[depth];
+  const key = foldKey(mine);
+  for (const q of existing) {
+    if (!q.startsWith(base)) continue;
+    const slash = q.indexOf('/', base.length);
+    const child = slash < 0 ? q.slice(base.length) : q.slice(base.length, slash);
+    if (child !== mine && foldKey(child) === key) return `${base}${child}${slash < 0 ? '' : '/'}`;
+  }
+  return undefined;
+}
 
-function addFolds(map: FoldMap, path: string): void {
+/** Every path and folder (`…/`) by its fold key, the first seen kept: how a write of many paths (an import) is checked. */
+function addFolds(map: Map<string, string>, path: string): string | undefined {
   let i = path.indexOf('/');
+  let twin: string | undefined;
+  const add = (key: string, raw: string): void => {
+    const seen = map.get(key);
+    if (seen === undefined) map.set(key, raw);
+    else if (seen !== raw) twin ??= seen;
+  };
   while (i >= 0) {
-    const prefix = path.slice(0, i);
-    const key = foldKey(prefix);
-    if (!map.has(key)) map.set(key, `${prefix}/`);
+    add(foldKey(path.slice(0, i)), `${path.slice(0, i)}/`);
     i = path.indexOf('/', i + 1);
   }
-  const key = foldKey(path);
-  if (!map.has(key)) map.set(key, path);
-}
-
-/** The fold map of a memory's notes, built once per (immutable) files map. */
-export function foldsOf(files: ReadonlyMap<string, unknown>, without: readonly string[] = []): FoldMap {
-  const cached = without.length === 0 ? foldMaps.get(files) : undefined;
-  if (cached) return cached;
-  const map: FoldMap = new Map();
-  for (const path of files.keys()) if (!without.includes(path)) addFolds(map, path);
-  if (without.length === 0) foldMaps.set(files, map);
-  return map;
-}
-
-/** The note or folder `path` (or one of its folders) would twin, or undefined. */
-export function twinOf(folds: FoldMap, path: string): string | undefined {
-  let i = path.indexOf('/');
-  while (i >= 0) {
-    const other = folds.get(foldKey(path.slice(0, i)));
-    if (other !== undefined && other !== `${path.slice(0, i)}/`) return other;
-    i = path.indexOf('/', i + 1);
-  }
-  const other = folds.get(foldKey(path));
-  return other !== undefined && other !== path ? other : undefined;
+  add(foldKey(path), path);
+  return twin;
 }
 
 /**
  * Refuses new paths that differ from an existing note or folder (or from each other) only by case
- * or Unicode normalisation: CONFLICT `path_collision`, naming the note it collides with. A path
- * that exists exactly is an update, never a twin.
+ * or Unicode normalisation: CONFLICT `path_collision`, naming the note or folder it collides with.
+ * A path that exists exactly is an update, never a twin; `movedAway` paths are gone.
  */
 export function checkTwins(files: ReadonlyMap<string, unknown>, paths: readonly string[], movedAway: readonly string[] = []): void {
-  let folds = foldsOf(files, movedAway);
-  for (const path of paths) {
-    if (files.has(path) && !movedAway.includes(path)) continue;
-    const other = twinOf(folds, path);
+  const fresh = paths.filter((p) => !files.has(p) || movedAway.includes(p));
+  if (fresh.length === 0) return;
+  const existing = [...files.keys()].filter((p) => movedAway.length === 0 || !movedAway.includes(p));
+  if (fresh.length === 1) {
+    const other = twinIn(existing, fresh[0]);
+    if (other !== undefined) throw conflict('path_collision', twinMessage(fresh[0], other));
+    return;
+  }
+  const folds = new Map<string, string>();
+  for (const q of existing) addFolds(folds, q);
+  for (const path of fresh) {
+    const other = addFolds(folds, path);
     if (other !== undefined) throw conflict('path_collision', twinMessage(path, other));
-    if (folds === foldMaps.get(files)) folds = new Map(folds);
-    addFolds(folds, path);
   }
 }
 

@@ -50,8 +50,6 @@ export interface PushDeps {
   memories: Memories;
   limits: MemoryLimits;
   git: (rec: MemoryRecord) => GitOverlay;
-  /** Milliseconds, monotonic (the push's time budget). @default performance.now */
-  now?: () => number;
 }
 
 const refused = (reason: string, messages: string[]): PushOutcome => ({ ok: false, reason, messages });
@@ -69,11 +67,10 @@ export class Pushes {
 
   async receive(caller: Caller, rawName: string, cmd: PushCommand, pack: Uint8Array | undefined): Promise<PushOutcome> {
     const { limits, lineages } = this.deps;
-    const clock = this.deps.now ?? (() => performance.now());
     // The checks end within two thirds of the push's time; the wave and the head move take the rest.
-    const checksEnd = clock() + (limits.pushSeconds * 1000 * 2) / 3;
+    const checksEnd = performance.now() + (limits.pushSeconds * 1000 * 2) / 3;
     const overdue = (): PushOutcome | undefined =>
-      clock() > checksEnd
+      performance.now() > checksEnd
         ? refused('push too slow', [
             `checking this push took longer than a push may take (${limits.pushSeconds} s in all); push fewer commits or notes at a time (git push origin <older-commit>:main first)`,
           ])

@@ -135,7 +135,12 @@ describe('push limits', () => {
   const whole = () => ({ head: git(['rev-parse', 'HEAD']).toString().trim(), pack: git(['pack-objects', '--stdout', '--revs'], dir, 'HEAD\n') });
 
   test.each([
-    ['time (checks past two thirds of MEMORY_PUSH_SECONDS)', { pushSeconds: 0 }, 'push too slow', /checking this push took longer than a push may take \(0 s in all\)/],
+    [
+      'time (checks past two thirds of MEMORY_PUSH_SECONDS)',
+      { pushSeconds: 0 },
+      'push too slow',
+      /checking this push took longer than a push may take \(0 s in all\)/,
+    ],
     ['inflated bytes', { maxPushInflatedBytes: 4096 }, 'push too large', /inflate past 4096 bytes, the most one push may bring/],
     ['objects', { maxPushObjects: 10 }, 'too many objects', /the push brings \d+ objects; a push may bring at most 10/],
   ])('past its %s: refused with a sentence, nothing stored', async (_what, limits, reason, message) => {
