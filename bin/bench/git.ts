@@ -188,7 +188,8 @@ export async function runGitBench(log: (m: string) => void): Promise<BenchSectio
     const hugeT = performance.now();
     const hugeErr = await git(huge, ['push', url('huge'), 'HEAD:main'], home).then(
       () => 'landed',
-      (err: Error) => /remote: refused: [^\n]*/.exec(err.message)?.[0] ?? err.message.slice(0, 200),
+      // git pads a remote: line with spaces (to clear progress output): trimmed.
+      (err: Error) => /remote: refused: [^\n]*/.exec(err.message)?.[0].trimEnd() ?? err.message.slice(0, 200),
     );
     const hugeMs = performance.now() - hugeT;
 
