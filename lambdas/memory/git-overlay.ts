@@ -6,7 +6,6 @@ import {
   readTree,
   writeBlob,
   writeCommit,
-  writeObject,
   writeTree,
   type CommitObject,
   type PromiseFsClient,
@@ -23,7 +22,8 @@ import type { BlobItem, BlobStore } from './ports';
  * makes many small sequential fs calls, so S3 is never its file system: object reads fall through
  * to the process-wide cache and then to S3 (objects are immutable, cached forever), object writes
  * collect in memory until the caller sends them to S3 in one parallel wave. Nothing but loose
- * objects exists in this fs: refs live in the rev lock, and there are no packs, config or index.
+ * objects exists in this fs: refs live in the rev lock, and there is no config or index; an object
+ * stored in one of the memory's packs (`packed-objects.ts`) is handed to isomorphic-git as a loose one.
  */
 export const GITDIR = '/git';
 const OBJECT_PATH = /^\/git\/objects\/([0-9a-f]{2})\/([0-9a-f]{38})$/;
@@ -178,11 +178,6 @@ export class GitOverlay {
   async readObject(oid: string): Promise<{ type: GitObjectType; content: Uint8Array }> {
     const out = await readObject({ fs: this.fs, gitdir: GITDIR, oid, format: 'content' });
     return { type: out.type as GitObjectType, content: out.object as Uint8Array };
-  }
-
-  /** Stores an object given as type and content; returns its id. */
-  writeObject(type: GitObjectType, content: Uint8Array): Promise<string> {
-    return writeObject({ fs: this.fs, gitdir: GITDIR, type, object: content, format: 'content' });
   }
 
   /**
