@@ -6,15 +6,18 @@ import { decodedTexts, labelled, readable, unwrapped, type ViewLine } from './cr
  * the ones that would also match ordinary text (AWS secret keys, password assignments) require a
  * naming context on the same line. A finding names the kind and the line, never the value.
  *
- * The stored text is scanned as written, and the front matter also as YAML decodes it: an escape
- * (`"\x41KIA…"`, `"\u0041…"`, an escaped line break inside a token) must not carry a credential
- * past the scan and into the decoded JSON view (`content.ts`). The rule set follows the map of
- * secret scanners (gitleaks): a shape per well-known token, context for the generic ones.
+ * The stored text is scanned as written and in the views a reader or a decoder makes of it
+ * (`credential-views.ts`: invisible characters out, wrapped tokens joined, a secret named on the line
+ * before, encodings decoded), and the front matter also as YAML decodes it: an escape (`"\x41KIA…"`,
+ * `"\u0041…"`, an escaped line break inside a token) must not carry a credential past the scan and
+ * into the decoded JSON view (`content.ts`). The rule set follows the map of secret scanners
+ * (gitleaks): a shape per well-known token, context for the generic ones.
  *
  * Rules (documented in README.md):
  *   aws-access-key-id     AKIA/ASIA/… + 16 upper-case letters or digits
  *   aws-secret-access-key 40 base64 characters after a key naming an AWS secret (aws_secret_access_key, SecretAccessKey, …)
- *   private-key           a PEM/OpenSSH/PGP `-----BEGIN … PRIVATE KEY…-----` line, any case (public keys and certificates pass)
+ *   private-key           a `BEGIN … PRIVATE KEY` header however many dashes (or none, alone on its line), any case,
+ *                         or a PKCS#1/PKCS#8/SEC1/OpenSSH key body by its base64 prefix (public keys and certificates pass)
  *   google-api-key        AIza + 35 characters
  *   npm-token             npm_ + 36 letters and digits
  *   basic-auth            an `Authorization: Basic <base64>` header
@@ -196,7 +199,8 @@ function scanView(lines: readonly ViewLine[]): CredentialFinding | undefined {
 }
 
 /** The text as written only, no view: the scan before views existed (the benchmark's baseline). */
-export function scanText(text: string, lines = text.split('\n')): CredentialFinding | undefined {
+export function scanText(text: string): CredentialFinding | undefined {
+  const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
     const kind = scanLine(lines[i]);
     if (kind) return { kind, line: i + 1 };
