@@ -13,6 +13,7 @@ import { runLambdasBench } from './bench/lambdas';
 import { runSiteBench } from './bench/site';
 import { runRelevanceBench } from './bench/relevance';
 import { runEmbeddedBench } from './bench/embedded';
+import { runCredentialsBench } from './bench/credentials';
 import type { BenchSection } from './bench/stats';
 
 /** `npm run bench`: every benchmark in one run; the figures go to BENCHMARKS.md. */
@@ -30,6 +31,7 @@ const SECTIONS: Array<{ name: string; run: (log: (m: string) => void) => Promise
   { name: 'embedded', run: runEmbeddedBench },
   { name: 'site', run: runSiteBench },
   { name: 'relevance', run: runRelevanceBench },
+  { name: 'credentials', run: runCredentialsBench },
 ];
 
 /** The date and machine of a section's run, written under its title. */

@@ -34,6 +34,11 @@ export interface MemoryGitProps {
   readonly maxResponseBytes?: number;
   /** How long CloudFront waits for the function's first byte (a pack is built before it is sent). At most 60 s without a quota increase. @default Duration.seconds(60) */
   readonly originReadTimeout?: Duration;
+  /**
+   * Seconds a push may take here (MEMORY_PUSH_SECONDS): its answer is sent once it has landed, so it
+   * must come before CloudFront's origin read timeout, with a margin. @default 10 s under `originReadTimeout`
+   */
+  readonly pushSeconds?: number;
   /** Reserved concurrency: a floor for clones and pushes, and a ceiling on the 2 GB instances they may take. @default - unreserved */
   readonly reservedConcurrentExecutions?: number;
   /** @default RetentionDays.ONE_MONTH */
@@ -96,6 +101,7 @@ export class MemoryGit extends Construct {
         MEMORY_SETTINGS_SECRET: settingsName,
         MEMORY_CACHE_MB: String(Math.max(16, Math.floor(memorySize / 4))),
         MEMORY_GIT_MAX_RESPONSE_BYTES: String(props.maxResponseBytes ?? 190 * 1024 * 1024),
+        MEMORY_PUSH_SECONDS: String(props.pushSeconds ?? (props.originReadTimeout ?? Duration.seconds(60)).toSeconds() - 10),
       },
     }));
     grantMemoryData(memory.table, memory.bucket, this.role);

@@ -51,6 +51,12 @@ export function requestBody(ctx: MemoryCtx, max: number): Buffer {
   }
 }
 
+/** The first `bytes` of a request body (however large it is), without decoding the rest. */
+export function bodyHead(event: MemoryCtx['event'], bytes: number): Buffer {
+  const raw = event.body ?? '';
+  return event.isBase64Encoded ? Buffer.from(raw.slice(0, Math.ceil(bytes / 3) * 4), 'base64') : Buffer.from(raw.slice(0, bytes), 'utf8');
+}
+
 export function packets(body: Buffer, stop?: (p: Packet) => boolean): { packets: Packet[]; offset: number } {
   try {
     return readPackets(body, stop);

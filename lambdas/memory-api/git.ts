@@ -5,6 +5,7 @@ import { gitInfoRefsV2, gitUploadPackV2, wantsV2 } from './git-v2';
 import {
   AGENT,
   bandSize,
+  bodyHead,
   MAX_HAVES,
   MAX_WANTS,
   NO_SHALLOW,
@@ -103,51 +104,82 @@ export const gitReceivePack: MemoryRouteHandler = async (ctx, deps) => {
   const raw = ctx.event.body ?? '';
   const declared = ctx.event.isBase64Encoded ? Math.floor((raw.length * 3) / 4) : Buffer.byteLength(raw);
   if (declared > max + 4) {
-    // Answered in git's terms, so the client shows why instead of a bare HTTP error.
-    const why = `push of about ${declared} bytes, more than the ${max} a push may send; push fewer commits at a time (git push origin <older-commit>:main first)`;
-    return result(RECEIVE_PACK, 'result', [pkt(`unpack ${why}\n`), pkt(`ng ${MAIN_REF} push too large\n`), FLUSH]);
+    // Refused before the body is decoded, but answered the way the client asked (side band or not),
+    // so that git prints the reason as a `remote:` line: its commands and capabilities are at the start.
+    const { caps, commands } = pushCommands(bodyHead(ctx.event, 64 * 1024), true);
+    const why = `this push sends about ${declared} bytes; a push may send at most ${max}: push fewer commits at a time (git push origin <older-commit>:main first)`;
+    const refs = commands.length > 0 ? commands.map((c) => c.ref) : [MAIN_REF];
+    return report(
+      caps,
+      'ok',
+      refs.map((ref) => pkt(`ng ${ref} push too large\n`)),
+      [`refused: ${why}`],
+    );
   }
   const body = requestBody(ctx, max + 64 * 1024);
-  const { packets: cmds, offset } = packets(body, (p) => p.kind === 'flush');
+  const { caps, commands, offset, probe } = pushCommands(body, false);
   // A probe (git's check of the credentials before it streams a large push): nothing to do.
-  if (cmds.length <= 1) return result(RECEIVE_PACK, 'result', []);
-  const caps = new Set<string>();
-  const commands: PushCommand[] = [];
-  for (const p of cmds) {
-    if (p.kind !== 'data') continue;
-    const [line, capText] = p.payload.toString('utf8').replace(/\n$/, '').split('\0');
-    if (capText !== undefined) for (const c of capText.split(' ')) caps.add(c);
-    const [oldRev, newRev, ref] = line.split(' ');
-    if (!SHA.test(oldRev ?? '') || !SHA.test(newRev ?? '') || !ref) throw new ApiError('BAD_REQUEST', `malformed push command: ${line.slice(0, 120)}`);
-    commands.push({ old: oldRev === ZERO ? null : oldRev, new: newRev === ZERO ? null : newRev, ref });
-  }
+  if (probe) return result(RECEIVE_PACK, 'result', []);
   const pack = body.subarray(offset);
-  const report: Buffer[] = [];
+  const status: Buffer[] = [];
   const messages: string[] = [];
   let unpack = 'ok';
   for (const cmd of commands) {
     if (cmd.ref !== MAIN_REF || commands.length > 1) {
-      report.push(pkt(`ng ${cmd.ref} ${cmd.ref === MAIN_REF ? 'push main alone' : 'only main can be pushed'}\n`));
+      status.push(pkt(`ng ${cmd.ref} ${cmd.ref === MAIN_REF ? 'push main alone' : 'only main can be pushed'}\n`));
       if (cmd.ref !== MAIN_REF) messages.push(`refused: ${cmd.ref}: a memory has one branch, main; push with git push origin HEAD:main`);
       continue;
     }
     const out = await deps.service.gitPush(ctx.caller, name, cmd, pack.length > 0 ? pack : undefined);
     if (out.ok) {
-      report.push(pkt(`ok ${cmd.ref}\n`));
+      status.push(pkt(`ok ${cmd.ref}\n`));
       if (out.commits > 0) messages.push(`memory "${name}" is at ${out.rev.slice(0, 12)} (${out.commits} commit${out.commits === 1 ? '' : 's'} landed)`);
     } else {
       if (out.unpackError) unpack = out.unpackError.replace(/\n/g, ' ');
-      report.push(pkt(`ng ${cmd.ref} ${out.reason}\n`));
+      status.push(pkt(`ng ${cmd.ref} ${out.reason}\n`));
       messages.push(...out.messages.map((m) => `refused: ${m}`));
     }
   }
-  const status = [pkt(`unpack ${unpack}\n`), ...report, FLUSH];
+  return report(caps, unpack, status, messages);
+};
+
+/**
+ * A push's commands and capabilities (the pkt-lines before the pack). `lenient`: `body` is only the
+ * start of an oversize request, so a line cut off or malformed ends the list instead of failing.
+ */
+function pushCommands(body: Buffer, lenient: boolean): { caps: Set<string>; commands: PushCommand[]; offset: number; probe: boolean } {
+  const caps = new Set<string>();
+  const commands: PushCommand[] = [];
+  let cmds: ReturnType<typeof packets>;
+  try {
+    cmds = packets(body, (p) => p.kind === 'flush');
+  } catch (err) {
+    if (!lenient) throw err;
+    return { caps, commands, offset: 0, probe: false };
+  }
+  for (const p of cmds.packets) {
+    if (p.kind !== 'data') continue;
+    const [line, capText] = p.payload.toString('utf8').replace(/\n$/, '').split('\0');
+    if (capText !== undefined) for (const c of capText.split(' ')) caps.add(c);
+    const [oldRev, newRev, ref] = line.split(' ');
+    if (!SHA.test(oldRev ?? '') || !SHA.test(newRev ?? '') || !ref) {
+      if (lenient) break;
+      throw new ApiError('BAD_REQUEST', `malformed push command: ${line.slice(0, 120)}`);
+    }
+    commands.push({ old: oldRev === ZERO ? null : oldRev, new: newRev === ZERO ? null : newRev, ref });
+  }
+  return { caps, commands, offset: cmds.offset, probe: cmds.packets.length <= 1 };
+}
+
+/** report-status (`unpack …`, one `ok`/`ng` per ref), with the messages on side band 2 when the client takes a side band. */
+function report(caps: ReadonlySet<string>, unpack: string, status: Buffer[], messages: string[]) {
+  const lines = [pkt(`unpack ${unpack}\n`), ...status, FLUSH];
   const band = bandSize(caps);
-  if (!band) return result(RECEIVE_PACK, 'result', status);
+  if (!band) return result(RECEIVE_PACK, 'result', lines);
   const talk = caps.has('quiet') && messages.every((m) => !m.startsWith('refused')) ? [] : messages;
   return result(RECEIVE_PACK, 'result', [
     ...sideband(2, Buffer.from(talk.map((m) => `${m}\n`).join('')), band),
-    ...sideband(1, Buffer.concat(status), band),
+    ...sideband(1, Buffer.concat(lines), band),
     FLUSH,
   ]);
-};
+}

@@ -8,6 +8,7 @@ import { childLineage, type Lineages } from './lineage';
 import type { NoteMeta } from './markdown';
 import { memoryNotFound, type Memories } from './memories';
 import { fileEntry, indexStats, rebuildTrees, type FileEntry, type NoteIndex } from './note-index';
+import { checkTwins } from './paths';
 import type { BlobStore, MemoryRecord, MoveOutcome, RevLock } from './ports';
 import type { Caller, WriteResult } from './types';
 import { EVENT_METRICS } from '../shared/observability/metric-names';
@@ -83,7 +84,7 @@ export class CommitLoop {
     // Writes to one memory from one process queue up: racing ourselves would only waste whole
     // PUT waves on lost compare-and-sets. Across processes the rev lock arbitrates.
     const key = `${caller.account}\u0000${name}`;
-    const run = (this.queues.get(key) ?? Promise.resolve()).then(() => this.commitNow(caller, name, path, opts, plan));
+    const run = (this.queues.get(key) ?? Promise.resolve()).then(() => this.commitNow(caller, name, path, opts, refuseTwins(plan)));
     const tail = run.then(
       () => undefined,
       () => undefined,
@@ -188,6 +189,20 @@ export class CommitLoop {
     }
     return { files, tombstones };
   }
+}
+
+/** Every way a write names a note goes through here: no new path may twin another (`paths.ts`). */
+function refuseTwins(plan: (base: Base) => Promise<Plan>): (base: Base) => Promise<Plan> {
+  return async (base) => {
+    const step = await plan(base);
+    if (step.kind === 'put')
+      checkTwins(
+        base.index?.files ?? new Map(),
+        step.puts.map((p) => p.path),
+        step.movedAway,
+      );
+    return step;
+  };
 }
 
 function author(caller: Caller, seconds: number): { name: string; email: string; timestamp: number; timezoneOffset: number } {

@@ -49,6 +49,13 @@ export interface MemoryLimits {
   maxPushCommits: number;
   /** Objects one push may bring (commits, trees and notes). */
   maxPushObjects: number;
+  /** Bytes the objects of one push may inflate to, together (a note is at most `maxNoteBytes` on its own). */
+  maxPushInflatedBytes: number;
+  /**
+   * Seconds a push may take on the server, whatever its size; its checks must end within two thirds
+   * of them, so that the wave and the head move fit in the rest. Past it: refused, nothing lands.
+   */
+  pushSeconds: number;
 }
 
 export const DEFAULT_LIMITS: MemoryLimits = {
@@ -74,7 +81,9 @@ export const DEFAULT_LIMITS: MemoryLimits = {
   historyMaxChanges: 1000,
   maxDiffBytes: 4 * 1024 * 1024,
   maxPushCommits: 10_000,
-  maxPushObjects: 100_000,
+  maxPushObjects: 20_000,
+  maxPushInflatedBytes: 64 * 1024 * 1024,
+  pushSeconds: 25,
 };
 
 export interface MemoryConfig extends ClientOptions {
@@ -112,6 +121,8 @@ export const LIMIT_VARIABLES: Readonly<Record<keyof MemoryLimits, string>> = {
   maxDiffBytes: 'MEMORY_MAX_DIFF_BYTES',
   maxPushCommits: 'MEMORY_MAX_PUSH_COMMITS',
   maxPushObjects: 'MEMORY_MAX_PUSH_OBJECTS',
+  maxPushInflatedBytes: 'MEMORY_MAX_PUSH_INFLATED_BYTES',
+  pushSeconds: 'MEMORY_PUSH_SECONDS',
 };
 
 /** Every limit from its variable, the default when unset; a page default above its maximum is refused. */

@@ -1,18 +1,23 @@
+import { decodedTexts, labelled, readable, unwrapped, type ViewLine } from './credential-views';
+
 /**
  * Content refused as a credential. Memories are shared with every connected AI client and exported
  * in bulk, so secrets must not land in them. Each rule is a pattern of a well-known token shape;
  * the ones that would also match ordinary text (AWS secret keys, password assignments) require a
  * naming context on the same line. A finding names the kind and the line, never the value.
  *
- * The stored text is scanned as written, and the front matter also as YAML decodes it: an escape
- * (`"\x41KIA…"`, `"\u0041…"`, an escaped line break inside a token) must not carry a credential
- * past the scan and into the decoded JSON view (`content.ts`). The rule set follows the map of
- * secret scanners (gitleaks): a shape per well-known token, context for the generic ones.
+ * The stored text is scanned as written and in the views a reader or a decoder makes of it
+ * (`credential-views.ts`: invisible characters out, wrapped tokens joined, a secret named on the line
+ * before, encodings decoded), and the front matter also as YAML decodes it: an escape (`"\x41KIA…"`,
+ * `"\u0041…"`, an escaped line break inside a token) must not carry a credential past the scan and
+ * into the decoded JSON view (`content.ts`). The rule set follows the map of secret scanners
+ * (gitleaks): a shape per well-known token, context for the generic ones.
  *
  * Rules (documented in README.md):
  *   aws-access-key-id     AKIA/ASIA/… + 16 upper-case letters or digits
  *   aws-secret-access-key 40 base64 characters after a key naming an AWS secret (aws_secret_access_key, SecretAccessKey, …)
- *   private-key           a PEM/OpenSSH/PGP `-----BEGIN … PRIVATE KEY…-----` line, any case (public keys and certificates pass)
+ *   private-key           a `BEGIN … PRIVATE KEY` header however many dashes (or none, alone on its line), any case,
+ *                         or a PKCS#1/PKCS#8/SEC1/OpenSSH key body by its base64 prefix (public keys and certificates pass)
  *   google-api-key        AIza + 35 characters
  *   npm-token             npm_ + 36 letters and digits
  *   basic-auth            an `Authorization: Basic <base64>` header
@@ -84,7 +89,7 @@ interface RuleSpec {
 const hasLetterAndDigit = (s: string): boolean => /[A-Za-z]/.test(s) && /\d/.test(s);
 
 const PLACEHOLDER =
-  /^(<.*>|\$\{.*\}|\$[A-Z_][A-Z0-9_]*|\{\{.*\}\}|%.*%|\*+|x+|X+|\.\.\.|…|null|none|nil|true|false|undefined|redacted|\[redacted\]|example|your[-_ ]?\w*|\(.*\)|required|optional|string|secret|password)$/i;
+  /^(<.*>|\$\{.*\}|\$[A-Z_][A-Z0-9_]*|\{\{.*\}\}|%.*%|\*+|x+|X+|\.\.\.|…|null|none|nil|true|false|undefined|redacted|\[redacted\]|example|your[-_ ]?\w*|\(.*\)|required|optional|string|secret|password|change[-_]?me|replace[-_]?me|placeholder|dummy|todo|tbd|await|new|yield|typeof|require|import|function|lambda|self|this)$/i;
 
 const SECRET_KEY =
   '(?:password|passwd|passphrase|pwd|secret|client[_-]?secret|api[_-]?key|apikey|access[_-]?token|auth[_-]?token|private[_-]?key|secret[_-]?key)';
@@ -94,7 +99,14 @@ interface Rule extends RuleSpec {
 }
 
 const SPECS: RuleSpec[] = [
-  { kind: 'private-key', pattern: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----/i },
+  // The header however many dashes (or none, alone on its line), and the bodies of PKCS#1, PKCS#8,
+  // SEC1 and OpenSSH private keys by their fixed base64 prefixes (a key pasted without its header).
+  { kind: 'private-key', pattern: /(?:-{2,}\s*|^\s*)BEGIN[ \t]+(?:[A-Z0-9]+[ \t]+)*PRIVATE[ \t]+KEY(?:[ \t]+BLOCK)?(?:\s*-{2,}|\s*$)/i },
+  {
+    kind: 'private-key',
+    pattern:
+      /(?<![A-Za-z0-9+/])(?:MII[A-Za-z0-9+/]{1,3}IBAAKC[A-Za-z0-9+/]{16}|MII[A-Za-z0-9+/]{1,3}IBADANBgkqhkiG9w0BAQEFAASC|MIG[A-Za-z0-9+/]{1,2}AgEAMBMGByqGSM49AgE|MHcCAQEEI[A-Za-z0-9+/]{16}|b3BlbnNzaC1rZXktdjE)/,
+  },
   { kind: 'google-api-key', pattern: /(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])/ },
   { kind: 'npm-token', pattern: /(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])/ },
   {
@@ -157,25 +169,92 @@ const SPLIT_JWT =
 
 const RULES: Rule[] = SPECS.map((r) => ({ ...r, global: new RegExp(r.pattern.source, `${r.pattern.flags}g`) }));
 
-/** The first credential found in `text`, or undefined. Scans line by line (findings cite lines). */
-export function findCredential(text: string): CredentialFinding | undefined {
-  const lines = text.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i];
-    if (line.length < 8) continue;
-    for (const rule of RULES) {
-      if (!rule.accept) {
-        if (rule.pattern.test(line)) return { kind: rule.kind, line: i + 1 };
-        continue;
-      }
-      // Every match, not just the first: a near miss must not hide a real secret later on the line.
-      for (const m of line.matchAll(rule.global)) {
-        if (rule.accept(m as RegExpExecArray)) return { kind: rule.kind, line: i + 1 };
-      }
+/**
+ * What every rule needs somewhere on the line (a token prefix, a key word, `://`): a line without
+ * any is skipped by one or two tests instead of every rule. Keep in step with SPECS.
+ */
+const NEEDED =
+  /A(?:KIA|SIA|BIA|CCA|GPA|IDA|IPA|NPA|NVA|PKA|ROA|SCA)|AIza|npm_|gh[pousr]_|github_pat_|gl(?:pat|dt|rt|ptt|ft|cbt|soat)-|xox[abprs]-|xapp-|hooks\.slack\.com|[sr]k_(?:live|test)_|sk-|eyJ|MI[IG]|MHcCAQEEI|b3BlbnNzaC1rZXktdjE|:\/\//;
+const NEEDED_WORDS = /begin|authori[sz]ation|aws|pass|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token|private[_-]?key/i;
+
+/** The first credential on one line, or undefined. */
+function scanLine(line: string): CredentialKind | undefined {
+  if (line.length < 8 || !(NEEDED.test(line) || NEEDED_WORDS.test(line))) return undefined;
+  for (const rule of RULES) {
+    if (!rule.accept) {
+      if (rule.pattern.test(line)) return rule.kind;
+      continue;
+    }
+    // Every match, not just the first: a near miss must not hide a real secret later on the line.
+    for (const m of line.matchAll(rule.global)) {
+      if (rule.accept(m as RegExpExecArray)) return rule.kind;
     }
   }
+  return undefined;
+}
+
+/** The first credential on the lines of a view (each with the line of the note it comes from). */
+function scanView(lines: readonly ViewLine[]): CredentialFinding | undefined {
+  for (const { text, line } of lines) {
+    const kind = scanLine(text);
+    if (kind) return { kind, line };
+  }
+  return undefined;
+}
+
+/** The text as written only, no view: the scan before views existed (the benchmark's baseline). */
+export function scanText(text: string): CredentialFinding | undefined {
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const kind = scanLine(lines[i]);
+    if (kind) return { kind, line: i + 1 };
+  }
+  return splitJwt(text);
+}
+
+function splitJwt(text: string): CredentialFinding | undefined {
   const split = SPLIT_JWT.exec(text);
-  if (split) return { kind: 'jwt', line: text.slice(0, split.index).split('\n').length };
+  return split ? { kind: 'jwt', line: text.slice(0, split.index).split('\n').length } : undefined;
+}
+
+/** How many encodings deep a credential is looked for (base64 of hex of a token: two). */
+const MAX_DEPTH = 2;
+
+/**
+ * The first credential found in `text`, or undefined: in the text as written, then as a reader sees
+ * it (invisible characters removed, compatibility forms folded), with wrapped tokens joined, with a
+ * secret named on the line before its value, and decoded from the encodings found in it (each
+ * decoded text scanned the same way, `MAX_DEPTH` deep). Findings cite the line of `text`.
+ */
+export function findCredential(text: string, depth = 0): CredentialFinding | undefined {
+  const direct = scanText(text);
+  if (direct) return direct;
+  const seen = readable(text);
+  if (seen !== undefined) {
+    const found = scanView(seen.changed) ?? splitJwt(seen.text);
+    if (found) return found;
+  }
+  const plain = seen?.text ?? text;
+  const joined = unwrapped(plain);
+  const found = (joined && scanView(joined)) || scanView(labelled(plain) ?? []);
+  if (found) return found;
+  if (depth >= MAX_DEPTH) return undefined;
+  const lines = plain.split('\n');
+  const decodeAt = (line: string, at: number): CredentialFinding | undefined => {
+    for (const decoded of decodedTexts(line)) {
+      const inner = findCredential(decoded, depth + 1);
+      if (inner) return { kind: inner.kind, line: at };
+    }
+    return undefined;
+  };
+  for (let i = 0; i < lines.length; i++) {
+    const inner = decodeAt(lines[i], i + 1);
+    if (inner) return inner;
+  }
+  for (const { text: line, line: at } of joined ?? []) {
+    const inner = decodeAt(line, at);
+    if (inner) return inner;
+  }
   return undefined;
 }
 

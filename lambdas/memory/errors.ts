@@ -30,6 +30,7 @@ export type MemoryErrorReason =
   | 'ceiling'
   | 'retired_name'
   | 'note_exists'
+  | 'path_collision'
   | 'contention'
   | 'storage'
   | 'internal';

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { deflateSync, inflateSync } from 'node:zlib';
 import {
   readBlob,
@@ -7,14 +6,15 @@ import {
   readTree,
   writeBlob,
   writeCommit,
-  writeObject,
   writeTree,
   type CommitObject,
   type PromiseFsClient,
   type TreeEntry,
 } from 'isomorphic-git';
 import type { ImmutableCache } from './cache';
-import { objectId, type GitObjectType } from './pack';
+import { objectId, type GitObjectType, type PackObject } from './pack';
+import { PackWriter } from './pack-files';
+import { buildPack, PACK_MIN_OBJECTS, type BuiltPack, type PackedObjects } from './packed-objects';
 import type { BlobItem, BlobStore } from './ports';
 
 /**
@@ -22,7 +22,8 @@ import type { BlobItem, BlobStore } from './ports';
  * makes many small sequential fs calls, so S3 is never its file system: object reads fall through
  * to the process-wide cache and then to S3 (objects are immutable, cached forever), object writes
  * collect in memory until the caller sends them to S3 in one parallel wave. Nothing but loose
- * objects exists in this fs: refs live in the rev lock, and there are no packs, config or index.
+ * objects exists in this fs: refs live in the rev lock, and there is no config or index; an object
+ * stored in one of the memory's packs (`packed-objects.ts`) is handed to isomorphic-git as a loose one.
  */
 export const GITDIR = '/git';
 const OBJECT_PATH = /^\/git\/objects\/([0-9a-f]{2})\/([0-9a-f]{38})$/;
@@ -64,12 +65,19 @@ export class GitOverlay {
   private readonly writtenTexts = new Map<string, string>();
   /** Blobs known from their packed text (`adoptBlob`): content only, deflated when something reads them as loose objects. */
   private readonly adopted = new Map<string, Buffer>();
+  /** Objects received in a push (`stage`), as type and content until they are stored. */
+  private readonly staged = new Map<string, PackObject>();
+  /** The pack the staged objects were stored as (`stagedItems`), remembered once the wave landed. */
+  private built: BuiltPack | undefined;
+  /** The memory's packs are listed again at most once per request, on the first object not found. */
+  private relisted = false;
   readonly fs: PromiseFsClient;
 
   constructor(
     private readonly memoryId: string,
     private readonly blobs: BlobStore,
     private readonly cache: ImmutableCache,
+    private readonly packs?: PackedObjects,
   ) {
     const sha = (path: string): string | undefined => {
       const m = OBJECT_PATH.exec(path);
@@ -118,7 +126,7 @@ export class GitOverlay {
     if (oid) {
       const bytes = this.written.get(oid) ?? this.loaded.get(oid) ?? this.cache.get<Uint8Array>(objectCacheKey(this.memoryId, oid));
       if (bytes) return statOf('file', bytes.length);
-      if (this.adopted.has(oid)) return statOf('file', 0);
+      if (this.adopted.has(oid) || this.staged.has(oid)) return statOf('file', 0);
     }
     throw fsError('ENOENT', path);
   }
@@ -128,23 +136,36 @@ export class GitOverlay {
     const local = this.written.get(oid) ?? this.loaded.get(oid);
     if (local) return local;
     const content = this.adopted.get(oid);
-    if (content) {
-      const deflated = deflateSync(Buffer.concat([Buffer.from(`blob ${content.length}\0`, 'utf8'), content]));
+    const staged = this.staged.get(oid);
+    if (content || staged) {
+      const deflated = loose(staged?.type ?? 'blob', (staged?.content ?? content) as Uint8Array);
       this.loaded.set(oid, deflated);
       return deflated;
     }
     const bytes = await this.cache.getOrLoad(
       objectCacheKey(this.memoryId, oid),
-      () => this.blobs.get(this.memoryId, 'object', oid),
+      () => this.load(oid),
       (b) => b.length + 64,
     );
     if (bytes) this.loaded.set(oid, bytes);
     return bytes;
   }
 
+  /** From a pack this instance knows, else loose, else from a pack stored since (listed once per request). */
+  private async load(oid: string): Promise<Uint8Array | undefined> {
+    const packed = await this.packs?.read(this.memoryId, oid);
+    if (packed) return loose(packed.type, packed.content);
+    const bytes = await this.blobs.get(this.memoryId, 'object', oid);
+    if (bytes || !this.packs || this.relisted) return bytes;
+    this.relisted = true;
+    if (!(await this.packs.refresh(this.memoryId))) return undefined;
+    const late = await this.packs.read(this.memoryId, oid);
+    return late && loose(late.type, late.content);
+  }
+
   /** Loads an object into this request (for packing many objects without sequential reads). */
   async prefetch(oid: string): Promise<boolean> {
-    if (this.adopted.has(oid)) return true;
+    if (this.adopted.has(oid) || this.staged.has(oid)) return true;
     return (await this.raw(oid)) !== undefined;
   }
 
@@ -159,9 +180,25 @@ export class GitOverlay {
     return { type: out.type as GitObjectType, content: out.object as Uint8Array };
   }
 
-  /** Stores an object given as type and content (e.g. one received in a pack); returns its id. */
-  writeObject(type: GitObjectType, content: Uint8Array): Promise<string> {
-    return writeObject({ fs: this.fs, gitdir: GITDIR, type, object: content, format: 'content' });
+  /**
+   * Makes an object received in a push (its id computed from its content by `readPack`) readable
+   * in this request, without deflating it: it is stored only if the push lands (`stagedItems`).
+   */
+  stage(o: PackObject): void {
+    if (!this.written.has(o.oid) && !this.loaded.has(o.oid)) this.staged.set(o.oid, o);
+  }
+
+  /**
+   * The staged objects in `keep` as the items of a wave: one pack and its index when there are
+   * `PACK_MIN_OBJECTS` or more (a few PUTs instead of one per object), else loose objects.
+   */
+  stagedItems(keep: ReadonlySet<string>): BlobItem[] {
+    const kept = [...this.staged.values()].filter((o) => keep.has(o.oid));
+    if (kept.length >= PACK_MIN_OBJECTS && this.packs) {
+      this.built = buildPack(kept);
+      return this.built.items;
+    }
+    return kept.map((o) => ({ kind: 'object', sha: o.oid, body: loose(o.type, o.content) }));
   }
 
   /**
@@ -171,6 +208,8 @@ export class GitOverlay {
   async localText(oid: string): Promise<string | undefined> {
     const given = this.writtenTexts.get(oid);
     if (given !== undefined) return given;
+    const staged = this.staged.get(oid);
+    if (staged?.type === 'blob') return Buffer.from(staged.content).toString('utf8');
     const bytes = this.written.get(oid) ?? this.loaded.get(oid) ?? this.cache.get<Uint8Array>(objectCacheKey(this.memoryId, oid));
     if (!bytes) return undefined;
     if (!this.written.has(oid)) this.loaded.set(oid, bytes);
@@ -237,6 +276,11 @@ export class GitOverlay {
         writer.add('blob', adopted);
         continue;
       }
+      const staged = this.staged.get(oid);
+      if (staged) {
+        writer.add(staged.type, staged.content);
+        continue;
+      }
       const raw = await this.raw(oid);
       if (!raw) throw new Error(`object ${oid} is missing from storage`);
       const { type, content } = parseLoose(oid, raw);
@@ -261,10 +305,18 @@ export class GitOverlay {
       this.loaded.set(sha, body);
     }
     this.written.clear();
+    if (this.built) this.packs?.remember(this.memoryId, this.built);
+    else
+      for (const [sha, o] of this.staged) {
+        if (only && !only.has(sha)) continue;
+        const body = loose(o.type, o.content);
+        this.cache.set(objectCacheKey(this.memoryId, sha), body, body.length + 64);
+      }
+    this.built = undefined;
   }
 }
 
-const TYPE_CODES: Record<GitObjectType, number> = { commit: 1, tree: 2, blob: 3, tag: 4 };
+const TYPES = new Set<string>(['commit', 'tree', 'blob', 'tag']);
 
 /** A loose object's type and content, its header checked. */
 function parseLoose(oid: string, raw: Uint8Array): { type: GitObjectType; content: Uint8Array } {
@@ -272,46 +324,11 @@ function parseLoose(oid: string, raw: Uint8Array): { type: GitObjectType; conten
   const nul = bytes.indexOf(0);
   const [type, size] = bytes.subarray(0, Math.max(0, nul)).toString('latin1').split(' ');
   const content = bytes.subarray(nul + 1);
-  if (nul < 0 || !(type in TYPE_CODES) || Number(size) !== content.length) throw new Error(`object ${oid} is not a valid loose object`);
+  if (nul < 0 || !TYPES.has(type) || Number(size) !== content.length) throw new Error(`object ${oid} is not a valid loose object`);
   return { type: type as GitObjectType, content };
 }
 
-/** Git's pack format (Documentation/gitformat-pack): header, entries of whole objects, SHA-1 trailer. */
-class PackWriter {
-  private readonly chunks: Uint8Array[] = [];
-  private readonly hash = createHash('sha1');
-
-  constructor(count: number) {
-    const header = Buffer.alloc(12);
-    header.write('PACK', 0, 'latin1');
-    header.writeUInt32BE(2, 4);
-    header.writeUInt32BE(count, 8);
-    this.push(header);
-  }
-
-  add(type: GitObjectType, content: Uint8Array): void {
-    // Type and size: 3 bits of type and 4 of size, then 7 bits of size per byte, low bits first.
-    let size = content.length;
-    const head: number[] = [];
-    let byte = (TYPE_CODES[type] << 4) | (size & 0x0f);
-    size = Math.floor(size / 16);
-    while (size > 0) {
-      head.push(byte | 0x80);
-      byte = size & 0x7f;
-      size = Math.floor(size / 128);
-    }
-    head.push(byte);
-    this.push(Buffer.from(head));
-    this.push(deflateSync(content));
-  }
-
-  finish(): Uint8Array {
-    this.chunks.push(this.hash.digest());
-    return Buffer.concat(this.chunks);
-  }
-
-  private push(bytes: Uint8Array): void {
-    this.hash.update(bytes);
-    this.chunks.push(bytes);
-  }
+/** An object in git's loose format (zlib-deflated `<type> <size>\0<content>`). */
+function loose(type: GitObjectType, content: Uint8Array): Buffer {
+  return deflateSync(Buffer.concat([Buffer.from(`${type} ${content.length}\0`, 'utf8'), content]));
 }

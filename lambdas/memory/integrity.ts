@@ -1,6 +1,7 @@
 import { mapLimit } from '../shared/concurrency';
 import { ImmutableCache } from './cache';
 import { GitOverlay, READ_CONCURRENCY } from './git-overlay';
+import { PackedObjects } from './packed-objects';
 import type { BlobStore, MemoryRecord } from './ports';
 import { objectKey } from './tables';
 
@@ -29,7 +30,8 @@ export async function checkHistory(blobs: BlobStore, rec: MemoryRecord): Promise
   const report: HistoryReport = { account: rec.account, name: rec.name, state: rec.state, head: rec.head, objects: 0, missing: [], indexMissing: false };
   if (!rec.head) return report;
   // A private cache: this walk should not warm (or be served by) anything else.
-  const git = new GitOverlay(rec.id, blobs, new ImmutableCache(64 * 1024 * 1024));
+  const cache = new ImmutableCache(64 * 1024 * 1024);
+  const git = new GitOverlay(rec.id, blobs, cache, new PackedObjects(blobs, cache));
   const seen = new Set<string>();
   const missing = (sha: string) => report.missing.push({ sha, key: objectKey(rec.id, 'object', sha) });
   const present = async (shas: string[]): Promise<string[]> => {

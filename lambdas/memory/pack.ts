@@ -17,6 +17,23 @@ export class PackError extends Error {
   }
 }
 
+/** A pack past a limit of a push (not malformed): refused with `reason` as git's short status. */
+export class PackLimitError extends PackError {
+  constructor(
+    readonly reason: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'PackLimitError';
+  }
+}
+
+/** The object count a pack's header declares (0 when it is not a pack): checked before anything is read. */
+export function packCount(bytes: Uint8Array): number {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return buf.length >= 12 && buf.toString('latin1', 0, 4) === 'PACK' ? buf.readUInt32BE(8) : 0;
+}
+
 export type GitObjectType = 'blob' | 'tree' | 'commit' | 'tag';
 
 export interface PackObject {
@@ -58,7 +75,8 @@ export async function readPack(bytes: Uint8Array, base: Base, limits: PackLimits
   const version = buf.readUInt32BE(4);
   if (version !== 2 && version !== 3) throw new PackError(`pack version ${version} is not supported`);
   const count = buf.readUInt32BE(8);
-  if (count > limits.maxObjects) throw new PackError(`the pack holds ${count} objects; at most ${limits.maxObjects} per push`);
+  if (count > limits.maxObjects)
+    throw new PackLimitError('too many objects', `the push brings ${count} objects; a push may bring at most ${limits.maxObjects}`);
   const end = buf.length - 20;
   const sum = createHash('sha1').update(buf.subarray(0, end)).digest();
   if (!sum.equals(buf.subarray(end))) throw new PackError('pack checksum mismatch');
@@ -96,9 +114,13 @@ export async function readPack(bytes: Uint8Array, base: Base, limits: PackLimits
       entry.baseOid = buf.subarray(pos, pos + 20).toString('hex');
       pos += 20;
     } else if (!TYPES[kind]) throw new PackError(`unknown object type ${kind}`);
-    if (size > limits.maxObjectBytes) throw new PackError(`an object of ${size} bytes; at most ${limits.maxObjectBytes}`);
+    if (size > limits.maxObjectBytes) throw new PackLimitError('object too large', `an object of ${size} bytes; at most ${limits.maxObjectBytes}`);
     total += size;
-    if (total > limits.maxTotalBytes) throw new PackError(`the pack inflates past ${limits.maxTotalBytes} bytes`);
+    if (total > limits.maxTotalBytes)
+      throw new PackLimitError(
+        'push too large',
+        `the push's objects inflate past ${limits.maxTotalBytes} bytes, the most one push may bring; push fewer commits at a time`,
+      );
     let inflated: { buffer: Buffer; engine: { bytesWritten: number } };
     try {
       inflated = inflateSync(buf.subarray(pos, end), { info: true, maxOutputLength: Math.max(1, size) }) as unknown as typeof inflated;

@@ -1,5 +1,6 @@
 import type { MemoryLimits } from './config';
-import { badRequest } from './errors';
+import { CREDENTIAL_LABELS, findCredential } from './credentials';
+import { badRequest, conflict, MemoryError } from './errors';
 
 /**
  * Names and paths. A memory name is a REST slug; a note path is a POSIX path ending in `.md`,
@@ -106,6 +107,158 @@ export function validateFolder(folder: string | undefined, limits: PathLimits, f
   const segments = checkSegments(f, field, limits, 'folder');
   if (segments.some((s) => s.endsWith('.md'))) throw badRequest('invalid_path', 'folder names may not end in .md', field);
   return f;
+}
+
+/**
+ * Names every clone must be able to check out, on every system, and every terminal must show as they
+ * are: what a write may create (REST, MCP, move, import, restore, push) on top of the rules above.
+ * Notes that exist under such a name from before (reads, edits, deletes and moves away still work)
+ * are not refused by these: only a name a write creates or replaces.
+ */
+const WINDOWS_DEVICE = /^(?:con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]|conin\$|conout\$)$/;
+const WINDOWS_FORBIDDEN = /[<>:"|?*]/;
+/** Invisible or reordering code points (format characters: bidi controls, zero-width, soft hyphen, BOM, tag characters), C1 controls, line and paragraph separators, lone surrogates. */
+const MISREAD = /[\p{Cf}\p{Cc}\p{Zl}\p{Zp}\p{Cs}]/u;
+/** A percent-encoded dot, slash, backslash, percent or control character: decoded once more (by a client, a proxy, a shell script), the path would name another one. */
+const ENCODED = /%(?:2e|2f|5c|25|[01][0-9a-f]|7f)/i;
+
+/** Why `seg` is not portable (Windows, macOS, terminals, URL handling), or undefined. */
+export function portabilityRefusal(seg: string): string | undefined {
+  const cp = MISREAD.exec(seg)?.[0];
+  if (cp !== undefined) {
+    return `contains the invisible or reordering character U+${(cp.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}, which terminals and file managers misread`;
+  }
+  if (ENCODED.test(seg))
+    return 'contains a percent-encoded dot, slash, backslash, percent sign or control character, which reads as another path once decoded again';
+  const bad = WINDOWS_FORBIDDEN.exec(seg)?.[0];
+  if (bad !== undefined) return `contains "${bad}", which Windows does not allow in a file name`;
+  if (/[. ]$/.test(seg)) return 'ends in a dot or a space, which Windows drops (the name would change on checkout)';
+  const stem = seg.split('.')[0].replace(/ +$/, '').toLowerCase();
+  if (WINDOWS_DEVICE.test(stem)) return `is the Windows device name ${stem.toUpperCase()} (with any extension), which Windows cannot create as a file`;
+  return undefined;
+}
+
+/**
+ * A note path a write may create: the path rules, then every segment portable, and no credential in
+ * the name itself (a path is in every listing, every clone and every log line).
+ */
+export function validateNewNotePath(path: unknown, limits: PathLimits, field = 'path'): string {
+  const valid = validateNotePath(path, limits, field);
+  for (const seg of valid.split('/')) {
+    const refusal = portabilityRefusal(seg);
+    if (refusal) throw badRequest('invalid_path', `path segment "${printable(seg)}" ${refusal}`, field);
+  }
+  const found = findCredential(valid.replaceAll('/', '\n'));
+  if (found) {
+    throw new MemoryError(
+      'BAD_REQUEST',
+      'refused_content',
+      `path refused: it looks like ${CREDENTIAL_LABELS[found.kind]} (${found.kind}); remove the credential`,
+      {
+        field,
+        credentialKind: found.kind,
+      },
+    );
+  }
+  return valid;
+}
+
+/** A folder a push creates: the folder rules and portable segments. */
+export function validateNewFolder(folder: string, limits: PathLimits, field = 'folder'): string {
+  const valid = validateFolder(folder, limits, field);
+  for (const seg of valid === '' ? [] : valid.split('/')) {
+    const refusal = portabilityRefusal(seg);
+    if (refusal) throw badRequest('invalid_path', `folder segment "${printable(seg)}" ${refusal}`, field);
+  }
+  return valid;
+}
+
+/** A name as an error message may quote it: invisible and control characters as `\u{…}` escapes. */
+export function printable(s: string): string {
+  return s.replace(/[\p{Cf}\p{Cc}\p{Zl}\p{Zp}\p{Cs}]/gu, (c) => `\\u{${(c.codePointAt(0) ?? 0).toString(16)}}`);
+}
+
+/**
+ * The key under which case-insensitive or normalisation-insensitive file systems (macOS, Windows)
+ * see a name: NFC, then case folded (upper, then lower case: `ß` = `ss`, the Kelvin sign = `k`).
+ * Two paths with one key are twins: a clone there keeps only one of them.
+ */
+export function foldKey(path: string): string {
+  // ASCII (most paths) is its own NFC, and its case fold is its lower case: no normalisation pass.
+  return ASCII.test(path) ? path.toLowerCase() : path.normalize('NFC').toUpperCase().toLowerCase().normalize('NFC');
+}
+
+const ASCII = /^[\x00-\x7f]*$/;
+
+/**
+ * The existing note or folder (`…/`) that `path` would twin, or undefined. Two twin paths first
+ * differ in one segment under one existing folder: so only the children of the deepest folder of
+ * `path` that exists exactly are folded and compared with the segment of `path` under it. Two passes
+ * of prefix tests over the paths, no normalisation of the others: a write checks one path this way.
+ */
+function twinIn(existing: readonly string[], path: string): string | undefined {
+  const segs = path.split('/');
+  const prefixes = segs.slice(0, -1).map((_, i) => `${segs.slice(0, i + 1).join('/')}/`);
+  let depth = 0;
+  for (const q of existing) while (depth < prefixes.length && q.startsWith(prefixes[depth])) depth++;
+  const base = depth === 0 ? '' : prefixes[depth - 1];
+  const mine = segs[depth];
+  const key = foldKey(mine);
+  for (const q of existing) {
+    if (!q.startsWith(base)) continue;
+    const slash = q.indexOf('/', base.length);
+    const child = slash < 0 ? q.slice(base.length) : q.slice(base.length, slash);
+    if (child !== mine && foldKey(child) === key) return `${base}${child}${slash < 0 ? '' : '/'}`;
+  }
+  return undefined;
+}
+
+/** Every path and folder (`…/`) by its fold key, the first seen kept: how a write of many paths (an import) is checked. */
+function addFolds(map: Map<string, string>, path: string): string | undefined {
+  let i = path.indexOf('/');
+  let twin: string | undefined;
+  const add = (key: string, raw: string): void => {
+    const seen = map.get(key);
+    if (seen === undefined) map.set(key, raw);
+    else if (seen !== raw) twin ??= seen;
+  };
+  while (i >= 0) {
+    add(foldKey(path.slice(0, i)), `${path.slice(0, i)}/`);
+    i = path.indexOf('/', i + 1);
+  }
+  add(foldKey(path), path);
+  return twin;
+}
+
+/**
+ * Refuses new paths that differ from an existing note or folder (or from each other) only by case
+ * or Unicode normalisation: CONFLICT `path_collision`, naming the note or folder it collides with.
+ * A path that exists exactly is an update, never a twin; `movedAway` paths are gone.
+ */
+export function checkTwins(files: ReadonlyMap<string, unknown>, paths: readonly string[], movedAway: readonly string[] = []): void {
+  const fresh = paths.filter((p) => !files.has(p) || movedAway.includes(p));
+  if (fresh.length === 0) return;
+  const existing = [...files.keys()].filter((p) => movedAway.length === 0 || !movedAway.includes(p));
+  if (fresh.length === 1) {
+    const other = twinIn(existing, fresh[0]);
+    if (other !== undefined) throw conflict('path_collision', twinMessage(fresh[0], other));
+    return;
+  }
+  const folds = new Map<string, string>();
+  for (const q of existing) addFolds(folds, q);
+  for (const path of fresh) {
+    const other = addFolds(folds, path);
+    if (other !== undefined) throw conflict('path_collision', twinMessage(path, other));
+  }
+}
+
+export function twinMessage(path: string, other: string): string {
+  const what = other.endsWith('/') ? `the folder "${printable(other)}"` : `the note "${printable(other)}"`;
+  const how =
+    path.replace(/\/$/, '').normalize('NFC') === other.replace(/\/$/, '').normalize('NFC')
+      ? 'they are the same characters, composed differently (Unicode NFC and NFD)'
+      : 'they differ only by case or Unicode normalisation';
+  return `path "${printable(path)}" collides with ${what}: ${how}, and a clone on macOS or Windows would keep only one; use that name or another`;
 }
 
 /** `a/b/c.md` → `a/b`; a root note → `''`. */

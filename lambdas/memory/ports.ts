@@ -8,9 +8,10 @@
 /**
  * What a stored item is: a git loose object (deflated, as in `.git/objects`), a commit's index, or
  * a commit's lineage (its parents, depths and first-parent ancestors: what history walks batch on),
- * or a segment of packed note texts for search (`segments.ts`, named by the sha-256 of its content).
+ * or a segment of packed note texts for search (`segments.ts`, named by the sha-256 of its content),
+ * or a git pack of a push's objects and its index (`packed-objects.ts`, named by the pack's checksum).
  */
-export type BlobKind = 'object' | 'index' | 'lineage' | 'segment';
+export type BlobKind = 'object' | 'index' | 'lineage' | 'segment' | 'pack' | 'pack-index';
 
 export interface BlobItem {
   kind: BlobKind;
@@ -24,6 +25,8 @@ export interface BlobStore {
   get(memoryId: string, kind: BlobKind, sha: string): Promise<Uint8Array | undefined>;
   /** Writes every item, in parallel (one wave). Rejects if any write failed; items are immutable. */
   putMany(memoryId: string, items: readonly BlobItem[]): Promise<void>;
+  /** The names (shas) of every stored item of `kind` (used for packs: a handful per memory). */
+  list(memoryId: string, kind: 'pack-index'): Promise<string[]>;
 }
 
 export type MemoryState = 'active' | 'retired';

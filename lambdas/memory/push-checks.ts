@@ -1,6 +1,6 @@
 import type { GitOverlay } from './git-overlay';
 import type { PackObject } from './pack';
-import { gitRefusal } from './paths';
+import { foldKey, gitRefusal, printable, twinMessage } from './paths';
 
 /**
  * What `git fsck` checks of pushed trees and commits, and the small walks a push needs (`push.ts`).
@@ -80,13 +80,22 @@ export function checkTree(o: PackObject): string[] {
   let pos = 0;
   let previous: Buffer | undefined;
   const names = new Set<string>();
+  const folds = new Map<string, string>();
   while (pos < buf.length) {
     const sp = buf.indexOf(0x20, pos);
     const nul = sp < 0 ? -1 : buf.indexOf(0, sp + 1);
     if (sp < 0 || nul < 0 || nul + 21 > buf.length) return [`tree ${short(o.oid)} is malformed`];
     const mode = buf.toString('latin1', pos, sp);
     const nameBytes = buf.subarray(sp + 1, nul);
-    const name = nameBytes.toString('utf8');
+    let name: string;
+    try {
+      name = UTF8.decode(nameBytes);
+    } catch {
+      // REST refuses such a path; stored, it would be listed with U+FFFD and a write to that listing would add a second path.
+      out.push(`tree ${short(o.oid)} has an entry whose name is not UTF-8 (bytes ${nameBytes.toString('hex')}); note and folder names must be UTF-8`);
+      pos = nul + 21;
+      continue;
+    }
     pos = nul + 21;
     const isTree = mode === '40000';
     if (mode !== '100644' && !isTree) {
@@ -96,7 +105,11 @@ export function checkTree(o: PackObject): string[] {
     if (name === '' || name === '.' || name === '..' || name.includes('/')) out.push(`tree ${short(o.oid)} has an entry named "${name}"`);
     const refusal = gitRefusal(name);
     if (refusal) out.push(`"${name}" ${refusal}; it is refused in a memory`);
-    if (names.has(name)) out.push(`tree ${short(o.oid)} lists "${name}" twice`);
+    const shown = isTree ? `${name}/` : name;
+    const twin = folds.get(foldKey(name));
+    if (names.has(name)) out.push(`tree ${short(o.oid)} lists "${printable(name)}" twice`);
+    else if (twin !== undefined) out.push(twinMessage(shown, twin));
+    else folds.set(foldKey(name), shown);
     names.add(name);
     const key = Buffer.concat([nameBytes, Buffer.from(isTree ? '/' : '')]);
     if (previous && Buffer.compare(previous, key) >= 0) out.push(`tree ${short(o.oid)} is not sorted the way git sorts trees (at "${name}")`);
@@ -104,6 +117,8 @@ export function checkTree(o: PackObject): string[] {
   }
   return out;
 }
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 const MODES: Record<string, string> = {
   '100755': 'an executable file',

@@ -10,8 +10,8 @@ import { childLineage, type Lineage, type Lineages } from './lineage';
 import { describeNote, type NoteMeta } from './markdown';
 import type { Memories } from './memories';
 import { fileEntry, indexStats, type NoteIndex } from './note-index';
-import { PackError, readPack, type PackObject } from './pack';
-import { ancestorFolders, validateFolder, validateNotePath } from './paths';
+import { PackError, PackLimitError, readPack, type PackObject } from './pack';
+import { ancestorFolders, validateNewFolder, validateNewNotePath } from './paths';
 import { checkTree, parseCommit, topological, treeAt, type ParsedCommit } from './push-checks';
 import type { BlobStore, MemoryRecord, RevLock } from './ports';
 import { diffTrees, type BlobChange } from './tree-diff';
@@ -67,6 +67,14 @@ export class Pushes {
 
   async receive(caller: Caller, rawName: string, cmd: PushCommand, pack: Uint8Array | undefined): Promise<PushOutcome> {
     const { limits, lineages } = this.deps;
+    // The checks end within two thirds of the push's time; the wave and the head move take the rest.
+    const checksEnd = performance.now() + (limits.pushSeconds * 1000 * 2) / 3;
+    const overdue = (): PushOutcome | undefined =>
+      performance.now() > checksEnd
+        ? refused('push too slow', [
+            `checking this push took longer than a push may take (${limits.pushSeconds} s in all); push fewer commits or notes at a time (git push origin <older-commit>:main first)`,
+          ])
+        : undefined;
     const name = this.deps.memories.access(caller, rawName);
     if (cmd.ref !== MAIN_REF)
       return refused('only main can be pushed', [`a memory has one branch, main; push with: git push origin HEAD:main (not ${cmd.ref})`]);
@@ -86,10 +94,11 @@ export class Pushes {
         ? await readPack(pack, async (oid) => ((await git.has(oid)) ? git.readObject(oid) : undefined), {
             maxObjects: limits.maxPushObjects,
             maxObjectBytes: Math.max(limits.maxNoteBytes, 8 * 1024 * 1024),
-            maxTotalBytes: 512 * 1024 * 1024,
+            maxTotalBytes: limits.maxPushInflatedBytes,
           })
         : new Map();
     } catch (err) {
+      if (err instanceof PackLimitError) return refused(err.reason, [err.message]);
       if (err instanceof PackError) return { ok: false, reason: 'unpacker error', messages: [err.message], unpackError: err.message };
       throw err;
     }
@@ -134,7 +143,10 @@ export class Pushes {
       if (o.type === 'tree') for (const p of checkTree(o)) problem(p);
     }
     if (problems.length > 0) return refused('refused tree', problems);
-    for (const o of objects.values()) await git.writeObject(o.type, o.content);
+    const late = overdue();
+    if (late) return late;
+    // Readable by the checks below without a deflate each; stored only if the push lands.
+    for (const o of objects.values()) git.stage(o);
 
     // What each commit changed against its first parent: every new or changed note is checked like a write.
     const keep = new Set<string>(commits.keys());
@@ -142,6 +154,8 @@ export class Pushes {
     const metas = new Map<string, NoteMeta>();
     const checked = new Set<string>();
     for (const c of commits.values()) {
+      const late = overdue();
+      if (late) return late;
       const parentTree = c.parents[0] ? (commits.get(c.parents[0])?.tree ?? (await git.readCommit(c.parents[0])).tree) : null;
       if (objects.has(c.tree)) keep.add(c.tree);
       let changes: BlobChange[];
@@ -151,7 +165,7 @@ export class Pushes {
             if (objects.has(oid)) keep.add(oid);
             if (folder !== '') {
               try {
-                validateFolder(folder, limits);
+                validateNewFolder(folder, limits);
               } catch (err) {
                 problem(`${folder}/: ${messageOf(err)}`);
               }
@@ -181,6 +195,8 @@ export class Pushes {
     const lineage = new Map<string, Lineage>();
     const repaired: Lineage[] = [];
     for (const oid of order) {
+      const late = overdue();
+      if (late) return late;
       const c = commits.get(oid) as ParsedCommit;
       built.set(oid, await this.index(rec, git, c, built, changesOf.get(oid) as BlobChange[], metas));
       const parents = await Promise.all(
@@ -198,6 +214,7 @@ export class Pushes {
 
     const tip = built.get(cmd.new) as NoteIndex;
     const wave = [
+      ...git.stagedItems(keep),
       ...git.pending().filter((i) => keep.has(i.sha)),
       ...[...built.values()].flatMap((i) => this.deps.indexes.items(i)),
       ...lineages.items([...repaired, ...lineage.values()]),
@@ -226,7 +243,7 @@ export class Pushes {
     problem: (m: string) => void,
   ): Promise<NoteMeta | undefined> {
     try {
-      validateNotePath(path, this.deps.limits);
+      validateNewNotePath(path, this.deps.limits);
     } catch (err) {
       problem(`${path}: ${messageOf(err)}; only notes (.md files under paths a REST write accepts) can be pushed`);
       return undefined;

@@ -10,6 +10,7 @@ import { MemoryHistory } from './history';
 import { MemoryError, StorageError, unavailable } from './errors';
 import { Exports } from './exports';
 import { Fetches, type FetchPack } from './fetch';
+import { PackedObjects } from './packed-objects';
 import { GitOverlay } from './git-overlay';
 import { StoredIndexes, type IndexStore } from './index-store';
 import { Lineages } from './lineage';
@@ -106,7 +107,8 @@ export class MemoryService {
     const limits: MemoryLimits = { ...DEFAULT_LIMITS, ...deps.limits };
     const cache = deps.cache ?? new ImmutableCache(128 * 1024 * 1024);
     const clock = deps.clock ?? (() => new Date());
-    const git = (rec: MemoryRecord): GitOverlay => new GitOverlay(rec.id, deps.blobs, cache);
+    const packs = new PackedObjects(deps.blobs, cache);
+    const git = (rec: MemoryRecord): GitOverlay => new GitOverlay(rec.id, deps.blobs, cache, packs);
     const texts = new NoteTexts(cache, limits);
     const policy: SegmentPolicy = { ...DEFAULT_SEGMENT_POLICY, ...deps.segments };
     const indexes = deps.indexes ?? new StoredIndexes(deps.blobs, cache, limits, git, policy);

@@ -1,3 +1,4 @@
+import type { BlobKind } from './ports';
 import { tableDefinition, type TableDefinition, type TableSchema } from '../shared/aws/table-schema';
 
 /**
@@ -18,6 +19,8 @@ import { tableDefinition, type TableDefinition, type TableSchema } from '../shar
  *                                          layout of packed texts (`packed-texts.ts`)
  *   m/<id>/lineage/<commit sha>            the commit's lineage (parents, depth, generation, first-parent
  *                                          ancestors), derived and immutable (`lineage.ts`)
+ *   m/<id>/objects/pack/pack-<sha>.pack    the objects of a large push as one git pack (whole objects), and its
+ *   m/<id>/objects/pack/pack-<sha>.idx     version 2 index, named by the pack's checksum (`packed-objects.ts`)
  *   m/<id>/segment/<sha-256>               packed note texts for search (gzipped rows and texts, `segments.ts`),
  *                                          named by their content; indexes name the segments they use
  * `<id>` is the memory's random storage id from its rev-lock item, so a memory's objects can be
@@ -35,6 +38,12 @@ export function memoryTableDefinitions(names: MemoryTableNames): TableDefinition
   return [tableDefinition(names.memories, MEMORY_TABLE)];
 }
 
-export function objectKey(memoryId: string, kind: 'object' | 'index' | 'lineage' | 'segment', sha: string): string {
-  return kind === 'object' ? `m/${memoryId}/objects/${sha.slice(0, 2)}/${sha.slice(2)}` : `m/${memoryId}/${kind}/${sha}`;
+export function objectKey(memoryId: string, kind: BlobKind, sha: string): string {
+  if (kind === 'object') return `m/${memoryId}/objects/${sha.slice(0, 2)}/${sha.slice(2)}`;
+  if (kind === 'pack') return `${packPrefix(memoryId)}pack-${sha}.pack`;
+  if (kind === 'pack-index') return `${packPrefix(memoryId)}pack-${sha}.idx`;
+  return `m/${memoryId}/${kind}/${sha}`;
 }
+
+/** Where a memory's packs are: git's own `objects/pack/` folder. */
+export const packPrefix = (memoryId: string): string => `m/${memoryId}/objects/pack/`;

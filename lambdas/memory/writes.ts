@@ -11,7 +11,7 @@ import { rewriteLinks, type MoveSpec } from './links';
 import { similarity } from './tree-diff';
 import { validateFrontMatter, type NoteMeta } from './markdown';
 import type { Memories } from './memories';
-import { validateNotePath } from './paths';
+import { validateNewNotePath, validateNotePath } from './paths';
 import type { NoteTexts } from './texts';
 import type { Caller, DeleteResult, MoveInput, MoveResult, NoteEdit, NoteInput, WriteOptions, WriteResult } from './types';
 
@@ -38,7 +38,7 @@ export class NoteWrites {
 
   async writeNote(caller: Caller, rawName: string, rawPath: string, input: NoteInput, opts: WriteOptions = {}): Promise<WriteResult> {
     const name = this.deps.memories.access(caller, rawName);
-    const path = validateNotePath(rawPath, this.deps.limits);
+    const path = validateNewNotePath(rawPath, this.deps.limits);
     const text = composeInput(input, this.deps.limits);
     const meta = checkStored(text, path, this.deps.limits);
     return this.deps.commits.run(caller, name, path, opts, async ({ index, git }) => {
@@ -86,7 +86,7 @@ export class NoteWrites {
    */
   async restoreNote(caller: Caller, rawName: string, rawPath: string, opts: WriteOptions & { rev?: string } = {}): Promise<WriteResult> {
     const name = this.deps.memories.access(caller, rawName);
-    const path = validateNotePath(rawPath, this.deps.limits);
+    const path = validateNewNotePath(rawPath, this.deps.limits);
     if (opts.rev !== undefined) {
       const raw = opts.rev;
       return this.deps.commits.run(caller, name, path, { expectedRev: opts.expectedRev }, async ({ rec, index, git }) => {
@@ -125,7 +125,7 @@ export class NoteWrites {
     if (notes.length > limits.maxImportNotes) throw badRequest('invalid_argument', `at most ${limits.maxImportNotes} notes per import`, 'notes');
     const checked = new Map<string, { text: string; meta: NoteMeta }>();
     for (const n of notes) {
-      const path = validateNotePath(n?.path, limits);
+      const path = validateNewNotePath(n?.path, limits);
       const text = composeInput({ markdown: n.markdown }, limits);
       checked.set(path, { text, meta: checkStored(text, path, limits) });
     }
@@ -153,7 +153,7 @@ export class NoteWrites {
     const name = this.deps.memories.access(caller, rawName);
     if (input === null || typeof input !== 'object') throw badRequest('invalid_argument', 'from and to are required', 'from');
     const from = validateNotePath(input.from, limits, 'from');
-    const to = validateNotePath(input.to, limits, 'to');
+    const to = validateNewNotePath(input.to, limits, 'to');
     if (input.updateLinks !== undefined && typeof input.updateLinks !== 'boolean')
       throw badRequest('invalid_argument', 'updateLinks must be a boolean', 'updateLinks');
     if (from === to) throw badRequest('invalid_argument', 'from and to are the same path', 'to');

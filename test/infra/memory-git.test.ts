@@ -58,6 +58,9 @@ it('runs the /v1 pipeline with the memory API environment, streaming up to 190 M
   expect(secret.Properties.Name).toBe(env.MEMORY_SETTINGS_SECRET);
   expect(JSON.stringify(secret.Properties.SecretString)).toMatch(/AUTH_MODE.*cognito/);
   expect(env.MEMORY_GIT_MAX_RESPONSE_BYTES).toBe(String(190 * 1024 * 1024));
+  // A push answers once it has landed: before CloudFront's 60 s origin read timeout, with a margin; behind API Gateway, the core's 25 s default.
+  expect(env.MEMORY_PUSH_SECONDS).toBe('50');
+  expect(api.MEMORY_PUSH_SECONDS).toBeUndefined();
   // The buffered function behind API Gateway answers git only what fits a buffered response.
   expect(api.MEMORY_GIT_MAX_RESPONSE_BYTES).toBe(String(4 * 1024 * 1024));
 });

@@ -117,6 +117,18 @@ describe('write and read', () => {
     expect(err.message).not.toContain('AKIAZ7XQ3P5N2K4M6R8T');
   });
 
+  it('refuses a twin path (case or Unicode normalisation) with conflict naming the note, and non-portable names with invalid_argument', async () => {
+    const { c } = await session();
+    await ok(c, 'memory__write', { path: 'Ideas/Café.md', body: 'first' });
+    const twin = await toolError(c, 'memory__write', { path: 'ideas/cafe\u0301.md', body: 'second' });
+    expect(twin.code).toBe('conflict');
+    expect(twin.message).toMatch(/collides with the folder "Ideas\/"/);
+    const nfd = await toolError(c, 'memory__write', { path: 'Ideas/Cafe\u0301.md', body: 'second' });
+    expect(nfd.message).toMatch(/collides with the note "Ideas\/Café\.md"/);
+    expect((await toolError(c, 'memory__write', { path: 'CON.md', body: 'x' })).code).toBe('invalid_argument');
+    expect((await toolError(c, 'memory__write', { path: 'evil\u202Edm.txt.md', body: 'x' })).code).toBe('invalid_argument');
+  });
+
   it('answers conflict when a new vault would pass the per-account ceiling', async () => {
     const { c, caller } = await session();
     const ceiling = h.stack.memory.service.limits.maxMemoriesPerAccount;

@@ -178,11 +178,13 @@ describe('notes', () => {
     await put(u, 'enc', 'a%2Fb%2Fc.md', 'encoded');
     const plain = await call(u, 'GET', '/v1/memories/enc/notes/a/b/c.md', {}, { accept: 'text/markdown' });
     expect(await plain.text()).toBe('encoded');
-    // %252F decodes once to a literal "%2F" inside one file name, not to a folder.
-    await put(u, 'enc', 'x%252Fy.md', 'literal');
+    // %2520 decodes once to a literal "%20" inside one file name, not to a space.
+    await put(u, 'enc', 'x%2520y.md', 'literal');
     const listing = await body(await call(u, 'GET', '/v1/memories/enc/notes?depth=all&type=file&fields=path'), NoteListingSchema);
-    expect(listing.entries.map((e) => e.path).sort()).toEqual(['a/b/c.md', 'x%2Fy.md']);
-    expect(await (await call(u, 'GET', '/v1/memories/enc/notes/x%252Fy.md', {}, { accept: 'text/markdown' })).text()).toBe('literal');
+    expect(listing.entries.map((e) => e.path).sort()).toEqual(['a/b/c.md', 'x%20y.md']);
+    expect(await (await call(u, 'GET', '/v1/memories/enc/notes/x%2520y.md', {}, { accept: 'text/markdown' })).text()).toBe('literal');
+    // %252F would be a literal "%2F": a name that reads as another path once decoded again is refused.
+    expect((await call(u, 'PUT', '/v1/memories/enc/notes/x%252Fy.md', json({ body: 'x' }))).status).toBe(400);
     // Spaces and non-ASCII names, percent-encoded by the client.
     await put(u, 'enc', encodeURIComponent('notes/été 2026.md'), 'summer');
     expect(await (await call(u, 'GET', `/v1/memories/enc/notes/notes/${encodeURIComponent('été 2026.md')}`, {}, { accept: 'text/markdown' })).text()).toBe(

@@ -1,7 +1,12 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { HandlerExecutionContext, InitializeHandler, InitializeHandlerArguments, MiddlewareStack } from '@smithy/types';
 import type { MemoryService } from '../../lambdas/memory/service';
 import type { Caller } from '../../lambdas/memory/types';
 import { newCaller, startMemoryHarness, type MemoryHarness } from '../support/memory-harness';
+import { GIT_COMMITTER_ENV } from '../support/memory-git';
 
 /**
  * The storage budgets of DESIGN.md, held by counting SDK calls (never by timing), on a memory of
@@ -260,5 +265,52 @@ describe('packed search texts (segments)', () => {
     expect(total).toBe(1001);
     expect(after.keys.filter((k) => k.includes('/object')).length).toBe(0);
     await svc.idle();
+  });
+});
+
+describe('push', () => {
+  /** A repository of `n` notes, one commit, and the pack git sends for it. */
+  function repoPack(n: number): { head: string; pack: Buffer } {
+    const dir = mkdtempSync(join(process.env.TEST_TMP_DIR ?? tmpdir(), 'budget-push-'));
+    const git = (args: string[], input?: string) => execFileSync('git', args, { cwd: dir, env: GIT_COMMITTER_ENV, input, maxBuffer: 64 << 20 });
+    try {
+      git(['init', '-q', '-b', 'main']);
+      for (let i = 0; i < n; i++) {
+        mkdirSync(join(dir, `f${i % 5}`), { recursive: true });
+        writeFileSync(join(dir, `f${i % 5}`, `n${i}.md`), `# ${i}\n`);
+      }
+      git(['add', '-A']);
+      git(['commit', '-q', '-m', `${n} notes`]);
+      return { head: git(['rev-parse', 'HEAD']).toString().trim(), pack: git(['pack-objects', '--stdout', '--revs'], 'HEAD\n') };
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  test.each([
+    [3, 'loose objects: 3 notes, 3 folders, the root, the commit', { 's3.PutObject': 3 + 3 + 1 + 1 + 2 }],
+    [400, 'one pack and its index', { 's3.PutObject': 2 + 2 }],
+  ])('%i notes: one rev read, one wave of PUTs (%s, an index, a lineage), one conditional UpdateItem on the rev table', async (n, _what, puts) => {
+    const { head, pack } = repoPack(n);
+    const svc = h.service();
+    const name = `pushed-${n}`;
+    await svc.createMemory(me, name);
+    events.length = 0;
+    const { result, calls, waves, targets } = await h.counter.measure(() => svc.gitPush(me, name, { ref: 'refs/heads/main', old: null, new: head }, pack));
+    expect(result).toMatchObject({ ok: true, rev: head });
+    expect(calls).toEqual({ 'dynamodb.GetItem': 1, 'dynamodb.UpdateItem': 1, ...puts });
+    expect(waves['s3.PutObject']).toBe(1);
+    expect(oneWave(events)).toBe(true);
+    expect(Object.entries(targets).filter(([k]) => k.startsWith('dynamodb.UpdateItem'))).toEqual([[expect.stringMatching(/^dynamodb\.UpdateItem /), 1]]);
+  });
+
+  test('a cold instance reads a packed note: the rev read, the index, the loose object not found, one listing of the packs, the pack index and the pack; then nothing', async () => {
+    const svc = h.service();
+    const first = await measure(() => svc.readNote(me, 'pushed-400', 'f1/n1.md'));
+    expect(first.result.body).toBe('# 1\n');
+    expect(first.calls).toEqual({ 'dynamodb.GetItem': 1, 's3.GetObject': 4, 's3.ListObjectsV2': 1 });
+    expect(first.keys.filter((k) => k.includes('/objects/pack/')).length).toBe(2);
+    const second = await measure(() => svc.readNote(me, 'pushed-400', 'f2/n2.md'));
+    expect(second.calls).toEqual({ 'dynamodb.GetItem': 1 });
   });
 });

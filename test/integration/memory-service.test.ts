@@ -246,13 +246,15 @@ describe('writing and reading notes', () => {
     expect((await svc.getMemory(me, 'default')).rev).toBe(created.rev);
   });
 
-  test('reading a missing note is NOT_FOUND; paths are case-sensitive', async () => {
+  test('reading a missing note is NOT_FOUND; paths are case-sensitive, and a twin by case is refused', async () => {
     const me = await withMemory();
     await expectMemoryError(svc.readNote(me, 'm', 'a.md'), 'NOT_FOUND', 'note_not_found');
     await svc.writeNote(me, 'm', 'Case.md', { body: 'upper' });
-    await svc.writeNote(me, 'm', 'case.md', { body: 'lower' });
+    // A clone on macOS or Windows could keep only one of Case.md and case.md.
+    const twin = await expectMemoryError(svc.writeNote(me, 'm', 'case.md', { body: 'lower' }), 'CONFLICT', 'path_collision');
+    expect(twin.message).toMatch(/collides with the note "Case\.md"/);
     expect((await svc.readNote(me, 'm', 'Case.md')).body).toBe('upper');
-    expect((await svc.readNote(me, 'm', 'case.md')).body).toBe('lower');
+    await expectMemoryError(svc.readNote(me, 'm', 'case.md'), 'NOT_FOUND');
     await expectMemoryError(svc.readNote(me, 'm', 'CASE.md'), 'NOT_FOUND');
     await expectMemoryError(svc.readNote(me, 'm', '/Case.md'), 'BAD_REQUEST', 'invalid_path');
   });

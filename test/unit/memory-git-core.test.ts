@@ -88,7 +88,7 @@ describe('the pack reader', () => {
     corrupt[corrupt.length - 30] ^= 0xff;
     await expect(readPack(corrupt, async () => undefined, LIMITS)).rejects.toBeInstanceOf(PackError);
     await expect(readPack(bytes.subarray(0, 40), async () => undefined, LIMITS)).rejects.toThrow(PackError);
-    await expect(readPack(bytes, async () => undefined, { ...LIMITS, maxObjects: 2 })).rejects.toThrow(/holds \d+ objects/);
+    await expect(readPack(bytes, async () => undefined, { ...LIMITS, maxObjects: 2 })).rejects.toThrow(/brings \d+ objects/);
     await expect(readPack(bytes, async () => undefined, { ...LIMITS, maxObjectBytes: 100 })).rejects.toThrow(/at most 100/);
     await expect(readPack(Buffer.from('not a pack at all, not at all, no'), async () => undefined, LIMITS)).rejects.toThrow(/not a pack/);
   });

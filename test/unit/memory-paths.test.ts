@@ -1,6 +1,6 @@
 import { DEFAULT_LIMITS } from '../../lambdas/memory/config';
 import { MemoryError } from '../../lambdas/memory/errors';
-import { ancestorFolders, validateFolder, validateMemoryName, validateNotePath } from '../../lambdas/memory/paths';
+import { ancestorFolders, checkTwins, foldKey, validateFolder, validateMemoryName, validateNewNotePath, validateNotePath } from '../../lambdas/memory/paths';
 
 function reason(fn: () => unknown): string | undefined {
   try {
@@ -76,5 +76,81 @@ describe('folders', () => {
   test('ancestors are deepest first and end at the root', () => {
     expect(ancestorFolders('a/b/c.md')).toEqual(['a/b', 'a', '']);
     expect(ancestorFolders('c.md')).toEqual(['']);
+  });
+});
+
+describe('names a write may create (portable on every system)', () => {
+  test.each(['a.md', 'ünï/cödé.md', 'Deep/Er/Case.md', 'console.md', 'com10.md', 'a b/c d.md', '100%.md', 'a%20b.md', 'ok.md'])('accepts %p', (p) => {
+    expect(validateNewNotePath(p, DEFAULT_LIMITS)).toBe(p);
+  });
+
+  test.each([
+    ['CON.md', /Windows device name CON/],
+    ['aux/x.md', /Windows device name AUX/],
+    ['Nul.tar.md', /Windows device name NUL/],
+    ['lpt¹.md', /Windows device name LPT¹/],
+    ['conin$.md', /CONIN\$/],
+    ['a\u202Eb.md', /U\+202E/],
+    ['a\u2066b.md', /U\+2066/],
+    ['soft\u00ADhyphen.md', /U\+00AD/],
+    ['c1\u0085.md', /U\+0085/],
+    ['line\u2028sep.md', /U\+2028/],
+    ['tag\u{E0041}.md', /U\+E0041/],
+    ['%2e%2e/y.md', /percent-encoded/],
+    ['a%2Fb.md', /percent-encoded/],
+    ['a%255c.md', /percent-encoded/],
+    ['what?.md', /"\?"/],
+    ['a<b>.md', /"<"/],
+    ['pipe|.md', /"\|"/],
+    ['dot./x.md', /ends in a dot or a space/],
+    ['space /x.md', /ends in a dot or a space/],
+  ])('refuses %p', (p, why) => {
+    let message = '';
+    try {
+      validateNewNotePath(p, DEFAULT_LIMITS);
+    } catch (err) {
+      message = err instanceof MemoryError ? `${err.reason}: ${err.message}` : String(err);
+    }
+    expect(message).toMatch(/^invalid_path: /);
+    expect(message).toMatch(why);
+  });
+
+  test('a credential in a path is refused_content, without the value', () => {
+    let err: unknown;
+    try {
+      validateNewNotePath('keys/AKIAZ7XQ3P5N2K4M6R8T.md', DEFAULT_LIMITS);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(MemoryError);
+    expect((err as MemoryError).reason).toBe('refused_content');
+    expect((err as MemoryError).message).not.toContain('AKIAZ7XQ3P5N2K4M6R8T');
+  });
+});
+
+describe('twins', () => {
+  const files = new Map(['Notes/Today.md', 'Ideas/Café.md', 'straße.md'].map((p) => [p, {}]));
+  const twin = (paths: string[], moved: string[] = []) => reason(() => checkTwins(files, paths, moved));
+
+  test.each(['notes/x.md', 'NOTES/Today.md', 'Notes/today.md', 'Ideas/Cafe\u0301.md', 'ideas/café.md', 'STRASSE.md', 'strasse.md'])(
+    '%p twins an existing path',
+    (p) => {
+      expect(twin([p])).toBe('CONFLICT/path_collision');
+    },
+  );
+
+  test('an exact path is an update; other names are free; twins among new paths collide', () => {
+    expect(twin(['Notes/Today.md', 'Notes/Tomorrow.md', 'Ideas/Thé.md'])).toBeUndefined();
+    expect(twin(['new/a.md', 'New/b.md'])).toBe('CONFLICT/path_collision');
+  });
+
+  test('a move away frees the name: a rename by case alone is no twin', () => {
+    expect(twin(['notes/today.md'], ['Notes/Today.md'])).toBeUndefined();
+  });
+
+  test('the fold key: NFC, then case folded', () => {
+    expect(foldKey('Cafe\u0301.MD')).toBe(foldKey('café.md'));
+    expect(foldKey('\u212A.md')).toBe(foldKey('k.md'));
+    expect(foldKey('a.md')).not.toBe(foldKey('b.md'));
   });
 });

@@ -15,6 +15,11 @@ export class InMemoryBlobStore implements BlobStore {
   async putMany(memoryId: string, items: readonly BlobItem[]): Promise<void> {
     for (const item of items) this.items.set(`${memoryId}/${item.kind}/${item.sha}`, new Uint8Array(item.body));
   }
+
+  async list(memoryId: string, kind: 'pack-index'): Promise<string[]> {
+    const prefix = `${memoryId}/${kind}/`;
+    return [...this.items.keys()].filter((k) => k.startsWith(prefix)).map((k) => k.slice(prefix.length));
+  }
 }
 
 export class InMemoryRevLock implements RevLock {

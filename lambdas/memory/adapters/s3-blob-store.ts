@@ -1,8 +1,8 @@
-import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { jitteredBackoffMs, sleep } from '../../shared/concurrency';
 import { StorageError } from '../errors';
 import type { BlobItem, BlobKind, BlobStore } from '../ports';
-import { objectKey } from '../tables';
+import { objectKey, packPrefix } from '../tables';
 
 /** Immutable content-addressed bytes: cacheable forever by anyone who may read them. */
 const IMMUTABLE = 'private, max-age=31536000, immutable';
@@ -12,6 +12,8 @@ const CONTENT_TYPES: Record<BlobKind, string> = {
   index: 'application/gzip',
   lineage: 'application/octet-stream',
   segment: 'application/gzip',
+  pack: 'application/x-git-packed-objects',
+  'pack-index': 'application/x-git-packed-objects-toc',
 };
 
 /**
@@ -41,6 +43,26 @@ export class S3BlobStore implements BlobStore {
     }
   }
 
+  async list(memoryId: string, _kind: 'pack-index'): Promise<string[]> {
+    const prefix = packPrefix(memoryId);
+    const out: string[] = [];
+    let token: string | undefined;
+    do {
+      let page: { Contents?: Array<{ Key?: string }>; NextContinuationToken?: string };
+      try {
+        page = await this.s3.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token }));
+      } catch (err) {
+        throw new StorageError('s3.ListObjectsV2', err);
+      }
+      for (const o of page.Contents ?? []) {
+        const m = PACK_INDEX_NAME.exec((o.Key ?? '').slice(prefix.length));
+        if (m) out.push(m[1]);
+      }
+      token = page.NextContinuationToken;
+    } while (token);
+    return out;
+  }
+
   async putMany(memoryId: string, items: readonly BlobItem[]): Promise<void> {
     let next = 0;
     const worker = async (): Promise<void> => {
@@ -67,6 +89,8 @@ export class S3BlobStore implements BlobStore {
     if (failed) throw failed.reason;
   }
 }
+
+export const PACK_INDEX_NAME = /^pack-([0-9a-f]{40})\.idx$/;
 
 function isCutOff(err: unknown): boolean {
   const e = err as { name?: string; code?: string; message?: string; $metadata?: { httpStatusCode?: number } };
