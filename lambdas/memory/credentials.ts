@@ -174,7 +174,7 @@ const RULES: Rule[] = SPECS.map((r) => ({ ...r, global: new RegExp(r.pattern.sou
  * any is skipped by one or two tests instead of every rule. Keep in step with SPECS.
  */
 const NEEDED =
-  /A(?:KIA|SIA|BIA|CCA|GPA|IDA|IPA|NPA|NVA|PKA|ROA|SCA)|AIza|npm_|gh[pousr]_|github_pat_|gl(?:pat|dt|rt|ptt|ft|cbt|soat)-|xox[abprs]-|xapp-|hooks\.slack\.com|[sr]k_(?:live|test)_|sk-|eyJ|MI[IG]|MHcCAQEEI|b3BlbnNzaC1rZXktdjE|:\/\//;
+  /A(?:KIA|SIA|BIA|CCA|GPA|IDA|IPA|NPA|NVA|PKA|ROA|SCA)|AIza|npm_|mcpm_pat_|gh[pousr]_|github_pat_|gl(?:pat|dt|rt|ptt|ft|cbt|soat)-|xox[abprs]-|xapp-|hooks\.slack\.com|[sr]k_(?:live|test)_|sk-|eyJ|MI[IG]|MHcCAQEEI|b3BlbnNzaC1rZXktdjE|:\/\//;
 const NEEDED_WORDS = /begin|authori[sz]ation|aws|pass|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token|private[_-]?key/i;
 
 /** The first credential on one line, or undefined. */
