@@ -1,5 +1,5 @@
 /**
- * The site in a real browser: Debian's Chromium driven by playwright-core against the whole local
+ * The site in a real browser: a Chromium (test/support/browser.ts finds one) driven by playwright-core against the whole local
  * stack (site, catalog API, favorites, the OAuth front and its development sign-in), as a person
  * uses it: search with suggestions, filter and sort, open a server, copy an install snippet, sign
  * in, pin and unpin, at a desktop's and at a phone's width, with the keyboard alone and without
@@ -8,17 +8,17 @@
  * `test-artifacts/site/` (git-ignored). Requests to other hosts are answered by nobody: the test
  * never reaches the internet.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { seedCatalog } from '../../bin/local-stack/seed';
 import { generateCatalog } from '../../bin/local-stack/synthetic';
 import { searchDocumentOf } from '../../lambdas/catalog/reindex';
 import type { CatalogRecord } from '../../lambdas/catalog/domain/types';
+import { findBrowser } from '../support/browser';
 import { startScratchStack, type ScratchStack } from '../support/scratch-stack';
 import { ROOT } from '../support/stack-process';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARTIFACTS = join(ROOT, 'test-artifacts', 'site');
 const HOSTILE = join(ROOT, 'test', 'fixtures', 'site', 'hostile-readmes');
 const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
@@ -36,9 +36,8 @@ let known: CatalogRecord;
 const hostileSlugs: string[] = [];
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium not found at ${CHROMIUM}: install Debian's chromium (apt-get install -y chromium; .ci/run does) or set CHROMIUM_PATH`);
-  }
+  // CHROMIUM_PATH, a system browser, Playwright's cache, else the one the @sparticuz/chromium dev dependency ships.
+  const found = await findBrowser();
   mkdirSync(ARTIFACTS, { recursive: true });
   // Limits are not what this file is about (DECISIONS): one browser is one client IP.
   scratch = await startScratchStack('site-e2e', {
@@ -91,7 +90,8 @@ beforeAll(async () => {
   await stack.catalog.index.upsert([...writes.map((w) => searchDocumentOf({ record: w.record, readme: w.readme })), searchDocumentOf({ record: known })]);
 
   browser = await chromium.launch({
-    executablePath: CHROMIUM,
+    executablePath: found.executablePath,
+    env: { ...process.env, ...found.env },
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'],
   });
 }, 240_000);
