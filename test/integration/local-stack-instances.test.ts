@@ -33,7 +33,9 @@ function start(port: number): ChildProcess {
     (text) => {
       log += text;
     },
-    { MEMORY_RATE_LIMIT: '100000' },
+    // Budgets of their own: long enough for a loaded machine, short enough that a write meeting a
+    // paused backend is refused (503) well within the test's 30 s per request.
+    { MEMORY_RATE_LIMIT: '100000', AWS_CONNECT_TIMEOUT_MS: '3000', AWS_DYNAMODB_TIMEOUT_MS: '5000', AWS_S3_TIMEOUT_MS: '8000' },
   );
   children.push(child);
   return child;
