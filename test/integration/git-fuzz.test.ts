@@ -36,10 +36,11 @@ beforeAll(async () => {
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
   stack = spawnStack(dataDir, port, (t) => (log += t), { MEMORY_RATE_LIMIT: '1000000' });
+  // Its own budget: npm start seeds 300 demo servers first, which on a loaded machine took over 90 s.
   await until(
     'the stack',
     async () => ((await fetch(`${base}/healthz`)).status === 200 ? true : undefined),
-    120_000,
+    300_000,
     () => log,
   );
   const minted = spawnSync(TSX, ['bin/token.ts', '--sub', 'fuzz', '--scope', 'memory:read memory:write'], {
@@ -59,7 +60,7 @@ beforeAll(async () => {
   git(['add', '-A']);
   git(['commit', '-q', '-m', 'b']);
   validPack = git(['pack-objects', '--stdout', '--revs'], 'HEAD\n');
-}, 180_000);
+}, 420_000);
 
 afterAll(async () => {
   await stopStack(stack);

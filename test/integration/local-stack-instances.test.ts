@@ -42,6 +42,7 @@ function start(port: number): ChildProcess {
 }
 
 const until = <T>(what: string, fn: () => Promise<T | undefined>) => waitFor(what, fn, 90000, () => log);
+const STARTUP_MS = 300_000;
 
 const healthz = async (base: string) => {
   const res = await fetch(`${base}/healthz`);
@@ -132,7 +133,13 @@ beforeAll(async () => {
   a = `http://127.0.0.1:${pa}`;
   b = `http://127.0.0.1:${pb}`;
   start(pa);
-  await until('the first instance', async () => ((await healthz(a)).status === 200 ? true : undefined));
+  // Its own budget: the first npm start seeds 300 demo servers, which on a loaded machine took over 90 s.
+  await waitFor(
+    'the first instance',
+    async () => ((await healthz(a)).status === 200 ? true : undefined),
+    STARTUP_MS,
+    () => log,
+  );
   // The second instance attaches to the backends its stack file names: the fault proxies, in front of the real ones.
   const stackFile = join(dataDir, 'run', 'stack.json');
   const info = JSON.parse(readFileSync(stackFile, 'utf8')) as { dynamoEndpoint: string; s3Endpoint: string };
@@ -149,7 +156,7 @@ beforeAll(async () => {
   });
   token = minted.stdout.trim().split('\n').pop() ?? '';
   expect((await v1(a, 'POST', '/memories', { name: 'shared' })).status).toBe(201);
-}, 180000);
+}, STARTUP_MS + 120_000);
 
 afterAll(async () => {
   // The attached instance first, then the owner (which stops the backends).
