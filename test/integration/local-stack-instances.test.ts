@@ -33,9 +33,10 @@ function start(port: number): ChildProcess {
     (text) => {
       log += text;
     },
-    // Budgets of their own: long enough for a loaded machine, short enough that a write meeting a
-    // paused backend is refused (503) well within the test's 30 s per request.
-    { MEMORY_RATE_LIMIT: '100000', AWS_CONNECT_TIMEOUT_MS: '3000', AWS_DYNAMODB_TIMEOUT_MS: '5000', AWS_S3_TIMEOUT_MS: '8000' },
+    // Budgets of their own: long enough for a loaded machine (a DynamoDB Local just restarted beside
+    // busy cores took over 5 s for a call), short enough that a write meeting a paused backend is
+    // refused (503) within the test's REQUEST_MS (S3: 3 attempts, DynamoDB: 2).
+    { MEMORY_RATE_LIMIT: '100000', AWS_CONNECT_TIMEOUT_MS: '5000', AWS_DYNAMODB_TIMEOUT_MS: '15000', AWS_S3_TIMEOUT_MS: '15000' },
   );
   children.push(child);
   return child;
@@ -43,6 +44,8 @@ function start(port: number): ChildProcess {
 
 const until = <T>(what: string, fn: () => Promise<T | undefined>) => waitFor(what, fn, 90000, () => log);
 const STARTUP_MS = 300_000;
+/** What one request may take: more than an instance's whole storage budget for one call. */
+const REQUEST_MS = 60_000;
 
 const healthz = async (base: string) => {
   const res = await fetch(`${base}/healthz`);
@@ -54,7 +57,7 @@ function v1(base: string, method: string, path: string, body?: unknown, headers:
     method,
     headers: { authorization: `Bearer ${token}`, ...(body !== undefined && { 'content-type': 'application/json' }), ...headers },
     body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(30000),
+    signal: AbortSignal.timeout(REQUEST_MS),
   });
 }
 
@@ -181,7 +184,7 @@ test('identical appends from two instances in the same second: every 200 applied
   const note = (await (await v1(b, 'GET', '/memories/shared/notes/log.md')).json()) as { body: string };
   expect(note.body.split('same line').length - 1).toBe(ok);
   expect(ok).toBeGreaterThan(0);
-}, 120000);
+}, 300_000);
 
 test('distinct notes written at once from both processes, over /v1 and MCP: every acknowledged write is in the tree and in one linear history', async () => {
   expect((await v1(b, 'POST', '/memories', { name: 'many' })).status).toBe(201);
@@ -195,7 +198,7 @@ test('distinct notes written at once from both processes, over /v1 and MCP: ever
         method: 'tools/call',
         params: { name: 'memory__write', arguments: { path: `@many/${path}`, body: `# ${path}` } },
       }),
-      signal: AbortSignal.timeout(30000),
+      signal: AbortSignal.timeout(REQUEST_MS),
     }).then(async (r) => (r.status === 200 && !((await r.json()) as { result?: { isError?: boolean } }).result?.isError ? 200 : r.status));
   const paths = Array.from({ length: 30 }, (_, i) => `p${i % 3}/note-${i}.md`);
   const codes = await Promise.all(
@@ -220,7 +223,7 @@ test('distinct notes written at once from both processes, over /v1 and MCP: ever
   } finally {
     clone.cleanup();
   }
-}, 120000);
+}, 300_000);
 
 test('one If-Match from both instances: exactly one winner, every other a 409', async () => {
   const base = (await (await v1(a, 'PUT', '/memories/shared/notes/cas.md', { body: 'v0\n' })).json()) as { rev: string };
@@ -233,7 +236,7 @@ test('one If-Match from both instances: exactly one winner, every other a 409', 
   expect(codes.filter((c) => c === 409)).toHaveLength(11);
   const note = (await (await v1(b, 'GET', '/memories/shared/notes/cas.md')).json()) as { body: string };
   expect(note.body).toBe('v0\nsame\n');
-}, 120000);
+}, 300_000);
 
 test('Idempotency-Key across instances: a retried append is applied once, whichever instance gets the retry', async () => {
   await v1(a, 'PUT', '/memories/shared/notes/idem.md', { body: 'start\n' });
@@ -261,7 +264,7 @@ test('Idempotency-Key across instances: a retried append is applied once, whiche
   expect((await append(b, 'k-2')).status).toBe(200);
   expect(((await (await v1(a, 'GET', '/memories/shared/notes/idem.md')).json()) as { body: string }).body).toBe('start\nonce\nonce\n');
   expect((await append(a, ' bad key')).status).toBe(400);
-}, 120000);
+}, 300_000);
 
 test('DynamoDB Local killed by a write’s own call: that write is answered 200 or 503, healthz names it, the owner brings it back, writes go on', async () => {
   const before = pidOf('dynamodb');
@@ -279,7 +282,7 @@ test('DynamoDB Local killed by a write’s own call: that write is answered 200 
   expect(pidOf('dynamodb')).not.toBe(before);
   expect((await v1b('PUT', '/memories/shared/notes/after-kill.md', { body: 'back\n' })).status).toBe(200);
   if (res.status === 200) expect((await v1(a, 'GET', '/memories/shared/notes/killed-mid-write.md')).status).toBe(200);
-}, 120000);
+}, 300_000);
 
 /** Write loops on both instances; `path` of every acknowledged write, and every status. */
 function writeLoops(prefix: string, count: number) {
@@ -318,7 +321,7 @@ test('the S3 server killed by an object write of the second instance, then Dynam
   expect(pidOf('s3')).not.toBe(s3Before);
   for (const path of loops.acknowledged) expect((await v1(b, 'GET', `/memories/shared/notes/${path}`)).status).toBe(200);
   expect((await v1(a, 'PUT', '/memories/shared/notes/faults2/after.md', { body: 'ok\n' })).status).toBe(200);
-}, 180000);
+}, 300_000);
 
 test('the S3 server paused by an object write of the second instance during write loops on both: that write is answered 503 while S3 is still paused, never a 500; every acknowledged write is there after', async () => {
   const s3 = pidOf('s3');
@@ -347,4 +350,4 @@ test('the S3 server paused by an object write of the second instance during writ
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-}, 180000);
+}, 300_000);

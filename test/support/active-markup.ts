@@ -1,4 +1,4 @@
-import { parse, parseFragment, type DefaultTreeAdapterMap } from 'parse5';
+import { parseFragment, type DefaultTreeAdapterMap } from 'parse5';
 
 /**
  * What would be active in a browser, read from the markup as a browser parses it (parse5 follows the
@@ -64,7 +64,7 @@ const ACTIVE_ATTRIBUTES = new Set(['style', 'srcdoc', 'formaction', 'http-equiv'
 const SCRIPT_SCHEME = /^(javascript|data|vbscript):/i;
 
 /** The scheme a browser would see: leading and trailing C0 controls and spaces stripped, tabs and newlines removed (URL spec). */
-export function browserUrl(value: string): string {
+function browserUrl(value: string): string {
   return value.replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, '').replace(/[\t\n\r]/g, '');
 }
 
@@ -108,11 +108,6 @@ export function activeMarkup(fragment: string): string[] {
 /** Every element of an HTML fragment, as a browser would build it. */
 export function elementsOf(fragment: string): Element[] {
   return [...elements(parseFragment(fragment) as Node)];
-}
-
-/** Every element of a whole page. */
-export function pageElements(html: string): Element[] {
-  return [...elements(parse(html) as Node)];
 }
 
 export function attr(el: Element, name: string): string | undefined {
