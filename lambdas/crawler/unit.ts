@@ -145,6 +145,7 @@ export async function runUnit(ctx: CrawlContext, ref: UnitRef): Promise<UnitOutc
         updates.push({ name: id.name, precedence: id.precedence, listed: false, reason: norm.ok ? 'deleted upstream' : norm.rejection.reason });
         return;
       }
+      for (const reason of norm.server.dropped ?? []) result.dropped?.push({ name: id.name, ...(id.version && { version: id.version }), reason });
       work.push({ server: norm.server, slug: st.slug, state: st, precedence: id.precedence });
     });
   } else {

@@ -1,26 +1,31 @@
 /**
- * The site in a real browser: Debian's Chromium driven by playwright-core against the whole local
+ * The site in a real browser: a Chromium (test/support/browser.ts finds one) driven by playwright-core against the whole local
  * stack (site, catalog API, favorites, the OAuth front and its development sign-in), as a person
  * uses it: search with suggestions, filter and sort, open a server, copy an install snippet, sign
  * in, pin and unpin, create, copy and revoke a personal access token, at a desktop's and at a phone's width, with the keyboard alone and without
  * JavaScript. axe-core checks every page in both themes; the hostile README corpus renders inert
- * (no script runs, no handler fires, no CSP violation). Screenshots of each page go to
+ * (no script runs, no handler fires, no CSP violation), and so do hostile registry entries, crawled
+ * through the fake registry and written as they came (every link http(s) or absent). Screenshots of each page go to
  * `test-artifacts/site/` (git-ignored). Requests to other hosts are answered by nobody: the test
  * never reaches the internet.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { seedCatalog } from '../../bin/local-stack/seed';
 import { generateCatalog } from '../../bin/local-stack/synthetic';
 import { searchDocumentOf } from '../../lambdas/catalog/reindex';
 import type { CatalogRecord } from '../../lambdas/catalog/domain/types';
+import type { CatalogWrite } from '../../lambdas/catalog/domain/ports';
+import { runCrawl } from '../../lambdas/crawler/crawler';
+import { catalogByName, startCrawlerEnv } from '../support/crawler-env';
+import { findBrowser } from '../support/browser';
 import { startScratchStack, type ScratchStack } from '../support/scratch-stack';
 import { ROOT } from '../support/stack-process';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARTIFACTS = join(ROOT, 'test-artifacts', 'site');
 const HOSTILE = join(ROOT, 'test', 'fixtures', 'site', 'hostile-readmes');
+const HOSTILE_ROWS = join(ROOT, 'test', 'fixtures', 'site', 'hostile-registry', 'rows.json');
 const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 /** Generous waits on events: CI's two cores are shared with the backends and the other test files. */
 const WAIT = 45_000;
@@ -34,11 +39,53 @@ let base = '';
 /** A server with an npm package and a hosted endpoint, whose snippets the copy test checks. */
 let known: CatalogRecord;
 const hostileSlugs: string[] = [];
+/** Hostile registry entries: as the crawler kept them, and as they came (written past the crawler). */
+const crawledSlugs: string[] = [];
+const rawSlugs: string[] = [];
+
+/**
+ * The hostile registry entries crawled through the loopback fake registry (with the hostile README
+ * corpus as one repository's README), and the same entries written to the catalog as they came, as
+ * if the crawler had let every URL through: then only the site's own escaping and link checks stand
+ * between them and the page.
+ */
+async function hostileEntries(template: CatalogRecord): Promise<CatalogWrite[]> {
+  const rows = JSON.parse(readFileSync(HOSTILE_ROWS, 'utf8')) as Array<{ server: Record<string, unknown> }>;
+  const env = await startCrawlerEnv(rows);
+  try {
+    const corpus = readdirSync(HOSTILE).filter((f) => f.endsWith('.md') && f !== 'README.md');
+    env.github.override('attacker/hostile-readme', { readme: corpus.map((f) => readFileSync(join(HOSTILE, f), 'utf8')).join('\n\n') });
+    await runCrawl(env.newCrawler().crawler);
+    const crawled = [...(await catalogByName(env.rawStore)).values()].map((d) => ({ ...d, record: { ...d.record, hasIcon: false } }));
+    crawledSlugs.push(...crawled.map((d) => d.record.slug));
+    const raw = rows
+      .filter((r) => /^[\w.-]+\/[\w.-]+$/.test(String(r.server.name)))
+      .map(({ server: s }) => {
+        const key = String(s.name).split('/')[1];
+        const record = {
+          ...template,
+          slug: `zz-raw-${key}`,
+          name: String(s.name),
+          title: s.title as string | undefined,
+          description: String(s.description),
+          websiteUrl: s.websiteUrl as string | undefined,
+          repository: s.repository as CatalogRecord['repository'],
+          packages: (s.packages ?? []) as CatalogRecord['packages'],
+          remotes: (s.remotes ?? []) as CatalogRecord['remotes'],
+          hasIcon: false,
+        } as CatalogRecord;
+        rawSlugs.push(record.slug);
+        return { record, readme: key === 'script-close' ? crawled.find((d) => d.record.name === record.name)?.readme : undefined, tools: null };
+      });
+    return [...crawled, ...raw];
+  } finally {
+    await env.close();
+  }
+}
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium not found at ${CHROMIUM}: install Debian's chromium (apt-get install -y chromium; .ci/run does) or set CHROMIUM_PATH`);
-  }
+  // CHROMIUM_PATH, a system browser, Playwright's cache, else the one the @sparticuz/chromium dev dependency ships.
+  const found = await findBrowser();
   mkdirSync(ARTIFACTS, { recursive: true });
   // Limits are not what this file is about (DECISIONS): one browser is one client IP.
   scratch = await startScratchStack('site-e2e', {
@@ -87,11 +134,14 @@ beforeAll(async () => {
     remotes: [{ type: 'streamable-http', url: 'https://mcp.acme.dev/mcp' }],
     hasIcon: false,
   };
-  await stack.catalog.store.put([...writes, { record: known, readme: null, tools: null }]);
-  await stack.catalog.index.upsert([...writes.map((w) => searchDocumentOf({ record: w.record, readme: w.readme })), searchDocumentOf({ record: known })]);
+  const registryEntries = await hostileEntries(template.record);
+  const all: CatalogWrite[] = [...writes, ...registryEntries, { record: known, readme: null, tools: null }];
+  await stack.catalog.store.put(all);
+  await stack.catalog.index.upsert(all.map((w) => searchDocumentOf({ record: w.record, readme: w.readme ?? undefined })));
 
   browser = await chromium.launch({
-    executablePath: CHROMIUM,
+    executablePath: found.executablePath,
+    env: { ...process.env, ...found.env },
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'],
   });
 }, 240_000);
@@ -583,6 +633,68 @@ describe('hostile READMEs', () => {
     expect(w.dialogs).toEqual([]);
     await w.context.close();
   }, 180_000);
+});
+
+/**
+ * Everything on the page that could run or lead somewhere: every URL-bearing attribute resolved as
+ * the browser resolves it must be http(s) (mailto: in a README); every script must be the site's own
+ * (same origin) or a JSON-LD data block that still parses; no element carries an event handler.
+ */
+const PAGE_AUDIT = `(() => {
+  const links = [];
+  for (const el of document.querySelectorAll('[href],[src],[action],[formaction],[poster],[ping],[data],[srcset]')) {
+    for (const name of ['href', 'src', 'action', 'formaction', 'poster', 'ping', 'data', 'srcset']) {
+      const value = el.getAttribute(name);
+      if (value === null) continue;
+      for (const part of name === 'srcset' ? value.split(',').map((c) => c.trim().split(/\\s+/)[0]) : [value]) {
+        let scheme = 'unparseable';
+        try { scheme = new URL(part, document.baseURI).protocol; } catch {}
+        if (!['http:', 'https:'].includes(scheme) && !(scheme === 'mailto:' && el.closest('.readme'))) links.push(el.tagName + '@' + name + '=' + part);
+      }
+    }
+  }
+  const scripts = [];
+  for (const s of document.scripts) {
+    if (s.type === 'application/ld+json') { try { JSON.parse(s.textContent); } catch { scripts.push('broken JSON-LD: ' + s.textContent.slice(0, 80)); } }
+    else if (!s.src || new URL(s.src).origin !== location.origin) scripts.push(s.outerHTML.slice(0, 80));
+  }
+  const handlers = [];
+  for (const el of document.querySelectorAll('*')) for (const a of el.attributes) if (/^on/i.test(a.name)) handlers.push(el.tagName + '@' + a.name);
+  return { links, scripts, handlers };
+})()`;
+
+describe('hostile registry entries', () => {
+  test('crawled or written as they came, each page is inert: nothing runs, every link is http(s) or absent', async () => {
+    expect(crawledSlugs.length).toBe(7);
+    expect(rawSlugs.length).toBe(9);
+    const w = await open();
+    const visit = async (path: string) => {
+      await w.page.goto(path);
+      await w.page.waitForLoadState('load');
+      // Give any handler (an image's onerror, a focus, an animation) its chance to fire.
+      await w.page.evaluate('new Promise((r) => requestAnimationFrame(() => setTimeout(r, 250)))');
+      const audit = (await w.page.evaluate(PAGE_AUDIT)) as { links: string[]; scripts: string[]; handlers: string[] };
+      return { path, pwned: await w.page.evaluate('window.__pwned ?? null'), csp: await cspViolations(w.page), ...audit };
+    };
+    const clean = (path: string) => ({ path, pwned: null, csp: [], links: [], scripts: [], handlers: [] });
+    for (const slug of [...crawledSlugs, ...rawSlugs])
+      expect(await visit(`/servers/${encodeURIComponent(slug)}`)).toEqual(clean(`/servers/${encodeURIComponent(slug)}`));
+    // Their cards, in a list and in search results, suggestions included.
+    for (const path of ['/servers?sort=name&q=attacker', '/search?q=attacker', '/search?q=script']) expect(await visit(path)).toEqual(clean(path));
+    const box = w.page.getByRole('combobox', { name: 'Search MCP servers' });
+    await box.fill('hostile');
+    await w.page.getByRole('listbox', { name: 'Suggestions' }).getByRole('option').first().waitFor();
+    expect((await w.page.evaluate(PAGE_AUDIT)) as unknown).toEqual({ links: [], scripts: [], handlers: [] });
+    // The markup arrived as text: the title is shown as written, right-to-left override and all.
+    await w.page.goto(`/servers/zz-raw-script-close`);
+    expect(await w.page.getByRole('heading', { level: 1 }).textContent()).toBe("</script><script>window.__pwned='title'</script>");
+    await w.page.goto(`/servers/zz-raw-bidi-tricks`);
+    expect(await w.page.getByRole('heading', { level: 1 }).textContent()).toBe('Off\u202eicial\u202c Serv\u200ber');
+    expect(w.foreign.filter((u) => !/^https?:/.test(u) || u.includes('pwned'))).toEqual([]);
+    expectClean(w);
+    await shot(w.page, 'hostile-registry-last');
+    await w.context.close();
+  }, 240_000);
 });
 
 describe('the registry feed points at these pages', () => {

@@ -8,12 +8,15 @@ import { isWebp128 } from '../../lambdas/catalog/icons';
 import { runCrawl } from '../../lambdas/crawler/crawler';
 import { isRejection, rowIdentity } from '../../lambdas/crawler/domain/normalise';
 import type { CrawlReport } from '../../lambdas/crawler/domain/types';
-import { loadSampleRows } from '../support/crawler-fakes';
+import { loadSampleRows, SAMPLE_PATH } from '../support/crawler-fakes';
+import { describeUnless } from '../support/skips';
 import { catalogByName, startCrawlerEnv, type CrawlerEnv } from '../support/crawler-env';
 
 const sample = loadSampleRows();
-if (!sample) console.log('crawler-sample: ../shared/reference/registry/samples not found; skipping the full-sample crawl');
-const describeSample = sample ? describe : describe.skip;
+const describeSample = describeUnless(sample ? undefined : `${SAMPLE_PATH} is absent (../shared is not checked out)`, {
+  id: 'shared:crawler-sample',
+  what: 'the crawl of the full registry sample (1,289 rows); crawler-fixture.test.ts crawled the committed 45 rows',
+});
 
 // A full crawl of 675 servers against DynamoDB Local and in-process fakes takes a while on a shared machine.
 jest.setTimeout(300_000);

@@ -1,6 +1,8 @@
 import type { ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { freePort } from '../../bin/local-stack/backends';
-import { basicUrl, gitSandbox, interpose, type GitSandbox } from '../support/git-client';
+import { basicUrl, gitSandbox, interpose, type GitSandbox, type Interposer } from '../support/git-client';
 import { spawnStack, stopStack, until } from '../support/stack-process';
 import { startMemoryStack, type MemoryStack } from './memory-api-harness';
 
@@ -380,8 +382,28 @@ describe('across two instances on the same backends', () => {
   let second: ChildProcess | undefined;
   let b = '';
   let log = '';
+  /** The second instance reaches DynamoDB through this proxy, which can hold its conditional writes. */
+  let ddbProxy: Interposer | undefined;
+  let holdNext: { arrived: () => void; released: Promise<void> } | undefined;
 
   beforeAll(async () => {
+    // The second npm start attaches to the backends named in the stack file: DynamoDB through the proxy.
+    const stackFile = join(h.dataDir, 'run', 'stack.json');
+    const info = JSON.parse(readFileSync(stackFile, 'utf8')) as { dynamoEndpoint: string };
+    ddbProxy = await interpose(
+      info.dynamoEndpoint,
+      (_m, _p, headers, body) =>
+        holdNext !== undefined &&
+        String(headers['x-amz-target']).endsWith('.UpdateItem') &&
+        (JSON.parse(body.toString('utf8')) as { TableName?: string }).TableName === h.stack.memoryConfig.memoryTable,
+      async () => {
+        const hold = holdNext;
+        holdNext = undefined;
+        hold?.arrived();
+        await hold?.released;
+      },
+    );
+    writeFileSync(stackFile, JSON.stringify({ ...info, dynamoEndpoint: ddbProxy.url }));
     const port = await freePort();
     b = `http://127.0.0.1:${port}`;
     second = spawnStack(
@@ -398,10 +420,14 @@ describe('across two instances on the same backends', () => {
       120000,
       () => log,
     );
+    writeFileSync(stackFile, JSON.stringify(info));
   }, 150000);
-  afterAll(() => stopStack(second));
+  afterAll(async () => {
+    await stopStack(second);
+    await ddbProxy?.close();
+  });
 
-  it('pushes of the same base to both instances and REST writes to both: one push wins, nothing acknowledged is lost', async () => {
+  it('a push held at its conditional write while the other instance takes a push and REST writes: one push wins, nothing acknowledged is lost', async () => {
     const instances = [h.url, b];
     for (const [i, base] of instances.entries()) {
       await g.ok('', ['clone', '-q', basicUrl(base, 'work', token), `inst-${i}`]);
@@ -409,30 +435,47 @@ describe('across two instances on the same backends', () => {
       await g.ok(`inst-${i}`, ['add', '-A']);
       await g.ok(`inst-${i}`, ['commit', '-q', '-m', `push through instance ${i}`]);
     }
-    const pushes = await Promise.all(instances.map((base, i) => g.run(`inst-${i}`, ['push', '-q', basicUrl(base, 'work', token), 'main'])));
+    const base = await head();
+    // The push through the second instance stops at the conditional write that would move the head…
+    let release: () => void = () => undefined;
+    const arrived = new Promise<void>((arrive) => {
+      holdNext = { arrived: arrive, released: new Promise((r) => (release = r)) };
+    });
+    const pushB = g.run('inst-1', ['push', '-q', basicUrl(b, 'work', token), 'main']);
+    await arrived;
+    // …and while it is held there, the first instance takes the other push and a REST write lands on each.
+    const pushA = await g.run('inst-0', ['push', '-q', basicUrl(h.url, 'work', token), 'main']);
     const writes = await Promise.all(
-      instances.map((base, i) =>
-        fetch(`${base}/v1/memories/work/notes/instances/rest-${i}.md`, {
+      instances.map((url, i) =>
+        fetch(`${url}/v1/memories/work/notes/instances/rest-${i}.md`, {
           method: 'PUT',
           headers: { ...auth(), 'content-type': 'text/markdown' },
           body: `# rest ${i}\n`,
         }),
       ),
     );
-    // Both pushes were built on the same head: exactly one can be a fast-forward.
-    expect(pushes.filter((p) => p.status === 0)).toHaveLength(1);
-    for (const p of pushes.filter((x) => x.status !== 0)) expect(p.stderr).toMatch(/\(fetch first\)/);
+    expect(pushA.status).toBe(0);
     expect(writes.map((w) => w.status)).toEqual([200, 200]);
-    for (const [i] of instances.entries()) {
-      expect((await rest('GET', `/notes/instances/from-${i}.md`)).status).toBe(pushes[i].status === 0 ? 200 : 404);
-      expect((await rest('GET', `/notes/instances/rest-${i}.md`)).status).toBe(200);
-    }
-    // Each instance sees the other's writes at once, and serves the same history.
-    for (const base of instances) {
-      await g.ok('', ['clone', '-q', basicUrl(base, 'work', token), `inst-check-${base.slice(-5)}`]);
-      await g.fsck(`inst-check-${base.slice(-5)}`);
+    const moved = await head();
+    expect(moved).not.toBe(base);
+    // The held write goes on against a head that moved twice: it must not land, and git says why.
+    release();
+    const pushed = await pushB;
+    expect(pushed.status).not.toBe(0);
+    expect(pushed.stderr).toMatch(/\(fetch first\)|non-fast-forward|stale/);
+    expect(await head()).toBe(moved);
+    expect((await rest('GET', '/notes/instances/from-0.md')).status).toBe(200);
+    expect((await rest('GET', '/notes/instances/from-1.md')).status).toBe(404);
+    for (const i of [0, 1]) expect((await rest('GET', `/notes/instances/rest-${i}.md`)).status).toBe(200);
+    // Each instance serves the same history, which git fscks; the losing push lands after a pull.
+    for (const url of instances) {
+      await g.ok('', ['clone', '-q', basicUrl(url, 'work', token), `inst-check-${url.slice(-5)}`]);
+      await g.fsck(`inst-check-${url.slice(-5)}`);
     }
     expect(await g.ok(`inst-check-${h.url.slice(-5)}`, ['rev-parse', 'HEAD'])).toBe(await g.ok(`inst-check-${b.slice(-5)}`, ['rev-parse', 'HEAD']));
+    await g.ok('inst-1', ['pull', '-q', '--no-rebase', basicUrl(b, 'work', token), 'main']);
+    expect((await g.run('inst-1', ['push', '-q', basicUrl(b, 'work', token), 'main'])).status).toBe(0);
+    expect((await rest('GET', '/notes/instances/from-1.md')).status).toBe(200);
   });
 });
 

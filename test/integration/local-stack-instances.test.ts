@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../bin/local-stack/backends';
+import { interpose, type Interposer } from '../support/git-client';
 import { cloneBundle } from '../support/memory-git';
 import { ROOT, spawnStack, stopStack, TSX, until as waitFor } from '../support/stack-process';
 
@@ -11,9 +12,12 @@ import { ROOT, spawnStack, stopStack, TSX, until as waitFor } from '../support/s
  * `npm start` attaches to the first one's backends. The probes of the storage review, repeated
  * across instances: identical appends from both (every 200 applied exactly once), one If-Match
  * from both (exactly one winner), then faults: DynamoDB Local killed (healthz 503 naming it, the
- * owner restarts it on its port) and the S3 server paused with SIGSTOP during a write loop (only
- * 200 or a prompt 503, never a 500); every acknowledged write is there after, and the export
- * passes `git fsck --full --strict`.
+ * owner restarts it on its port) and the S3 server killed or paused with SIGSTOP during write loops
+ * (only 200 or a 503, never a 500); every acknowledged write is there after, and the export passes
+ * `git fsck --full --strict`. Each fault starts from a request: the second instance reaches the
+ * backends through loopback proxies (its stack file names them) that kill or pause a backend when
+ * the instance makes the storage call the test armed, so a request is in flight when the backend
+ * dies, and the test asserts which one.
  */
 const dataDir = mkdtempSync(join(tmpdir(), 'instances-'));
 const children: ChildProcess[] = [];
@@ -29,13 +33,19 @@ function start(port: number): ChildProcess {
     (text) => {
       log += text;
     },
-    { MEMORY_RATE_LIMIT: '100000' },
+    // Budgets of their own: long enough for a loaded machine (a DynamoDB Local just restarted beside
+    // busy cores took over 5 s for a call), short enough that a write meeting a paused backend is
+    // refused (503) within the test's REQUEST_MS (S3: 3 attempts, DynamoDB: 2).
+    { MEMORY_RATE_LIMIT: '100000', AWS_CONNECT_TIMEOUT_MS: '5000', AWS_DYNAMODB_TIMEOUT_MS: '15000', AWS_S3_TIMEOUT_MS: '15000' },
   );
   children.push(child);
   return child;
 }
 
 const until = <T>(what: string, fn: () => Promise<T | undefined>) => waitFor(what, fn, 90000, () => log);
+const STARTUP_MS = 300_000;
+/** What one request may take: more than an instance's whole storage budget for one call. */
+const REQUEST_MS = 60_000;
 
 const healthz = async (base: string) => {
   const res = await fetch(`${base}/healthz`);
@@ -47,20 +57,101 @@ function v1(base: string, method: string, path: string, body?: unknown, headers:
     method,
     headers: { authorization: `Bearer ${token}`, ...(body !== undefined && { 'content-type': 'application/json' }), ...headers },
     body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(30000),
+    signal: AbortSignal.timeout(REQUEST_MS),
   });
 }
 
 const pidOf = (name: 'dynamodb' | 's3') => Number(readFileSync(join(dataDir, 'run', `${name}.pid`), 'utf8'));
+
+/** A fault armed on the second instance's `nth` matching storage call from now on; `act` kills or pauses the backend. */
+interface Fault {
+  backend: 'dynamodb' | 's3';
+  nth: number;
+  act: () => void;
+  seen: number;
+  /** The second instance's requests in flight when it fired. */
+  inflight?: string[];
+  fired: Promise<void>;
+  fire: () => void;
+}
+const proxies: Interposer[] = [];
+let armed: Fault[] = [];
+let firing: Fault | undefined;
+/** The second instance's /v1 requests now in flight (method and path). */
+const inflight = new Set<string>();
+
+function arm(backend: Fault['backend'], nth: number, act: () => void): Fault {
+  let fire: () => void = () => undefined;
+  const fired = new Promise<void>((r) => (fire = r));
+  const f: Fault = { backend, nth, act, seen: 0, fired, fire };
+  armed.push(f);
+  return f;
+}
+
+/** Storage calls a write makes: DynamoDB calls on the memory table, S3 object writes. */
+function storageCall(backend: Fault['backend'], method: string, headers: Record<string, string | string[] | undefined>, body: Buffer): boolean {
+  if (backend === 's3') return method === 'PUT';
+  if (!String(headers['x-amz-target'] ?? '').startsWith('DynamoDB_')) return false;
+  try {
+    return (JSON.parse(body.toString('utf8')) as { TableName?: string }).TableName === 'memories';
+  } catch {
+    return false;
+  }
+}
+
+async function faultProxy(backend: Fault['backend'], endpoint: string): Promise<Interposer> {
+  return interpose(
+    endpoint,
+    (method, _path, headers, body) => {
+      const f = armed.find((x) => x.backend === backend);
+      if (!f || !storageCall(backend, method, headers, body) || ++f.seen < f.nth) return false;
+      armed = armed.filter((x) => x !== f);
+      firing = f;
+      return true;
+    },
+    async () => {
+      const f = firing;
+      firing = undefined;
+      if (!f) return;
+      f.inflight = [...inflight];
+      f.act();
+      f.fire();
+    },
+  );
+}
+
+/** `v1` on the second instance, keeping count of what is in flight there. */
+async function v1b(method: string, path: string, body?: unknown): Promise<Response> {
+  const key = `${method} ${path}`;
+  inflight.add(key);
+  try {
+    return await v1(b, method, path, body);
+  } finally {
+    inflight.delete(key);
+  }
+}
 
 beforeAll(async () => {
   const [pa, pb] = [await freePort(), await freePort()];
   a = `http://127.0.0.1:${pa}`;
   b = `http://127.0.0.1:${pb}`;
   start(pa);
-  await until('the first instance', async () => ((await healthz(a)).status === 200 ? true : undefined));
+  // Its own budget: the first npm start seeds 300 demo servers, which on a loaded machine took over 90 s.
+  await waitFor(
+    'the first instance',
+    async () => ((await healthz(a)).status === 200 ? true : undefined),
+    STARTUP_MS,
+    () => log,
+  );
+  // The second instance attaches to the backends its stack file names: the fault proxies, in front of the real ones.
+  const stackFile = join(dataDir, 'run', 'stack.json');
+  const info = JSON.parse(readFileSync(stackFile, 'utf8')) as { dynamoEndpoint: string; s3Endpoint: string };
+  const [ddbProxy, s3Proxy] = [await faultProxy('dynamodb', info.dynamoEndpoint), await faultProxy('s3', info.s3Endpoint)];
+  proxies.push(ddbProxy, s3Proxy);
+  writeFileSync(stackFile, JSON.stringify({ ...info, dynamoEndpoint: ddbProxy.url, s3Endpoint: s3Proxy.url }));
   start(pb);
   await until('the second instance', async () => ((await healthz(b)).status === 200 ? true : undefined));
+  writeFileSync(stackFile, JSON.stringify(info));
   const minted = spawnSync(TSX, ['bin/token.ts', '--sub', 'instances', '--scope', 'memory:read memory:write'], {
     cwd: ROOT,
     env: { ...process.env, DATA_DIR: dataDir, PORT: String(pa) },
@@ -68,11 +159,12 @@ beforeAll(async () => {
   });
   token = minted.stdout.trim().split('\n').pop() ?? '';
   expect((await v1(a, 'POST', '/memories', { name: 'shared' })).status).toBe(201);
-}, 180000);
+}, STARTUP_MS + 120_000);
 
 afterAll(async () => {
   // The attached instance first, then the owner (which stops the backends).
   for (const c of [...children].reverse()) await stopStack(c);
+  await Promise.all(proxies.map((p) => p.close()));
   rmSync(dataDir, { recursive: true, force: true });
 }, 40000);
 
@@ -92,7 +184,7 @@ test('identical appends from two instances in the same second: every 200 applied
   const note = (await (await v1(b, 'GET', '/memories/shared/notes/log.md')).json()) as { body: string };
   expect(note.body.split('same line').length - 1).toBe(ok);
   expect(ok).toBeGreaterThan(0);
-}, 120000);
+}, 300_000);
 
 test('distinct notes written at once from both processes, over /v1 and MCP: every acknowledged write is in the tree and in one linear history', async () => {
   expect((await v1(b, 'POST', '/memories', { name: 'many' })).status).toBe(201);
@@ -106,7 +198,7 @@ test('distinct notes written at once from both processes, over /v1 and MCP: ever
         method: 'tools/call',
         params: { name: 'memory__write', arguments: { path: `@many/${path}`, body: `# ${path}` } },
       }),
-      signal: AbortSignal.timeout(30000),
+      signal: AbortSignal.timeout(REQUEST_MS),
     }).then(async (r) => (r.status === 200 && !((await r.json()) as { result?: { isError?: boolean } }).result?.isError ? 200 : r.status));
   const paths = Array.from({ length: 30 }, (_, i) => `p${i % 3}/note-${i}.md`);
   const codes = await Promise.all(
@@ -131,7 +223,7 @@ test('distinct notes written at once from both processes, over /v1 and MCP: ever
   } finally {
     clone.cleanup();
   }
-}, 120000);
+}, 300_000);
 
 test('one If-Match from both instances: exactly one winner, every other a 409', async () => {
   const base = (await (await v1(a, 'PUT', '/memories/shared/notes/cas.md', { body: 'v0\n' })).json()) as { rev: string };
@@ -144,7 +236,7 @@ test('one If-Match from both instances: exactly one winner, every other a 409', 
   expect(codes.filter((c) => c === 409)).toHaveLength(11);
   const note = (await (await v1(b, 'GET', '/memories/shared/notes/cas.md')).json()) as { body: string };
   expect(note.body).toBe('v0\nsame\n');
-}, 120000);
+}, 300_000);
 
 test('Idempotency-Key across instances: a retried append is applied once, whichever instance gets the retry', async () => {
   await v1(a, 'PUT', '/memories/shared/notes/idem.md', { body: 'start\n' });
@@ -172,70 +264,80 @@ test('Idempotency-Key across instances: a retried append is applied once, whiche
   expect((await append(b, 'k-2')).status).toBe(200);
   expect(((await (await v1(a, 'GET', '/memories/shared/notes/idem.md')).json()) as { body: string }).body).toBe('start\nonce\nonce\n');
   expect((await append(a, ' bad key')).status).toBe(400);
-}, 120000);
+}, 300_000);
 
-test('DynamoDB Local killed: healthz names it on both instances, the owner brings it back, writes go on', async () => {
+test('DynamoDB Local killed by a write’s own call: that write is answered 200 or 503, healthz names it, the owner brings it back, writes go on', async () => {
   const before = pidOf('dynamodb');
-  process.kill(before, 'SIGKILL');
+  const fault = arm('dynamodb', 1, () => process.kill(before, 'SIGKILL'));
+  const res = await v1b('PUT', '/memories/shared/notes/killed-mid-write.md', { body: 'x\n' });
+  await fault.fired;
+  expect(fault.inflight).toEqual(['PUT /memories/shared/notes/killed-mid-write.md']);
+  expect([200, 503]).toContain(res.status);
+  // Java takes seconds to start again: until then the second instance's healthz names the table's backend.
   await until('healthz 503 naming dynamodb', async () => {
     const h = await healthz(b);
     return h.status === 503 && h.body.down?.includes('dynamodb') ? true : undefined;
   });
   await until('dynamodb restarted', async () => ((await healthz(a)).status === 200 && (await healthz(b)).status === 200 ? true : undefined));
   expect(pidOf('dynamodb')).not.toBe(before);
-  expect((await v1(b, 'PUT', '/memories/shared/notes/after-kill.md', { body: 'back\n' })).status).toBe(200);
-}, 120000);
+  expect((await v1b('PUT', '/memories/shared/notes/after-kill.md', { body: 'back\n' })).status).toBe(200);
+  if (res.status === 200) expect((await v1(a, 'GET', '/memories/shared/notes/killed-mid-write.md')).status).toBe(200);
+}, 300_000);
 
-test('the S3 server killed and DynamoDB Local paused during writes: 200 or a prompt 503, never a 500, and the owner restarts S3', async () => {
+/** Write loops on both instances; `path` of every acknowledged write, and every status. */
+function writeLoops(prefix: string, count: number) {
   const statuses: number[] = [];
   const acknowledged: string[] = [];
   const loop = async (base: string, tag: string) => {
-    for (let i = 0; i < 10; i++) {
-      const path = `faults2/${tag}-${i}.md`;
-      const res = await v1(base, 'PUT', `/memories/shared/notes/${path}`, { body: `${tag} ${i}\n` }).catch(() => undefined);
+    for (let i = 0; i < count; i++) {
+      const path = `${prefix}/${tag}-${i}.md`;
+      const res = await (base === b ? v1b : (m: string, p: string, body?: unknown) => v1(a, m, p, body))('PUT', `/memories/shared/notes/${path}`, {
+        body: `${tag} ${i}\n`,
+      }).catch(() => undefined);
       statuses.push(res?.status ?? 0);
       if (res?.status === 200) acknowledged.push(path);
     }
   };
+  return { statuses, acknowledged, done: Promise.all([loop(a, 'a'), loop(b, 'b')]) };
+}
+
+test('the S3 server killed by an object write of the second instance, then DynamoDB Local paused by its next table call, during write loops on both: 200 or 503, never a 500; the owner restarts S3', async () => {
   const s3Before = pidOf('s3');
-  const writes = Promise.all([loop(a, 'a'), loop(b, 'b')]);
-  await new Promise((r) => setTimeout(r, 200));
-  process.kill(s3Before, 'SIGKILL');
   const ddb = pidOf('dynamodb');
-  process.kill(ddb, 'SIGSTOP');
-  await new Promise((r) => setTimeout(r, 3000));
+  const kill = arm('s3', 3, () => process.kill(s3Before, 'SIGKILL'));
+  const loops = writeLoops('faults2', 10);
+  await kill.fired;
+  expect(kill.inflight?.length).toBe(1);
+  const pause = arm('dynamodb', 1, () => process.kill(ddb, 'SIGSTOP'));
+  await Promise.race([pause.fired, loops.done]);
+  // Resumed once the request that met the pause has been answered (the instance gave up on the table).
+  const stalled = pause.inflight?.[0];
+  if (stalled) await until('the paused request answered', async () => (inflight.has(stalled) ? undefined : true));
   process.kill(ddb, 'SIGCONT');
-  await writes;
-  expect(statuses.filter((st) => st !== 200 && st !== 503)).toEqual([]);
+  await loops.done;
+  expect(stalled).toBeDefined();
+  expect(loops.statuses.filter((st) => st !== 200 && st !== 503)).toEqual([]);
   await until('both backends answer again', async () => ((await healthz(a)).status === 200 && (await healthz(b)).status === 200 ? true : undefined));
   expect(pidOf('s3')).not.toBe(s3Before);
-  for (const path of acknowledged) expect((await v1(b, 'GET', `/memories/shared/notes/${path}`)).status).toBe(200);
+  for (const path of loops.acknowledged) expect((await v1(b, 'GET', `/memories/shared/notes/${path}`)).status).toBe(200);
   expect((await v1(a, 'PUT', '/memories/shared/notes/faults2/after.md', { body: 'ok\n' })).status).toBe(200);
-}, 180000);
+}, 300_000);
 
-test('the S3 server paused during a write loop on both instances: 200 or a prompt 503, never a 500; every acknowledged write is there after', async () => {
+test('the S3 server paused by an object write of the second instance during write loops on both: that write is answered 503 while S3 is still paused, never a 500; every acknowledged write is there after', async () => {
   const s3 = pidOf('s3');
-  const acknowledged: string[] = [];
-  const statuses: number[] = [];
-  const loop = async (base: string, tag: string) => {
-    for (let i = 0; i < 12; i++) {
-      const path = `faults/${tag}-${i}.md`;
-      const started = Date.now();
-      const res = await v1(base, 'PUT', `/memories/shared/notes/${path}`, { body: `${tag} ${i}\n` }).catch(() => undefined);
-      statuses.push(res?.status ?? 0);
-      if (res?.status === 200) acknowledged.push(path);
-      if (res?.status === 503) expect(Date.now() - started).toBeLessThan(25000);
-    }
-  };
-  const writes = Promise.all([loop(a, 'a'), loop(b, 'b')]);
-  await new Promise((r) => setTimeout(r, 300));
-  process.kill(s3, 'SIGSTOP');
-  await new Promise((r) => setTimeout(r, 4000));
+  const pause = arm('s3', 4, () => process.kill(s3, 'SIGSTOP'));
+  const loops = writeLoops('faults', 12);
+  await pause.fired;
+  const stalled = pause.inflight?.[0] as string;
+  expect(pause.inflight).toHaveLength(1);
+  // The instance answers the request that met the paused server on its own S3 budget, before anyone resumes it.
+  await until('the paused request answered', async () => (inflight.has(stalled) ? undefined : true));
   process.kill(s3, 'SIGCONT');
-  await writes;
-  expect(statuses.filter((s) => s !== 200 && s !== 503)).toEqual([]);
-  expect(statuses).toContain(200);
-  for (const path of acknowledged) expect((await v1(a, 'GET', `/memories/shared/notes/${path}`)).status).toBe(200);
+  await loops.done;
+  expect(loops.statuses.filter((s) => s !== 200 && s !== 503)).toEqual([]);
+  expect(loops.statuses).toContain(200);
+  expect(loops.acknowledged).not.toContain(stalled.replace('PUT /memories/shared/notes/', ''));
+  for (const path of loops.acknowledged) expect((await v1(a, 'GET', `/memories/shared/notes/${path}`)).status).toBe(200);
 
   // The whole history exports and passes git's strictest check.
   const bundle = Buffer.from(await (await v1(b, 'GET', '/memories/shared/export')).arrayBuffer());
@@ -248,4 +350,4 @@ test('the S3 server paused during a write loop on both instances: 200 or a promp
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-}, 180000);
+}, 300_000);

@@ -4,6 +4,7 @@ import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { startScratchStack, type ScratchStack } from '../support/scratch-stack';
+import { describeUnless } from '../support/skips';
 
 /**
  * The official MCP conformance suite's server scenarios that apply to this server, run against
@@ -31,9 +32,7 @@ function install(): string | undefined {
   return undefined;
 }
 
-const skip = install();
-if (skip) console.log(`skipping the MCP conformance suite: ${skip}`);
-const maybe = skip ? describe.skip : describe;
+const maybe = describeUnless(install(), { id: 'mcp-conformance', what: 'the official MCP conformance suite against /mcp' });
 
 maybe('MCP conformance (server scenarios that apply)', () => {
   let proxy: Server;

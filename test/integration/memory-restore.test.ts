@@ -122,8 +122,8 @@ it('an object deleted outside the functions is reported by key, and reads work a
   const damaged = await verifyMemories({ ...target(), table: h.table }, (l) => lines.push(l as { memory: string; missing: string[] }));
   expect(damaged.damaged).toBeGreaterThanOrEqual(1);
   expect(lines.find((l) => l.memory === 'fragile')?.missing).toEqual([key]);
-  // A fresh instance (no cache) cannot read the note without its blob.
-  await expect(h.service().readNote(me, 'fragile', 'a.md')).rejects.toThrow();
+  // A fresh instance (no cache) cannot read the note without its blob, and says which object is missing.
+  await expect(h.service().readNote(me, 'fragile', 'a.md')).rejects.toMatchObject({ name: 'NotFoundError', message: `Could not find ${blob}.` });
 
   // The runbook: copy the previous version over the key (here: the same bytes again).
   await h.s3.send(new PutObjectCommand({ Bucket: h.bucket, Key: key, Body: saved }));

@@ -11,11 +11,19 @@ const SPEC_ANON: RatePolicy = { name: 'catalog-anon', ratePerSecond: 30, burst: 
  * Buckets whose takes wait until `release()` (a table that has not answered yet), counting the
  * takes started and those still unanswered (reported as the backlog).
  */
-function gated(inner: TokenBuckets): { slow: TokenBuckets; release: () => void; calls: () => number; outstanding: () => number } {
+function gated(inner: TokenBuckets): {
+  slow: TokenBuckets;
+  release: () => void;
+  calls: () => number;
+  outstanding: () => number;
+  /** Resolves once every take made so far has been answered. */
+  drained: () => Promise<void>;
+} {
   let release: () => void = () => undefined;
   const gate = new Promise<void>((r) => (release = r));
   let calls = 0;
   let outstanding = 0;
+  const idle: Array<() => void> = [];
   const slow: TokenBuckets = {
     take: async (key, p, n) => {
       calls++;
@@ -25,11 +33,13 @@ function gated(inner: TokenBuckets): { slow: TokenBuckets; release: () => void; 
         return await inner.take(key, p, n);
       } finally {
         outstanding--;
+        if (outstanding === 0) for (const r of idle.splice(0)) r();
       }
     },
     backlog: () => outstanding,
   };
-  return { slow, release: () => release(), calls: () => calls, outstanding: () => outstanding };
+  const drained = () => (outstanding === 0 ? Promise.resolve() : new Promise<void>((r) => idle.push(r)));
+  return { slow, release: () => release(), calls: () => calls, outstanding: () => outstanding, drained };
 }
 
 describe('GCRA token bucket (pure)', () => {
@@ -181,7 +191,7 @@ describe('on DynamoDB Local', () => {
   });
 
   it('past its backlog bound (RATE_MAX_BACKLOG), a new caller waits for its own take: unanswered takes never pile up without bound', async () => {
-    const { slow, release, outstanding } = gated(buckets);
+    const { slow, release, outstanding, drained } = gated(buckets);
     const policy: RatePolicy = { name: 'backlog', ratePerSecond: 30, burst: 60 };
     const limiter = new LeasingRateLimiter(slow, { leaseFraction: 0.1, provisionalTokens: 1, maxBacklog: 3, clock });
     // Three new callers while the table is slow: admitted at once, their takes outstanding.
@@ -199,7 +209,7 @@ describe('on DynamoDB Local', () => {
     release();
     expect(await fourth).toMatchObject({ allowed: true, remaining: 59 });
     // The table caught up: the next new caller is admitted without waiting again.
-    for (let i = 0; i < 200 && outstanding() > 0; i++) await new Promise((r) => setTimeout(r, 10));
+    await drained();
     expect(outstanding()).toBe(0);
     expect((await limiter.consume(k('bl-e'), policy)).allowed).toBe(true);
   });

@@ -154,7 +154,7 @@ describe('readers (catalog instances) and the writer', () => {
       bucket,
       key,
     );
-    await expect(new S3SnapshotIndex(unreachable).start()).rejects.toThrow();
+    await expect(new S3SnapshotIndex(unreachable).start()).rejects.toThrow(/ECONNREFUSED 127\.0\.0\.1:9/);
   });
 
   it('are read-only in the catalog function, and the writer is write-only', async () => {

@@ -15,8 +15,13 @@ import { isDeepStrictEqual } from 'node:util';
  *
  * Removals, renames, changed types and any changed limit (the limits are the spec's, frozen in both
  * directions) are reported everywhere, with their JSON path. Descriptions and summaries may be
- * reworded. Component schemas (`#/components/schemas/X`) take the direction of
- * the places that reference them.
+ * reworded (titles and examples also dropped). Component schemas (`#/components/schemas/X`) take the
+ * direction of the places that reference them.
+ *
+ * The walk follows the grammar of OpenAPI and JSON Schema: under a name map (`properties`, `paths`,
+ * `responses`, `content`, `components.schemas`, …) a key is a name, so a property called `title`,
+ * `example` or `description` is held to the rules of every property, and the direction of data
+ * comes only from keywords (`requestBody`, `responses`, …), never from a property that shares the name.
  */
 type Flow = 'request' | 'response' | 'both';
 
@@ -45,20 +50,50 @@ const CONSTRAINTS = new Set([
   'not',
   'uniqueItems',
 ]);
-/** Map-like objects whose keys are names, not schema keywords. */
+/**
+ * Keywords whose value is a map of names (a property, a path, a status code, a media type, a
+ * component): under them a key is a name, never a keyword, so a property called `title`,
+ * `example` or `required` is a property like any other.
+ */
 const NAME_MAPS = new Set([
   'properties',
   'patternProperties',
+  'dependentSchemas',
+  '$defs',
+  'definitions',
   'paths',
+  'webhooks',
   'schemas',
   'responses',
   'headers',
   'content',
-  'components',
   'securitySchemes',
-  '$defs',
-  'definitions',
+  'requestBodies',
+  'links',
+  'callbacks',
+  'encoding',
+  'mapping',
+  'variables',
+  'scopes',
+  'pathItems',
 ]);
+/** Keywords that are maps under `components` (`parameters` and `examples` are arrays or prose elsewhere). */
+const COMPONENT_MAPS = new Set(['parameters', 'examples']);
+const REQUEST_KEYWORDS = new Set(['requestBody', 'parameters', 'inputSchema']);
+const RESPONSE_KEYWORDS = new Set(['responses', 'outputSchema']);
+
+/**
+ * Where a node sits in the grammar: the keyword (or name) it is the value of, whether its own keys
+ * are names (it is the value of a name map) and the direction of data there.
+ */
+interface At {
+  path: string;
+  /** The key this node is the value of, when that key is a keyword; '' when it is a name or an index. */
+  keyword: string;
+  /** This node's keys are names (a property, a path, a status code), not keywords. */
+  names: boolean;
+  flow?: Flow;
+}
 
 /**
  * Keywords whose value constrains nothing: JSON object keys are always strings, and an empty schema
@@ -72,31 +107,46 @@ function vacuous(key: string, value: unknown): boolean {
 
 export function nonAdditiveChanges(prev: unknown, next: unknown): string[] {
   const flows = componentFlows(next);
-  return compare(prev, next, '$', [], flows);
+  return compare(prev, next, { path: '$', keyword: '', names: false }, flows);
 }
 
-function compare(prev: unknown, next: unknown, path: string, segments: string[], flows: Map<string, Flow>): string[] {
+/** The place of `k`, a key of the object at `at`. */
+function child(at: At, k: string, flows: Map<string, Flow>): At {
+  const path = `${at.path}.${k}`;
+  if (at.names) {
+    // A name: its value is a schema, an operation, a response… whose keys are keywords again.
+    const flow = at.flow ?? (at.path === '$.components.schemas' ? (flows.get(k) ?? 'both') : undefined);
+    return { path, keyword: '', names: false, flow };
+  }
+  const flow = REQUEST_KEYWORDS.has(k) ? 'request' : RESPONSE_KEYWORDS.has(k) ? 'response' : at.flow;
+  const names = NAME_MAPS.has(k) || (at.path === '$.components' && COMPONENT_MAPS.has(k));
+  return { path, keyword: k, names, flow };
+}
+
+function compare(prev: unknown, next: unknown, at: At, flows: Map<string, Flow>): string[] {
   if (isDeepStrictEqual(prev, next)) return [];
-  const key = segments[segments.length - 1] ?? '';
-  const flow = flowOf(segments, flows);
+  const { path, keyword: key } = at;
+  const flow = at.flow ?? 'both';
   if (Array.isArray(prev)) {
     if (!Array.isArray(next)) return [`${path}: was an array`];
-    if (LISTS.has(key)) return compareList(key, prev, next, path, segments, flow, flows);
+    if (LISTS.has(key)) return compareList(key, prev, next, at, flows);
     if (prev.length !== next.length) return [`${path}: length ${prev.length} → ${next.length}`];
-    return prev.flatMap((item, i) => compare(item, next[i], `${path}[${i}]`, [...segments, String(i)], flows));
+    return prev.flatMap((item, i) => compare(item, next[i], { path: `${path}[${i}]`, keyword: '', names: false, flow: at.flow }, flows));
   }
   if (prev !== null && typeof prev === 'object') {
     if (next === null || typeof next !== 'object' || Array.isArray(next)) return [`${path}: was an object`];
     const p = prev as Record<string, unknown>;
     const n = next as Record<string, unknown>;
+    // Prose and vacuous keywords are keywords only where the grammar puts keywords, never as names.
+    const keywords = !at.names;
     const out = Object.entries(p).flatMap(([k, v]) => {
-      if (!(k in n)) return (PROSE.has(k) && k !== 'description' && k !== 'summary') || (!NAME_MAPS.has(key) && vacuous(k, v)) ? [] : [`${path}.${k}: removed`];
-      if (PROSE.has(k) && (typeof v === 'string' || k.startsWith('example'))) return [];
-      return compare(v, n[k], `${path}.${k}`, [...segments, k], flows);
+      const prose = keywords && PROSE.has(k);
+      if (!(k in n)) return (prose && k !== 'description' && k !== 'summary') || (keywords && vacuous(k, v)) ? [] : [`${path}.${k}: removed`];
+      if (prose && (typeof v === 'string' || k.startsWith('example'))) return [];
+      return compare(v, n[k], child(at, k, flows), flows);
     });
     // Added keys: a new constraint on a schema that accepts input refuses what it accepted before.
-    const isSchemaObject = !NAME_MAPS.has(key);
-    if (isSchemaObject && flow !== 'response') {
+    if (keywords && flow !== 'response') {
       for (const k of Object.keys(n)) {
         if (k in p) continue;
         if (CONSTRAINTS.has(k) && !(k === 'required' && Array.isArray(n[k]) && (n[k] as unknown[]).length === 0))
@@ -116,7 +166,9 @@ function compare(prev: unknown, next: unknown, path: string, segments: string[],
   return [`${path}: ${JSON.stringify(prev)} → ${JSON.stringify(next)}`];
 }
 
-function compareList(key: string, prev: unknown[], next: unknown[], path: string, segments: string[], flow: Flow, flows: Map<string, Flow>): string[] {
+function compareList(key: string, prev: unknown[], next: unknown[], at: At, flows: Map<string, Flow>): string[] {
+  const { path } = at;
+  const flow = at.flow ?? 'both';
   const out: string[] = [];
   for (const [i, item] of prev.entries()) {
     const id = identity(item);
@@ -125,7 +177,7 @@ function compareList(key: string, prev: unknown[], next: unknown[], path: string
       // An input that stops requiring a property accepts more.
       if (key === 'required' && flow === 'request') continue;
       out.push(`${path}[${i}]: removed or changed (${JSON.stringify(item).slice(0, 80)})`);
-    } else if (id !== undefined) out.push(...compare(item, match, `${path}[${id}]`, [...segments, id], flows));
+    } else if (id !== undefined) out.push(...compare(item, match, { path: `${path}[${id}]`, keyword: '', names: false, flow: at.flow }, flows));
   }
   for (const item of next) {
     const id = identity(item);
@@ -150,19 +202,6 @@ function identity(item: unknown): string | undefined {
   return undefined;
 }
 
-/** The direction a path is in: under a request body or parameters, or under a response. */
-function flowOf(segments: readonly string[], components: Map<string, Flow>): Flow {
-  let flow: Flow | undefined;
-  for (const s of segments) {
-    if (s === 'requestBody' || s === 'parameters' || s === 'inputSchema') flow = 'request';
-    else if (s === 'responses' || s === 'outputSchema') flow = 'response';
-  }
-  if (flow) return flow;
-  const i = segments.indexOf('schemas');
-  if (i > 0 && segments[i - 1] === 'components' && segments[i + 1]) return components.get(segments[i + 1]) ?? 'both';
-  return 'both';
-}
-
 /** Which way each component schema is used, following `$ref`s transitively from requests and responses. */
 function componentFlows(doc: unknown): Map<string, Flow> {
   const schemas = ((doc as { components?: { schemas?: Record<string, unknown> } })?.components?.schemas ?? {}) as Record<string, unknown>;
@@ -185,16 +224,15 @@ function componentFlows(doc: unknown): Map<string, Flow> {
       } else mark(v, flow);
     }
   };
-  const walk = (node: unknown, segments: string[]): void => {
-    if (!node || typeof node !== 'object') return;
+  const walk = (node: unknown, at: At): void => {
+    if (!node || typeof node !== 'object' || at.path === '$.components') return;
     for (const [k, v] of Object.entries(node as Record<string, unknown>)) {
-      if (segments[0] === 'components') return;
-      if (k === 'requestBody' || k === 'parameters') mark(v, 'request');
-      else if (k === 'responses') mark(v, 'response');
-      else walk(v, [...segments, k]);
+      if (!at.names && (k === 'requestBody' || k === 'parameters')) mark(v, 'request');
+      else if (!at.names && k === 'responses') mark(v, 'response');
+      else walk(v, child(at, k, new Map()));
     }
   };
-  walk(doc, []);
+  walk(doc, { path: '$', keyword: '', names: false });
   const out = new Map<string, Flow>();
   for (const [name, flows] of seen) out.set(name, flows.size === 2 ? 'both' : [...flows][0]);
   return out;

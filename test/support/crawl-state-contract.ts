@@ -100,7 +100,7 @@ export function crawlStateContract(name: string, make: () => Promise<CrawlStateS
       expect(done?.result?.rows).toBe(1);
       expect((await s.getRun('r'))?.unitsDone).toBe(1);
       expect((await s.completeUnit({ runId: 'r', unitId: 'p0002' }, result())).unitsDone).toBe(2);
-      await expect(s.completeUnit({ runId: 'r', unitId: 'nope' }, result())).rejects.toThrow();
+      await expect(s.completeUnit({ runId: 'r', unitId: 'nope' }, result())).rejects.toThrow('unknown unit r/nope');
     });
 
     it('finishes only the current run, once, moving the pointer and the high-water mark', async () => {
@@ -113,7 +113,8 @@ export function crawlStateContract(name: string, make: () => Promise<CrawlStateS
       // A run that is not current (another took over) cannot finish; one without a mark keeps the old one.
       await s.startRun(run('r2'), undefined);
       await s.startRun(run('stale'), 'r2').then(async (ok) => expect(ok).toBe(true));
-      await expect(s.finishRun('r2', 'late', undefined)).rejects.toThrow();
+      await expect(s.finishRun('r2', 'late', undefined)).rejects.toThrow('run r2 is not current');
+      await expect(s.finishRun('no-such-run', 'x', undefined)).rejects.toThrow('unknown run no-such-run');
       await s.finishRun('stale', 'no mark', undefined);
       expect(await s.getPointer()).toEqual({ lastRun: 'stale', highWater: '2026-01-05T00:00:00Z' });
     });

@@ -434,7 +434,8 @@ export function pointRowsAtFakes(rows: unknown[], mcp: FakeMcp, icons: FakeIcons
     }
     if (Array.isArray(server.icons)) {
       for (const i of server.icons as Array<Record<string, unknown>>) {
-        if (typeof i.src !== 'string') continue;
+        // Only web URLs point at the fake icon host: a `javascript:` or `data:` icon stays as hostile as it came.
+        if (typeof i.src !== 'string' || !/^https?:\/\//i.test(i.src)) continue;
         const isSvg = i.mimeType === 'image/svg+xml' || i.src.endsWith('.svg');
         i.src = icons.icon(isSvg ? (hashOf(i.src) % 3 === 0 ? 'svg-script' : 'svg') : 'png', i.src);
       }

@@ -97,19 +97,24 @@ export interface Interposer {
 }
 
 /**
- * A loopback HTTP proxy in front of the stack that runs `before` when a request matching `when`
- * arrives, and only then forwards it: a way to make another writer land at an exact moment of a
- * git exchange (after the push's advertisement, before its pack is taken).
+ * A loopback HTTP proxy in front of the stack (or of a backend: DynamoDB Local, the S3 server) that
+ * runs `before` when a request matching `when` arrives, and only then forwards it: a way to make
+ * another writer land at an exact moment of a git exchange (after the push's advertisement, before
+ * its pack is taken), or to hold one storage call while others go by.
  */
-export async function interpose(target: string, when: (method: string, path: string) => boolean, before: () => Promise<void>): Promise<Interposer> {
+export async function interpose(
+  target: string,
+  when: (method: string, path: string, headers: Record<string, string | string[] | undefined>, body: Buffer) => boolean,
+  before: () => Promise<void>,
+): Promise<Interposer> {
   const upstream = new URL(target);
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       void (async () => {
-        if (when(req.method ?? 'GET', (req.url ?? '').split('?')[0])) await before();
         const body = Buffer.concat(chunks);
+        if (when(req.method ?? 'GET', (req.url ?? '').split('?')[0], req.headers, body)) await before();
         const headers = { ...req.headers, host: upstream.host };
         delete headers['transfer-encoding'];
         headers['content-length'] = String(body.length);

@@ -1,24 +1,19 @@
 import { rmSync } from 'node:fs';
 import type { Backend } from '../../bin/local-stack/backends';
+import { recordedSkips, skipBanner, unexpectedSkips } from './skips';
 
 /**
- * Said loudly at the end of every run without a real OpenSearch: the search adapter that serves
- * production was held to request builders and golden exchanges only, never to an engine.
+ * Stops the shared backends, then says loudly what did not run (every skip the test files recorded,
+ * `test/support/skips.ts`), and fails the run when a skip is not one this machine allows
+ * (`TEST_ALLOWED_SKIPS`, set by `.ci/run`).
  */
-const NOT_RUN = [
-  '',
-  '='.repeat(96),
-  'NOT RUN: the SearchIndex contract against a REAL OPENSEARCH ENGINE (OPENSEARCH_URL is not set).',
-  'The production search adapter was checked against its request builders and against golden',
-  'exchanges written from the OpenSearch documentation (test/fixtures/opensearch), not against an engine.',
-  'Run it with OPENSEARCH_URL=https://<domain> (SigV4, AWS credentials) or OPENSEARCH_INSECURE=1 for a local cluster.',
-  '='.repeat(96),
-  '',
-].join('\n');
-
 export default async function globalTeardown(): Promise<void> {
-  if (!process.env.OPENSEARCH_URL) process.stderr.write(`${NOT_RUN}\n`);
   const backends = (globalThis as { __backends?: Backend[] }).__backends ?? [];
   await Promise.all(backends.map((b) => b.stop()));
-  if (process.env.TEST_TMP_DIR) rmSync(process.env.TEST_TMP_DIR, { recursive: true, force: true });
+  const root = process.env.TEST_TMP_DIR;
+  const skips = root ? recordedSkips(root) : [];
+  if (root) rmSync(root, { recursive: true, force: true });
+  const unexpected = unexpectedSkips(skips, process.env.TEST_ALLOWED_SKIPS);
+  if (skips.length > 0) process.stderr.write(`${skipBanner(skips, unexpected)}\n`);
+  if (unexpected.length > 0) throw new Error(`skipped on a machine that does not allow it: ${unexpected.map((s) => s.id).join(', ')}`);
 }

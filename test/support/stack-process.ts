@@ -32,6 +32,8 @@ export async function stopStack(child: ChildProcess | undefined, timeoutMs = 150
   if (!child || child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((r) => child.once('exit', r));
   child.kill('SIGTERM');
-  await Promise.race([exited, new Promise((r) => setTimeout(r, timeoutMs))]);
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([exited, new Promise((r) => (timer = setTimeout(r, timeoutMs)))]);
+  clearTimeout(timer);
   child.kill('SIGKILL');
 }

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { nonAdditiveChanges } from '../support/additive';
 
 describe('contract guard (additions only)', () => {
@@ -125,5 +127,87 @@ describe('contract guard and the direction of data', () => {
   it('lets a request accept more: a required field that becomes optional passes, one a response drops fails', () => {
     expect(edit((d) => (d.components.schemas.ItemIn.required = []))).toEqual([]);
     expect(edit((d) => (d.components.schemas.ItemOut.required = []))).toEqual([expect.stringMatching(/ItemOut\.required\[0\]: removed/)]);
+  });
+});
+
+describe('contract guard and the grammar: a keyword is a keyword only where the schema puts one', () => {
+  // The frozen contracts themselves: what a response may not drop is whatever they name, prose-like or not.
+  // biome-ignore lint/suspicious/noExplicitAny: JSON surgery on the frozen documents
+  type Json = Record<string, any>;
+  const frozen = (name: string): Json => JSON.parse(readFileSync(join(__dirname, '..', 'fixtures', 'contracts', `${name}.json`), 'utf8'));
+  const without = (name: string, edit: (doc: Json) => void): string[] => {
+    const doc = frozen(name);
+    edit(doc);
+    return nonAdditiveChanges(frozen(name), doc);
+  };
+
+  it.each([
+    ['catalog-openapi', 'CatalogServer'],
+    ['catalog-openapi', 'RegistryServerRecord'],
+    ['catalog-openapi', 'AutocompleteItem'],
+    ['v1-openapi', 'FileEntry'],
+    ['v1-openapi', 'SearchHit'],
+  ])('fails a response that drops the optional property `title` of %s %s', (name, schema) => {
+    expect(without(name, (d) => delete d.components.schemas[schema].properties.title)).toEqual([`$.components.schemas.${schema}.properties.title: removed`]);
+  });
+
+  it('fails MCP read and search results that drop `title`', () => {
+    expect(without('mcp-tools', (d) => delete d.tools[1].outputSchema.properties.title)).toEqual(['$.tools[1].outputSchema.properties.title: removed']);
+    expect(without('mcp-tools', (d) => delete d.tools[0].outputSchema.properties.results.items.properties.title)).toEqual([
+      '$.tools[0].outputSchema.properties.results.items.properties.title: removed',
+    ]);
+  });
+
+  it('holds properties named example, examples, description, summary, title and required to the rules of any property', () => {
+    const names = ['example', 'examples', 'description', 'summary', 'title', 'required'];
+    const doc = {
+      components: { schemas: { Out: { type: 'object', properties: Object.fromEntries(names.map((n) => [n, { type: 'string', title: 'prose' }])) } } },
+      paths: { '/x': { get: { responses: { '200': { content: { 'application/json': { schema: { $ref: '#/components/schemas/Out' } } } } } } } },
+    };
+    for (const n of names) {
+      const dropped = JSON.parse(JSON.stringify(doc));
+      delete dropped.components.schemas.Out.properties[n];
+      expect(nonAdditiveChanges(doc, dropped)).toEqual([`$.components.schemas.Out.properties.${n}: removed`]);
+      const retyped = JSON.parse(JSON.stringify(doc));
+      retyped.components.schemas.Out.properties[n] = { type: 'integer', title: 'prose' };
+      expect(nonAdditiveChanges(doc, retyped)).toEqual([`$.components.schemas.Out.properties.${n}.type: "string" → "integer"`]);
+    }
+    // The keywords themselves stay prose: reworded or (title, example) removed.
+    const reworded = JSON.parse(JSON.stringify(doc));
+    for (const n of names) reworded.components.schemas.Out.properties[n].title = 'other prose';
+    expect(nonAdditiveChanges(doc, reworded)).toEqual([]);
+  });
+
+  it('reads a property called `properties`, `parameters` or `responses` as a name, not as the keyword', () => {
+    const doc = {
+      paths: {
+        '/x': {
+          get: {
+            responses: {
+              '200': {
+                content: {
+                  'application/json': {
+                    schema: {
+                      type: 'object',
+                      properties: { properties: { type: 'object', properties: { a: { type: 'string' } } }, parameters: { type: 'string' } },
+                    },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    };
+    const schema = (d: typeof doc) => d.paths['/x'].get.responses['200'].content['application/json'].schema;
+    const edited = JSON.parse(JSON.stringify(doc)) as typeof doc;
+    delete (schema(edited).properties.properties.properties as Record<string, unknown>).a;
+    expect(nonAdditiveChanges(doc, edited)).toEqual([
+      '$.paths./x.get.responses.200.content.application/json.schema.properties.properties.properties.a: removed',
+    ]);
+    // A property named `parameters` under a response is still output: a new constraint on it is allowed.
+    const constrained = JSON.parse(JSON.stringify(doc)) as typeof doc;
+    (schema(constrained).properties.parameters as Record<string, unknown>).maxLength = 10;
+    expect(nonAdditiveChanges(doc, constrained)).toEqual([]);
   });
 });

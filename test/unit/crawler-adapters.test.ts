@@ -20,7 +20,9 @@ import {
 } from '../support/crawler-fakes';
 import { row } from '../support/crawler-memory';
 
-const http = () => new HttpClient({ allowPrivateHosts: true, timeoutMs: 2000, baseDelayMs: 1, retries: 2 });
+// Timeouts no loopback fake reaches, however loaded the machine (as crawler-env.ts): each fake answers
+// or fails of its own accord; the timeouts themselves are tested with small ones (the slow remote below, crawler-http.test.ts).
+const http = () => new HttpClient({ allowPrivateHosts: true, timeoutMs: 120_000, baseDelayMs: 1, retries: 2 });
 
 let icons: FakeIcons;
 let github: FakeGithub;
@@ -139,7 +141,7 @@ describe('package downloads', () => {
 });
 
 describe('remote health (MCP SDK client)', () => {
-  const checker = (timeoutMs = 3000) => new McpHealthChecker({ http: new HttpClient({ allowPrivateHosts: true, breakerThreshold: 100 }), timeoutMs });
+  const checker = (timeoutMs = 120_000) => new McpHealthChecker({ http: new HttpClient({ allowPrivateHosts: true, breakerThreshold: 100 }), timeoutMs });
 
   it('lists tools of a live server over Streamable HTTP and over SSE', async () => {
     for (const type of ['streamable-http', 'sse'] as const) {

@@ -3,14 +3,21 @@ import { join } from 'node:path';
 import { normaliseRow, precedenceKey, rowIdentity, serverJsonOf, isRejection } from '../../lambdas/crawler/domain/normalise';
 import { serverJsonIssues } from '../../lambdas/crawler/domain/server-schema';
 import type { NormalisedServer } from '../../lambdas/crawler/domain/types';
-import { loadFixtureRows, loadSampleRows } from '../support/crawler-fakes';
+import { loadFixtureRows, loadSampleRows, SAMPLE_PATH } from '../support/crawler-fakes';
+import { recordSkip } from '../support/skips';
 import { serverJsonValidator } from '../support/registry-schemas';
 
 const validate = serverJsonValidator();
 const fixtureRows = loadFixtureRows();
 const syntheticRows = JSON.parse(readFileSync(join(__dirname, '..', 'fixtures', 'crawler', 'synthetic-rows.json'), 'utf8')) as unknown[];
 const sampleRows = loadSampleRows();
-if (!sampleRows) console.log('crawler-normalise: ../shared registry sample not found; using the committed fixture rows only');
+if (!sampleRows) {
+  recordSkip({
+    id: 'shared:crawler-normalise-sample',
+    what: 'normalisation of the full registry sample (1,289 rows); ran on the committed 45 rows only',
+    reason: `${SAMPLE_PATH} is absent (../shared is not checked out)`,
+  });
+}
 const realRows = sampleRows ?? fixtureRows;
 
 function ok(row: unknown): NormalisedServer {

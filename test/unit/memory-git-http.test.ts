@@ -20,7 +20,7 @@ describe('pkt-line', () => {
     expect(() => readPackets(Buffer.from('00zz'))).toThrow(PktError);
     expect(() => readPackets(Buffer.from('0010abc'))).toThrow(PktError);
     expect(() => readPackets(Buffer.from('0002'))).toThrow(PktError);
-    expect(() => pkt(Buffer.alloc(70000))).toThrow();
+    expect(() => pkt(Buffer.alloc(70000))).toThrow('pkt-line payload too long');
   });
 
   test('splits side-band data into packets of the negotiated size', () => {

@@ -10,7 +10,7 @@ import { DEFAULT_LIMITS } from '../../lambdas/memory/config';
 import { GitOverlay } from '../../lambdas/memory/git-overlay';
 import * as noteIndex from '../../lambdas/memory/note-index';
 import { decodeIndex, parseIndex, segmentIdsAhead, serializeIndex, type NoteIndex } from '../../lambdas/memory/note-index';
-import type { BlobKind } from '../../lambdas/memory/ports';
+import type { BlobItem, BlobKind } from '../../lambdas/memory/ports';
 import { ScanSearch } from '../../lambdas/memory/search';
 import type { SegmentPolicy } from '../../lambdas/memory/segments';
 import { MemoryService } from '../../lambdas/memory/service';
@@ -36,6 +36,51 @@ class CountingStore extends InMemoryBlobStore {
   override async get(memoryId: string, kind: BlobKind, sha: string): Promise<Uint8Array | undefined> {
     this.gets.push(kind);
     return super.get(memoryId, kind, sha);
+  }
+}
+
+interface Held {
+  sha: string;
+  /** The write carries git objects (a commit), not only an index (a compaction). */
+  objects: boolean;
+  /** Lets the held write through and resolves once it is stored. */
+  release(): Promise<void>;
+}
+
+/** Holds every write of an index while `closed`, so a test chooses the order in which racing writers land. */
+class GatedStore extends CountingStore {
+  closed = false;
+  private held: Held[] = [];
+  private waiters: Array<() => void> = [];
+
+  override async putMany(memoryId: string, items: readonly BlobItem[]): Promise<void> {
+    const index = items.find((i) => i.kind === 'index');
+    if (!this.closed || !index) return super.putMany(memoryId, items);
+    let go: () => void = () => undefined;
+    let stored: () => void = () => undefined;
+    const gate = new Promise<void>((r) => (go = r));
+    const done = new Promise<void>((r) => (stored = r));
+    this.held.push({
+      sha: index.sha,
+      objects: items.some((i) => i.kind === 'object'),
+      release: () => {
+        go();
+        return done;
+      },
+    });
+    for (const wake of this.waiters.splice(0)) wake();
+    await gate;
+    try {
+      await super.putMany(memoryId, items);
+    } finally {
+      stored();
+    }
+  }
+
+  /** Resolves with the held writes once `n` are waiting at the gate together. */
+  async whenHeld(n: number): Promise<Held[]> {
+    while (this.held.length < n) await new Promise<void>((r) => this.waiters.push(r));
+    return [...this.held];
   }
 }
 
@@ -313,18 +358,40 @@ describe('compaction', () => {
   });
 
   test('two instances compacting the same commit while a third writes: every search stays right', async () => {
-    const w = world();
+    const w = world(SMALL, new GatedStore());
     const writer = w.packed();
     await writer.createMemory(me, 'm');
     for (let i = 0; i < 50; i++) await writer.writeNote(me, 'm', `n${i}.md`, { markdown: note(i) });
+    const head = (await writer.getMemory(me, 'm')).rev as string;
+    // From here every write of an index waits at the gate: the race is made to happen, not hoped for.
+    w.blobs.closed = true;
     const a = w.packed();
     const b = w.packed();
-    await Promise.all([
-      a.searchNotes(me, 'm', { q: 'apples' }),
-      b.searchNotes(me, 'm', { q: 'pears' }),
-      w.packed().writeNote(me, 'm', 'racing.md', { body: 'racing apples' }),
+    const work = [a.searchNotes(me, 'm', { q: 'apples' }), b.searchNotes(me, 'm', { q: 'pears' })];
+    const write = w.packed().writeNote(me, 'm', 'racing.md', { body: 'racing apples' });
+    const compactionsDone = Promise.all(work)
+      .then(() => Promise.all([a.idle(), b.idle()]))
+      .then(() => 'both compactions ended without writing an index');
+    const held = await Promise.race([w.blobs.whenHeld(3), compactionsDone]);
+    // Both compactions of the head commit and the writer's new commit (built on the old layout) were in flight at once.
+    expect(typeof held === 'string' ? held : held.map((h) => (h.sha === head ? 'compaction of the head' : h.objects ? 'the write' : h.sha)).sort()).toEqual([
+      'compaction of the head',
+      'compaction of the head',
+      'the write',
     ]);
-    await Promise.all([a.idle(), b.idle()]);
+    // Landed in the order that hurts most: one compaction, then the write on the old layout, then the other compaction.
+    const heldNow = held as Held[];
+    const order = [heldNow.find((h) => h.sha === head), heldNow.find((h) => h.objects), heldNow.filter((h) => h.sha === head)[1]];
+    // Searches from fresh instances agree with a scan at every step of the race, not only after it.
+    w.blobs.closed = false;
+    for (const h of order) {
+      await h?.release();
+      await agree(w);
+    }
+    await write;
+    await compactionsDone;
+    expect((await headIndex(w)).pack.complete).toBe(true);
+    expect(w.index(head).pack.complete).toBe(true);
     await agree(w);
   });
 });

@@ -219,8 +219,8 @@ describe('a recording sink sees what the domain counts', () => {
       expect(() => checkStored('# note\nAKIAIOSFODNN7EXAMPLE wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n', 'a.md', DEFAULT_LIMITS)).toThrow(/refused/);
       const { BearerTokenVerifier } = await import('../../lambdas/identity/verifier');
       const verifier = new BearerTokenVerifier({} as never, undefined);
-      await expect(verifier.verify(undefined)).rejects.toThrow();
-      await expect(verifier.verify('Bearer mcpat_x')).rejects.toThrow();
+      await expect(verifier.verify(undefined)).rejects.toMatchObject({ name: 'AuthError', reason: 'missing' });
+      await expect(verifier.verify('Bearer mcpat_x')).rejects.toMatchObject({ name: 'AuthError', reason: 'unknown-token' });
       expect(counted).toEqual([EVENT_METRICS.ifMatchConflicts, EVENT_METRICS.credentialRefusals, EVENT_METRICS.authFailures]);
     } finally {
       useMetricsSink(undefined);

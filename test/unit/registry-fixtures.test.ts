@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { describeUnless } from '../support/skips';
 
 /** The committed copies of the official registry contracts must match ../shared when it is there. */
 const SHARED = join(__dirname, '..', '..', '..', 'shared', 'reference', 'registry');
@@ -9,10 +10,10 @@ const pairs: Array<[string, string]> = [
   ['static/schemas/2025-12-11/server.schema.json', 'server.schema.2025-12-11.json'],
 ];
 
-const present = existsSync(SHARED);
-if (!present) console.log(`${SHARED} is absent: skipping the drift check of test/fixtures/registry`);
-
-(present ? describe : describe.skip)('registry fixtures', () => {
+describeUnless(existsSync(SHARED) ? undefined : `${SHARED} is absent (../shared is not checked out)`, {
+  id: 'shared:registry-fixtures',
+  what: 'the drift check of test/fixtures/registry against the official files in ../shared',
+})('registry fixtures', () => {
   it.each(pairs)('%s is copied verbatim', (shared, fixture) => {
     expect(readFileSync(join(FIXTURES, fixture), 'utf8')).toBe(readFileSync(join(SHARED, shared), 'utf8'));
   });

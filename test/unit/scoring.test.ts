@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { describeUnless } from '../support/skips';
 
 import {
   isOfficialNamespace,
@@ -218,8 +219,10 @@ describe('isOfficialNamespace', () => {
   });
 
   const samplePath = join(__dirname, '../../../shared/reference/registry/samples/mcp-insights-servers-2025-10-21.json');
-  const sampleDescribe = existsSync(samplePath) ? describe : describe.skip;
-  if (!existsSync(samplePath)) console.log(`registry sample not found at ${samplePath}; skipping the whole-sample check`);
+  const sampleDescribe = describeUnless(existsSync(samplePath) ? undefined : `${samplePath} is absent (../shared is not checked out)`, {
+    id: 'shared:scoring-sample',
+    what: 'grades and popularity over the whole registry sample',
+  });
 
   sampleDescribe('over the whole upstream sample', () => {
     it('io.github and ai.smithery are never official, every other namespace is', () => {

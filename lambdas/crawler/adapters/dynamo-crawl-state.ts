@@ -257,8 +257,12 @@ export class DynamoCrawlState implements CrawlStateStore {
         }),
       );
     } catch (err) {
-      if (isConditionFailure(err) && (await this.getRun(runId))?.status === 'done') return;
-      throw err;
+      if (!isConditionFailure(err)) throw err;
+      // Finished by an earlier delivery: nothing to do. Otherwise another run took over (or there is
+      // no such run): said as the in-memory store says it, not as a cancelled transaction.
+      const run = await this.getRun(runId);
+      if (run?.status === 'done') return;
+      throw new Error(run ? `run ${runId} is not current` : `unknown run ${runId}`);
     }
   }
 

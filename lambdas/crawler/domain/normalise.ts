@@ -25,6 +25,7 @@
  * | environment variable or header without a name | dropped |
  * | `repository` with an empty or invalid `url` | dropped; an empty `source` is inferred from the host (github.com, gitlab.com, bitbucket.org) |
  * | empty `title`, `websiteUrl`, `subfolder`; invalid `websiteUrl`; icons that fail the schema | dropped |
+ * | `websiteUrl`, `repository.url`, an icon's `src` or a `registryBaseUrl` whose scheme is not http(s) (`javascript:`, `data:`, `vbscript:`, `file:`, …) | dropped, and listed in the crawl report (`dropped`) with the field and the scheme |
  * | `description` or `title` over 100 characters | cut to 100 (ending with "…") |
  *
  * Rejected (with a reason): not an object, no name or a name that fails the schema pattern, no
@@ -42,6 +43,19 @@ export const OFFICIAL_META_KEY = 'io.modelcontextprotocol.registry/official';
 const TEXT_MAX = 100;
 const NAME_PATTERN = /^[a-zA-Z0-9.-]+\/[a-zA-Z0-9._-]+$/;
 const HTTP_URL = /^https?:\/\/[^\s]+$/;
+
+/**
+ * The schema's `format: uri` takes any scheme; what the catalog serves and the crawler fetches is
+ * web URLs only. The scheme as a browser reads it (WHATWG parsing lower-cases it).
+ */
+function nonWebScheme(url: string): string | undefined {
+  try {
+    const scheme = new URL(url).protocol;
+    return scheme === 'http:' || scheme === 'https:' ? undefined : scheme;
+  } catch {
+    return 'unparseable:';
+  }
+}
 
 type Obj = Record<string, unknown>;
 
@@ -189,9 +203,20 @@ const TRANSPORT_ALIASES: Readonly<Record<string, 'stdio' | 'streamable-http' | '
 
 class Normaliser {
   readonly repairs: string[] = [];
+  readonly dropped: string[] = [];
 
   repair(note: string): void {
     if (!this.repairs.includes(note)) this.repairs.push(note);
+  }
+
+  /** Whether `url` (a valid URI) is a web URL; if not, the drop is noted for the report. */
+  web(url: string, field: string): boolean {
+    const scheme = nonWebScheme(url);
+    if (scheme === undefined) return true;
+    const note = `${field}: a ${scheme} URL dropped (only http and https are kept)`;
+    this.repair(note);
+    if (!this.dropped.includes(note)) this.dropped.push(note);
+    return false;
   }
 
   /** Input fields shared by arguments, env vars and headers (unknown keys are not retained). */
@@ -313,8 +338,8 @@ class Normaliser {
     const out = { registryType, identifier } as RegistryPackage;
     const baseUrl = text(pick(raw, 'registryBaseUrl', 'registry_base_url'));
     if (baseUrl !== undefined) {
-      if (isUri(baseUrl)) out.registryBaseUrl = baseUrl;
-      else this.repair(`${at}: invalid registryBaseUrl dropped`);
+      if (!isUri(baseUrl)) this.repair(`${at}: invalid registryBaseUrl dropped`);
+      else if (this.web(baseUrl, `${at}.registryBaseUrl`)) out.registryBaseUrl = baseUrl;
     }
     const version = text(raw.version);
     if (version !== undefined && version !== 'latest') out.version = version;
@@ -360,6 +385,7 @@ class Normaliser {
       this.repair(url === undefined ? 'empty repository dropped' : 'repository with an invalid URL dropped');
       return undefined;
     }
+    if (!this.web(url, 'repository.url')) return undefined;
     let source = str(raw.source)?.trim() ?? '';
     if (source === '') {
       const host = new URL(url).hostname.toLowerCase();
@@ -386,6 +412,7 @@ class Normaliser {
         this.repair(`icons[${i}]: invalid icon dropped`);
         return;
       }
+      if (!this.web(src, `icons[${i}].src`)) return;
       const out1: RegistryIcon = { src };
       const mime = text(icon.mimeType)?.toLowerCase();
       if (mime !== undefined && ['image/png', 'image/jpeg', 'image/jpg', 'image/svg+xml', 'image/webp'].includes(mime)) out1.mimeType = mime;
@@ -461,8 +488,8 @@ export function normaliseRow(row: unknown): NormaliseResult {
     if (title !== undefined) out.title = n.boundedText(title, 'title');
     const website = text(pick(server, 'websiteUrl', 'website_url'));
     if (website !== undefined) {
-      if (isUri(website)) out.websiteUrl = website;
-      else n.repair('invalid websiteUrl dropped');
+      if (!isUri(website)) n.repair('invalid websiteUrl dropped');
+      else if (n.web(website, 'websiteUrl')) out.websiteUrl = website;
     }
     const repository = n.repository(server.repository);
     if (repository !== undefined) out.repository = repository;
@@ -472,6 +499,7 @@ export function normaliseRow(row: unknown): NormaliseResult {
     if (meta.updatedAt !== undefined) out.upstreamUpdatedAt = meta.updatedAt;
     const issues = serverJsonIssues(serverJsonOf(out));
     if (issues.length > 0) return fail('schema', `fails the 2025-12-11 schema: ${issues.slice(0, 3).join('; ')}`);
+    if (n.dropped.length > 0) out.dropped = n.dropped;
     return { ok: true, server: out };
   } catch (err) {
     if (err instanceof Reject) return fail(err.code, err.message);

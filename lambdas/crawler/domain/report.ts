@@ -15,6 +15,7 @@ export function buildReport(
   const rejected = results.flatMap((r) => r.rejected);
   // Rows the planner rejected live on units that may never have produced a result yet.
   for (const u of units) if (!u.result && u.planRejects) rejected.push(...u.planRejects);
+  const dropped = results.flatMap((r) => r.dropped ?? []);
   const failures = results.flatMap((r) => r.failures);
   const failuresByStep: Partial<Record<EnrichStep, number>> = {};
   for (const f of failures) failuresByStep[f.step] = (failuresByStep[f.step] ?? 0) + 1;
@@ -25,6 +26,7 @@ export function buildReport(
     unchanged: results.reduce((n, r) => n + r.unchanged, 0),
     removed: removed.length,
     rejected: rejected.length,
+    droppedUrls: dropped.length,
     superseded: results.reduce((n, r) => n + r.superseded, 0),
     enrichmentFailures: failures.length,
     iconsStored: results.reduce((n, r) => n + r.iconsStored, 0),
@@ -42,6 +44,7 @@ export function buildReport(
     removed,
     deleted,
     rejected,
+    dropped,
     failures,
     failuresByStep,
     ...(extra.highWater !== undefined && { highWater: extra.highWater }),
@@ -70,6 +73,11 @@ export function formatSummary(r: CrawlReport): string {
     lines.push(`  rejected by reason: ${[...byCode].map(([k, n]) => `${k} ${n}`).join(', ')}`);
     for (const x of r.rejected.slice(0, 20)) lines.push(`    - ${x.name ?? '(no name)'}${x.version ? `@${x.version}` : ''}: ${x.reason}`);
     if (r.rejected.length > 20) lines.push(`    … and ${r.rejected.length - 20} more`);
+  }
+  if (r.dropped.length > 0) {
+    lines.push(`  URLs dropped (not http or https): ${r.dropped.length}`);
+    for (const d of r.dropped.slice(0, 20)) lines.push(`    - ${d.name}${d.version ? `@${d.version}` : ''}: ${d.reason}`);
+    if (r.dropped.length > 20) lines.push(`    … and ${r.dropped.length - 20} more`);
   }
   if (r.failures.length > 0) {
     for (const f of r.failures.slice(0, 10)) lines.push(`    ! ${f.name} [${f.step}]: ${f.reason}`);

@@ -44,6 +44,8 @@ export interface NormalisedServer {
   declaredSchema: string;
   /** Human-readable list of the repairs applied (empty when the row was already current). */
   repairs: string[];
+  /** URLs dropped because their scheme is not http(s) (`javascript:`, `data:`, …), with the field: they go in the crawl report. */
+  dropped?: string[];
 }
 
 /** Stable reason codes of rejected rows (the report adds a readable `reason`). */
@@ -63,6 +65,13 @@ export interface Rejection {
   name?: string;
   version?: string;
   code: RejectCode;
+  reason: string;
+}
+
+/** A URL the crawler dropped from a server it kept: a `javascript:` website, a `data:` icon, … */
+export interface DroppedUrl {
+  name: string;
+  version?: string;
   reason: string;
 }
 
@@ -120,12 +129,14 @@ export interface UnitResult {
   /** Rows skipped because a newer version of the same name was processed. */
   superseded: number;
   rejected: Rejection[];
+  /** Absent on the results of units stored before URLs were dropped. */
+  dropped?: DroppedUrl[];
   failures: EnrichmentFailure[];
   iconsStored: number;
 }
 
 export function emptyUnitResult(): UnitResult {
-  return { rows: 0, added: [], updated: [], unchanged: 0, removed: [], deleted: [], superseded: 0, rejected: [], failures: [], iconsStored: 0 };
+  return { rows: 0, added: [], updated: [], unchanged: 0, removed: [], deleted: [], superseded: 0, rejected: [], dropped: [], failures: [], iconsStored: 0 };
 }
 
 export type CrawlMode = 'full' | 'incremental';
@@ -137,6 +148,8 @@ export interface ReportCounts {
   unchanged: number;
   removed: number;
   rejected: number;
+  /** URLs dropped from servers that were kept (see `CrawlReport.dropped`). */
+  droppedUrls: number;
   superseded: number;
   enrichmentFailures: number;
   iconsStored: number;
@@ -156,6 +169,8 @@ export interface CrawlReport {
   /** Names deleted upstream (the ones that were listed are also in `removed`). */
   deleted: string[];
   rejected: Rejection[];
+  /** URLs outside http(s) dropped from kept servers, each with its field and scheme. */
+  dropped: DroppedUrl[];
   failures: EnrichmentFailure[];
   /** Failures per step, e.g. `{ github: 12, health: 3 }`. */
   failuresByStep: Partial<Record<EnrichStep, number>>;
