@@ -25,10 +25,13 @@
  * it is off by default and falls back to these rules whenever its answer is unusable.
  */
 
+import { looksLikeDemo } from '../../catalog/domain/standing';
 import { CATEGORIES, type Category } from '../../catalog/domain/types';
 import { CATEGORY_KEYWORDS, type Labelled } from './category-keywords';
 
 export { CATEGORY_KEYWORDS } from './category-keywords';
+/** Greeting, "Hello, World" and sample servers (the registry holds dozens, most re-published tutorials). */
+export { looksLikeDemo } from '../../catalog/domain/standing';
 
 export interface ClassifierInput {
   name: string;
@@ -96,18 +99,7 @@ const COMPILED: ReadonlyArray<readonly [Labelled, Keyword[]]> = (Object.keys(CAT
   return [c, [...keywords.filter((k) => !k.weak), ...keywords.filter((k) => k.weak)]] as const;
 });
 
-/**
- * Greeting, "Hello, World" and sample servers (the registry holds dozens, most re-published
- * tutorials): unless a domain scores high (a template with a greeting tool is still development),
- * their text names no domain, whatever words their demo tools use.
- */
-const DEMO = /(?<![\p{L}\p{N}])(?:greet(?:s|ing|ings)?|salutations?|hello,? world|(?:sample|demo|example|test) (?:mcp )?server)(?![\p{L}\p{N}])/iu;
 const DEMO_UNLESS = 2 * MIN_SCORE;
-
-/** Whether the title or description reads as a greeting, "Hello, World" or sample server. */
-export function looksLikeDemo(input: ClassifierInput): boolean {
-  return DEMO.test(`${input.title ?? ''} ${input.description}`);
-}
 
 /** Splits identifiers into words: `mcp-server_fearGreed` → `mcp server fear Greed`. */
 function identifierWords(s: string): string {
