@@ -23,6 +23,7 @@ import {
   buildRegistryRequest,
   buildSlugsRequest,
   indexDefinition,
+  readFacetCounts,
   SLUG_PAGE,
   type Clause,
   type SearchRequestBody,
@@ -218,9 +219,9 @@ export class OpenSearchIndex implements SearchIndex {
 
   async list(q: ListQuery): Promise<PageResult> {
     const body = await this.query(buildListRequest(q));
-    if (body === undefined) return { items: [], total: 0 };
+    if (body === undefined) return { items: [], total: 0, ...(q.facets === true && { facets: readFacetCounts(undefined) }) };
     const hits = readHits(body);
-    return { items: hits.sources.map(recordOf), total: hits.total };
+    return { items: hits.sources.map(recordOf), total: hits.total, ...(q.facets === true && { facets: readFacetCounts(body) }) };
   }
 
   /**
@@ -229,11 +230,11 @@ export class OpenSearchIndex implements SearchIndex {
    */
   async search(q: TextQuery): Promise<PageResult> {
     let body = await this.query(buildSearchRequest(q));
-    if (body === undefined) return { items: [], total: 0 };
+    if (body === undefined) return { items: [], total: 0, ...(q.facets === true && { facets: readFacetCounts(undefined) }) };
     const fuzzy = fuzzyWordsFrom(q.q, body);
     if (fuzzy.size > 0) body = (await this.query(buildSearchRequest(q, { fuzzy }))) ?? body;
     const hits = readHits(body);
-    return { items: hits.sources.map(recordOf), total: hits.total };
+    return { items: hits.sources.map(recordOf), total: hits.total, ...(q.facets === true && { facets: readFacetCounts(body) }) };
   }
 
   async autocomplete(prefix: string, limit: number): Promise<CatalogRecord[]> {
