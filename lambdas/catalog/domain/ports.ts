@@ -112,6 +112,8 @@ export interface CatalogStore {
   delete(slugs: string[]): Promise<void>;
   /** Streams every record (for reindexing) with its README and tools, in no particular order (a parallel scan where the adapter can). */
   scanAll(opts?: { segments?: number; concurrency?: number }): AsyncIterable<CatalogDetail>;
+  /** Some one record of the catalog, whichever is cheapest to read; undefined when it is empty. */
+  anyRecord(): Promise<CatalogRecord | undefined>;
 }
 
 export interface CatalogWrite {
@@ -126,4 +128,10 @@ export interface IconStore {
   /** Stores the icon once; returns false (and writes nothing) when one already exists. */
   putIfAbsent(slug: string, webp: Uint8Array): Promise<boolean>;
   has(slug: string): Promise<boolean>;
+  /**
+   * Deletes the icons of servers that were never real (demo data, replaced): an icon is never
+   * replaced, so a slug the crawler gives a real server later must not find a demo icon there.
+   * Unknown slugs are ignored.
+   */
+  remove(slugs: string[]): Promise<void>;
 }

@@ -106,6 +106,8 @@ export interface RunMeta {
   finishedAt?: string;
   /** JSON of the final report's counts and warnings (the full lists stay on the unit items). */
   summary?: string;
+  /** Demo servers the planner removed before this run wrote anything (`demo-data.ts`). */
+  demo?: { removed: number; warnings: string[] };
 }
 
 export type UnitKind = 'page' | 'refresh';
