@@ -90,7 +90,10 @@ describe('OpenSearch request builders', () => {
       query: {
         function_score: {
           query: { bool: { filter: [{ terms: { types: ['npm'] } }] } },
-          functions: [{ filter: { term: { original: true } }, weight: 1.25 }],
+          functions: [
+            { filter: { term: { original: true } }, weight: 1.25 },
+            { filter: { term: { demoted: 1 } }, weight: 0.5 },
+          ],
           score_mode: 'multiply',
           boost_mode: 'multiply',
         },

@@ -10,7 +10,7 @@
  * keyword_marker, porter_stem), BM25 and its norm encoding (SmallFloat.intToByte4), term,
  * phrase (slop 0) and multi-phrase (phrase_prefix) scoring, bool/dis_max/multi_match semantics,
  * `prefix` with a `top_terms_N` rewrite, `function_score` with `filter` + `weight` functions
- * (multiplied), `term`/`terms` on keyword and boolean fields, `post_filter`, `global`, `filter`,
+ * (multiplied), `term`/`terms` on keyword, boolean and numeric fields, `post_filter`, `global`, `filter`,
  * `terms` and `missing` aggregations, sort with tie-breaks (a missing sort value as 0).
  * Approximated: the built-in `english` analyzer's standard tokenizer (UAX#29 word segmentation by
  * `Intl.Segmenter`), fuzzy rewriting (blended document frequency = the largest of the expanded
@@ -148,7 +148,7 @@ export class OpenSearchSimulator {
     for (const [name, rawSpec] of Object.entries(props)) {
       const spec = obj(rawSpec, name);
       if (spec.type === 'text') addText(name, name, String(spec.analyzer ?? 'standard'));
-      if (spec.type === 'keyword' || spec.type === 'boolean')
+      if (['keyword', 'boolean', 'byte', 'short', 'integer', 'long', 'float', 'double'].includes(String(spec.type)))
         this.keywords.set(
           name,
           this.sources.map((d) => new Set(valuesAt(d, name).map(String))),

@@ -72,8 +72,8 @@ export interface SearchIndex {
   list(q: ListQuery): Promise<PageResult>;
   /**
    * Relevance-ranked full text over name, title, description, tool names and descriptions and
-   * README (originals' scores times ORIGINAL_BOOST); demoted servers after the others of equal
-   * score, then popularity, then slug. Throws `SearchWindowError` past the engine's window.
+   * README (originals' scores times ORIGINAL_BOOST, demoted servers' times DEMOTED_WEIGHT);
+   * demoted servers after the others of equal score, then popularity, then slug. Throws `SearchWindowError` past the engine's window.
    */
   search(q: TextQuery): Promise<PageResult>;
   /**

@@ -15,7 +15,7 @@
  *   named `…-sample-test-frameworks` publishes real servers too.
  * - **demoted**: deprecated, or a test entry. Demoted servers never lead a default list: they come
  *   after the others in the popularity, trending and published orders, in autocomplete, and among
- *   search results of equal relevance.
+ *   search results of equal relevance; search also weights their score down (`DEMOTED_WEIGHT`).
  */
 import { parseGithubRepo } from './repo-ref';
 import { isOfficialNamespace } from './scoring';

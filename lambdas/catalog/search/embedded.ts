@@ -32,7 +32,7 @@ import {
   type View,
 } from './embedded-view';
 import { encodeSnapshot, type LoadedSnapshot, MISSING, readSnapshot, statSignature, withFileLock, writeSnapshot } from './snapshot-file';
-import { FIELDS, ORIGINAL_BOOST } from './ranking';
+import { DEMOTED_WEIGHT, FIELDS, ORIGINAL_BOOST } from './ranking';
 import { TextIndex } from './text-index';
 
 /** Same window as OpenSearch's default `max_result_window`, so both adapters page alike. */
@@ -53,6 +53,11 @@ export interface EmbeddedSearchIndexOptions {
    * index then lives in memory only (no `snapshotPath`).
    */
   loaded?: Pick<LoadedSnapshot, 'entries' | 'text'>;
+}
+
+/** What a server's standing does to its text score (`ranking.ts`), as the OpenSearch request's `function_score`. */
+function standingWeight(e: Entry): number {
+  return (e.original ? ORIGINAL_BOOST : 1) * (e.demoted ? DEMOTED_WEIGHT : 1);
 }
 
 /** Dead documents are purged once they are this share of the index (and at every snapshot write). */
@@ -170,7 +175,7 @@ export class EmbeddedSearchIndex implements SearchIndex {
     const hits: Hit[] = [];
     this.text.search(q.q, (entry, score) => {
       if (matched !== undefined) markRank(matched, entry.popularityRank);
-      if (matches === undefined || matches.has(entry)) hits.push({ entry, score: entry.original ? score * ORIGINAL_BOOST : score });
+      if (matches === undefined || matches.has(entry)) hits.push({ entry, score: score * standingWeight(entry) });
     });
     const top = topHits(hits, offset + limit);
     return {

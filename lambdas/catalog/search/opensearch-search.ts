@@ -17,6 +17,7 @@ import {
   FUZZY_MIN_LENGTH,
   FUZZY_PREFIX_LENGTH,
   FUZZY_RATIO,
+  DEMOTED_WEIGHT,
   FUZZY_WEIGHT,
   ORIGINAL_BOOST,
   PHRASE_BOOST,
@@ -88,8 +89,9 @@ export interface SearchOptions {
  * clause, gets ALL_TERMS_BONUS × their sum more when it matches all, and a phrase score for every
  * pair of adjacent query words. Without `options.fuzzy` the body also asks for the counts that
  * decide the fuzzy fallback (`fuzzyWordsFrom`); the adapter sends a second request only when a
- * word needs it. Originals' scores are multiplied by ORIGINAL_BOOST (a `function_score` with a
- * `weight` function on `original`); equal scores put demoted servers last, then popularity, slug.
+ * word needs it. Originals' scores are multiplied by ORIGINAL_BOOST and demoted servers' by
+ * DEMOTED_WEIGHT (a `function_score` with a `weight` function on each flag); equal scores put
+ * demoted servers last, then popularity, slug.
  * With `q.facets` the filters go to `post_filter` and the facet aggregations ride along
  * (`withFacets`).
  */
@@ -130,7 +132,10 @@ export function buildSearchRequest(q: TextQuery, options: SearchOptions = {}): S
   body.query = {
     function_score: {
       query: text,
-      functions: [{ filter: { term: { original: true } }, weight: ORIGINAL_BOOST }],
+      functions: [
+        { filter: { term: { original: true } }, weight: ORIGINAL_BOOST },
+        { filter: { term: { demoted: 1 } }, weight: DEMOTED_WEIGHT },
+      ],
       score_mode: 'multiply',
       boost_mode: 'multiply',
     },

@@ -82,6 +82,13 @@ export const SYNONYM_WEIGHT = 0.5;
  */
 export const ORIGINAL_BOOST = 1.25;
 
+/**
+ * A deprecated server or a test entry (`isDemoted`) scores this share of its text score, and comes
+ * after the others on equal scores: it stays findable by its own name, but an active server about
+ * the same thing ranks first (the demo catalog's `postgres`: a deprecated server led).
+ */
+export const DEMOTED_WEIGHT = 0.5;
+
 /** A server matching every word of a multi-word query scores this much more (1 + bonus times). */
 export const ALL_TERMS_BONUS = 1;
 /** Two query words next to each other in a field also score as a phrase, with this weight. */
