@@ -1,6 +1,6 @@
 import { extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
 import * as z from 'zod';
-import { CATEGORIES, REGISTRY_TYPES, SORTS, VIEWS } from './domain/types';
+import { API_SORTS, CATEGORIES, REGISTRY_TYPES, VIEWS } from './domain/types';
 
 /**
  * The catalog contract, written once: these schemas validate requests, type the handlers and
@@ -85,11 +85,11 @@ export const ListQuerySchema = z.object({
   limit: pageLimit,
   ...filterParams,
   sort: z
-    .enum(SORTS, { error: `must be one of ${SORTS.join(', ')}` })
+    .enum(API_SORTS, { error: `must be one of ${API_SORTS.join(', ')}` })
     .default('popularity')
     .openapi({
       description:
-        "popularity (desc, default), name (asc), stars, updated (the catalog entry's last change), downloads, trending, published (the registry's time of the latest version) (desc); ties broken by slug ascending. In popularity, trending and published, deprecated servers and test entries come after the others.",
+        "popularity (desc, default), name (asc), stars, updated (the catalog entry's last change), downloads, trending (desc); ties broken by slug ascending. In popularity and trending, deprecated servers and test entries come after the others.",
     }),
   view,
 });

@@ -12,11 +12,10 @@ import {
   buildSlugsRequest,
   type Clause,
   indexDefinition,
-  readFacetCounts,
   toIndexedDocument,
 } from '../../lambdas/catalog/search/opensearch-requests';
 import { buildSearchRequest, fuzzyWordsFrom } from '../../lambdas/catalog/search/opensearch-search';
-import { createOpenSearchClient, OpenSearchIndex, type OpenSearchClientLike } from '../../lambdas/catalog/search/opensearch';
+import { createOpenSearchClient, OpenSearchIndex, readFacetCounts, type OpenSearchClientLike } from '../../lambdas/catalog/search/opensearch';
 import { catalogFixture, makeDoc, makeRecord, searchIndexContract } from './search-contract';
 import { searchFacetsContract } from './search-contract-facets';
 

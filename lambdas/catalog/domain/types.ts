@@ -25,11 +25,14 @@ export const CATEGORIES = [
 ] as const;
 export type Category = (typeof CATEGORIES)[number];
 
+/** The orders `/api/mcps` accepts (spec 1): `updated` is the catalog's own change time (`lastModified`). */
+export const API_SORTS = ['popularity', 'name', 'stars', 'updated', 'downloads', 'trending'] as const;
 /**
- * `updated` orders by the catalog's own change time (`lastModified`); `published` by the
- * registry's time of the latest version (`registryTime`), newest first.
+ * The orders the index keeps: the API's, and `published`, the registry's time of the latest version
+ * (`registryTime`), newest first, which the site's "Recently added or updated" and feeds use (the
+ * API's sort enum is the spec's).
  */
-export const SORTS = ['popularity', 'name', 'stars', 'updated', 'downloads', 'trending', 'published'] as const;
+export const SORTS = [...API_SORTS, 'published'] as const;
 export type SortKey = (typeof SORTS)[number];
 
 export const VIEWS = ['card', 'full'] as const;

@@ -6,17 +6,7 @@
 import type { API } from '@opensearch-project/opensearch';
 import { SearchWindowError, type CatalogFilters, type ListQuery, type RegistryQuery } from '../domain/ports';
 import { isDemoted, isOriginal } from '../domain/standing';
-import {
-  FACET_GROUPS,
-  lastModified,
-  registryTime,
-  type CatalogRecord,
-  type FacetCounts,
-  type FacetGroup,
-  type NameCount,
-  type SearchDocument,
-  type SortKey,
-} from '../domain/types';
+import { FACET_GROUPS, lastModified, registryTime, type CatalogRecord, type FacetGroup, type SearchDocument, type SortKey } from '../domain/types';
 import { fieldTexts } from './analysis';
 import { PROTECTED_WORDS, STOP_WORDS } from './ranking';
 
@@ -280,30 +270,6 @@ export function withFacets(body: SearchRequestBody, filters: CatalogFilters): vo
     };
   }
   body.aggs = aggs;
-}
-
-/** The facet counts of a response to a request built with facets. */
-export function readFacetCounts(response: unknown): FacetCounts {
-  const aggs = asRecord(asRecord(response)?.aggregations);
-  const out: FacetCounts = { categories: [], types: [], languages: [], licenses: [], missing: { types: 0, languages: 0, licenses: 0 } };
-  for (const group of FACET_GROUPS) {
-    const agg = asRecord(aggs?.[`facet_${group}`]);
-    const buckets = asRecord(agg?.values)?.buckets;
-    const counts: NameCount[] = [];
-    for (const b of Array.isArray(buckets) ? buckets : []) {
-      const bucket = asRecord(b);
-      if (typeof bucket?.key === 'string' && typeof bucket.doc_count === 'number' && bucket.doc_count > 0)
-        counts.push({ name: bucket.key, count: bucket.doc_count });
-    }
-    out[group] = counts;
-    const missing = asRecord(agg?.missing)?.doc_count;
-    if (group !== 'categories' && typeof missing === 'number') out.missing[group] = missing;
-  }
-  return out;
-}
-
-function asRecord(v: unknown): Record<string, unknown> | undefined {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
 }
 
 export function buildAutocompleteRequest(prefix: string, limit: number): SearchRequestBody {
