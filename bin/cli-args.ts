@@ -10,3 +10,9 @@ export function positiveInt(value: string | undefined, name: string, fallback: n
   if (!/^\d+$/.test(value) || Number(value) < 1) throw new Error(`--${name} must be a positive integer`);
   return Number(value);
 }
+
+export function nonNegativeInt(value: string | undefined, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value)) throw new Error(`--${name} must be a whole number, 0 or more`);
+  return Number(value);
+}

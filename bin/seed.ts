@@ -1,14 +1,14 @@
 import { EmbeddedSearchIndex } from '../lambdas/catalog/search/embedded';
-import { flags, positiveInt } from './cli-args';
+import { flags, nonNegativeInt, positiveInt } from './cli-args';
 import { openBackends } from './local-stack/catalog-env';
 import { seedCatalog } from './local-stack/seed';
 
-/** `npm run seed -- --count N [--seed S]`: N synthetic servers into the catalog in DATA_DIR (replacing it). */
+/** `npm run seed -- --count N [--seed S]`: N synthetic servers into the catalog in DATA_DIR (replacing it; 0 empties it). */
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 async function main(): Promise<void> {
   const args = flags({ count: { type: 'string' }, seed: { type: 'string' } });
-  const count = positiveInt(args.count, 'count', 300);
+  const count = nonNegativeInt(args.count, 'count', 300);
   const seed = positiveInt(args.seed, 'seed', 1);
   const started = Date.now();
   const backends = await openBackends();

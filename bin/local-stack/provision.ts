@@ -1,4 +1,11 @@
-import { CreateTableCommand, DescribeTableCommand, ResourceInUseException, UpdateTimeToLiveCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DeleteTableCommand,
+  DescribeTableCommand,
+  ResourceInUseException,
+  UpdateTimeToLiveCommand,
+  type DynamoDBClient,
+} from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, type S3Client } from '@aws-sdk/client-s3';
 import { CATALOG_TABLE, FAVORITES_TABLE } from '../../lambdas/catalog/tables';
 import { CLIENT_TABLE, TOKEN_TABLE, type AuthTableNames } from '../../lambdas/identity/tables';
@@ -40,6 +47,15 @@ export async function ensureTables(ddb: DynamoDBClient, defs: TableDefinition[])
     if (def.ttl) {
       await ddb.send(new UpdateTimeToLiveCommand({ TableName: name, TimeToLiveSpecification: { AttributeName: def.ttl, Enabled: true } }));
     }
+  }
+}
+
+/** Deletes a table when it exists (the next `ensureTables` creates it empty). */
+export async function dropTable(ddb: DynamoDBClient, name: string): Promise<void> {
+  try {
+    await ddb.send(new DeleteTableCommand({ TableName: name }));
+  } catch (err) {
+    if ((err as { name?: string }).name !== 'ResourceNotFoundException') throw err;
   }
 }
 

@@ -7,6 +7,8 @@ import { renderIcon } from '../../lambdas/catalog/icons';
 import { chunk, mapLimit } from '../../lambdas/shared/concurrency';
 import { generateCatalog } from './synthetic';
 import { searchDocumentOf } from '../../lambdas/catalog/reindex';
+import { loadCrawlerConfig } from '../../lambdas/crawler/config';
+import { dropTable } from './provision';
 
 export interface SeedResult {
   servers: number;
@@ -16,7 +18,9 @@ export interface SeedResult {
 
 /**
  * Replaces the catalog in DynamoDB, the icons bucket and the search index with `count`
- * synthetic servers (deterministic for a given seed).
+ * synthetic servers (deterministic for a given seed); 0 empties the catalog. The crawl state goes
+ * too: it described the catalog just replaced, so the next `npm run crawl` mirrors the registry
+ * in full (and removes the demo servers first, `lambdas/crawler/demo-data.ts`).
  */
 export async function seedCatalog(
   config: CatalogConfig,
@@ -34,7 +38,12 @@ export async function seedCatalog(
     const keep = new Set(servers.map((s) => s.record.slug));
     const stale: string[] = [];
     for await (const d of store.scanAll()) if (!keep.has(d.record.slug)) stale.push(d.record.slug);
-    if (stale.length) await store.delete(stale);
+    if (stale.length) {
+      await store.delete(stale);
+      // Icons are never replaced: a server given one of these slugs later must not inherit one.
+      await icons.remove(stale);
+    }
+    await dropTable(ddb, loadCrawlerConfig().stateTable);
 
     let done = 0;
     await mapLimit(chunk(servers, 100), 4, async (batch) => {

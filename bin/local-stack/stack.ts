@@ -48,7 +48,10 @@ export interface LocalStackOptions {
   dataDir?: string;
   port?: number;
   host?: string;
-  /** Servers seeded into an empty catalog (default 300; 0 disables). */
+  /**
+   * Demo servers seeded into an empty catalog (default 300; 0 disables: `npm start -- --no-demo`,
+   * `DEMO_DATA=0`). Demo data is for an empty catalog only: the first crawl removes it.
+   */
   demoCount?: number;
   /**
    * Attach to the backends of a stack already running on this data dir, as another instance (as a
@@ -275,9 +278,9 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       const rebuilt = await rebuildIndex(deps.store, index);
       if (rebuilt > 0) log(`search index rebuilt from the catalog table: ${rebuilt} servers`);
       else if (demo > 0) {
-        log(`empty catalog: seeding ${demo} demo servers`);
+        log(`empty catalog: seeding ${demo} demo servers (npm run crawl replaces them with the registry; --no-demo or DEMO_DATA=0 starts empty)`);
         await seedCatalog(config, index, demo);
-      }
+      } else log('empty catalog: no demo data (npm run crawl fills it from the registry)');
     }
     ready = true;
     return {

@@ -1682,6 +1682,7 @@ function generateOne(index: number, seed: number, now: number, taken: Set<string
   record.popularity = popularityScore({ stars, downloads, live: health?.live, pushedAt: github?.pushedAt, isOfficial }, nowDate);
   record.trending = trending;
   record.hasIcon = iconKind !== undefined;
+  record.demo = true;
 
   const out: SyntheticServer = { record };
   if (ctx.repository !== undefined && rng.chance(0.88)) {

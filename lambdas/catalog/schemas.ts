@@ -1,6 +1,6 @@
 import { extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
 import * as z from 'zod';
-import { CATEGORIES, REGISTRY_TYPES, SORTS, VIEWS } from './domain/types';
+import { API_SORTS, CATEGORIES, REGISTRY_TYPES, VIEWS } from './domain/types';
 
 /**
  * The catalog contract, written once: these schemas validate requests, type the handlers and
@@ -85,10 +85,11 @@ export const ListQuerySchema = z.object({
   limit: pageLimit,
   ...filterParams,
   sort: z
-    .enum(SORTS, { error: `must be one of ${SORTS.join(', ')}` })
+    .enum(API_SORTS, { error: `must be one of ${API_SORTS.join(', ')}` })
     .default('popularity')
     .openapi({
-      description: 'popularity (desc, default), name (asc), stars, updated, downloads, trending (desc); ties broken by slug ascending.',
+      description:
+        "popularity (desc, default), name (asc), stars, updated (the catalog entry's last change), downloads, trending (desc); ties broken by slug ascending. In popularity and trending, deprecated servers and test entries come after the others.",
     }),
   view,
 });
@@ -188,6 +189,18 @@ export const CatalogServer = z
     trending: z.number().int().optional().openapi({ description: 'view=full: stars gained in the last 7 days.' }),
     iconUrl: z.string().optional().openapi({ description: 'view=full: path of the icon, when one is cached.' }),
     websiteUrl: z.url().optional().openapi({ description: 'view=full.' }),
+    publishedAt: z.iso
+      .datetime()
+      .optional()
+      .openapi({ description: "view=full: the registry's publish time of this (the latest) version. `updatedAt` is the catalog entry's own last change." }),
+    registryUpdatedAt: z.iso
+      .datetime()
+      .optional()
+      .openapi({ description: "view=full: the registry's `updatedAt` of this version (its status changed, for example)." }),
+    demo: z
+      .literal(true)
+      .optional()
+      .openapi({ description: 'view=full: a synthetic demo server of the local stack (`npm start`), not a registry entry. Absent on real servers.' }),
   })
   .openapi('CatalogServer');
 
@@ -224,8 +237,23 @@ export function envelope<T extends z.ZodType>(data: T, meta?: z.ZodType) {
   return z.object({ success: z.literal(true), data, ...(meta ? { meta } : {}) });
 }
 
-export const ListMeta = z.object({ pagination: Pagination });
-export const SearchMeta = z.object({ pagination: Pagination, search: z.object({ query: z.string() }) });
+export const FacetCounts = z
+  .object({
+    categories: z.array(CategoryCount),
+    types: z.array(FacetCount),
+    languages: z.array(FacetCount),
+    licenses: z.array(FacetCount),
+    missing: z
+      .object({ types: z.number().int(), languages: z.number().int(), licenses: z.number().int() })
+      .openapi({ description: 'Servers of the counted set without a value in the group (no package or remote, no GitHub language, no license known).' }),
+  })
+  .openapi('FacetCounts', {
+    description:
+      "Facet counts of this query and its filters: each group counted over the servers the query and every filter but the group's own keep. A group without a selected value counts the results: its counts plus `missing` sum to `pagination.total` (categories: a server counts once per label, 1-3 labels, so the sum is at least the total). With selected values, their counts sum to the total (language, license) or cover it (category, type: a server may have several).",
+  });
+
+export const ListMeta = z.object({ pagination: Pagination, facets: FacetCounts.optional() });
+export const SearchMeta = z.object({ pagination: Pagination, search: z.object({ query: z.string() }), facets: FacetCounts.optional() });
 
 // Registry-compatible feed (no envelope).
 export const CatalogMeta = z
@@ -238,6 +266,8 @@ export const CatalogMeta = z
     downloads: z.number().int().optional(),
     updatedAt: z.iso.datetime().optional(),
     url: z.url().optional(),
+    publishedAt: z.iso.datetime().optional().openapi({ description: "The registry's publish time of this version." }),
+    registryUpdatedAt: z.iso.datetime().optional().openapi({ description: "The registry's `updatedAt` of this version." }),
   })
   .openapi('CatalogMeta');
 export const RegistryServerRecord = z

@@ -45,6 +45,9 @@ export function toCatalogServer(r: CatalogRecord, view: View): CatalogServerOut 
     out.trending = r.trending;
     if (r.hasIcon) out.iconUrl = iconPath(r.slug);
     if (r.websiteUrl) out.websiteUrl = r.websiteUrl;
+    if (r.publishedAt !== undefined) out.publishedAt = r.publishedAt;
+    if (r.registryUpdatedAt !== undefined) out.registryUpdatedAt = r.registryUpdatedAt;
+    if (r.demo === true) out.demo = true;
   }
   return out;
 }
@@ -104,6 +107,8 @@ export function toRegistryEntry(r: CatalogRecord, opts: RegistryMetaOptions) {
     ...(r.health && { health: r.health }),
     ...(r.downloads !== undefined && { downloads: r.downloads }),
     updatedAt: lastModified(r),
+    ...(r.publishedAt !== undefined && { publishedAt: r.publishedAt }),
+    ...(r.registryUpdatedAt !== undefined && { registryUpdatedAt: r.registryUpdatedAt }),
     ...(opts.siteUrlTemplate && { url: opts.siteUrlTemplate.replaceAll('{slug}', encodeURIComponent(r.slug)) }),
   };
   return { server: toServerJson(r), _meta: { [`io.${opts.brand}.catalog/v0`]: meta } };

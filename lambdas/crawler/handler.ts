@@ -70,6 +70,8 @@ function crawlerInstance(): Instance {
     icons: new S3IconStore((mod) => traced(new mod.S3Client(s3Config(catalog, loadBatchSdkBudget()))), catalog.iconsBucket),
     state: new DynamoCrawlState(doc, config.stateTable),
     region: catalog.region,
+    // Demo data exists only in the local stack (`npm start`, `npm run seed`): nothing to look for here.
+    settings: { removeDemoData: false },
   }).crawler;
   instance = { crawler, store, index, ...(catalog.searchBackend === 'embedded' && { snapshot: index as S3SnapshotWriter }) };
   return instance;

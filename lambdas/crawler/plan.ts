@@ -5,6 +5,7 @@ import { baseSlug, slugCandidates } from './domain/slug';
 import type { CrawlMode, Rejection } from './domain/types';
 import { chunk, mapLimit } from '../shared/concurrency';
 
+import { removeDemoData } from './demo-data';
 import type { CrawlContext, PlanOptions, PlanResult } from './settings';
 
 /**
@@ -20,8 +21,10 @@ export async function planCrawl(ctx: CrawlContext, opts: PlanOptions = {}): Prom
   let run = pointer.currentRun === undefined ? undefined : await state.getRun(pointer.currentRun);
   let resumed = run !== undefined && run.status !== 'done';
   if (!resumed) {
+    // Before this run writes anything: a catalog of demo servers is emptied, and mirrored in full.
+    const demo = ctx.settings.removeDemoData ? await removeDemoData(ctx) : { removed: 0, warnings: [] };
     const wanted = opts.mode ?? 'auto';
-    const mode: CrawlMode = wanted === 'full' || pointer.highWater === undefined ? 'full' : 'incremental';
+    const mode: CrawlMode = wanted === 'full' || pointer.highWater === undefined || demo.removed > 0 ? 'full' : 'incremental';
     const now = ctx.clock.now();
     const fresh: RunMeta = {
       runId: `${now.toISOString().replace(/[-:.]/g, '').slice(0, 15)}Z-${randomBytes(3).toString('hex')}`,
@@ -33,6 +36,7 @@ export async function planCrawl(ctx: CrawlContext, opts: PlanOptions = {}): Prom
       unitsCreated: 0,
       unitsDone: 0,
       rowsSeen: 0,
+      ...((demo.removed > 0 || demo.warnings.length > 0) && { demo }),
     };
     if (await state.startRun(fresh, pointer.currentRun)) {
       run = fresh;

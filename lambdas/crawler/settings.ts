@@ -28,6 +28,11 @@ export interface CrawlerSettings {
   highWaterMarginMs: number;
   /** Remotes health-checked per server. */
   maxHealthRemotes: number;
+  /**
+   * A new run first removes the local stack's demo servers (`demo-data.ts`). The deployed crawler
+   * turns it off: only the local stack writes demo data, and its role may not scan the catalog.
+   */
+  removeDemoData: boolean;
 }
 
 export const DEFAULT_CRAWLER_SETTINGS: CrawlerSettings = {
@@ -40,6 +45,7 @@ export const DEFAULT_CRAWLER_SETTINGS: CrawlerSettings = {
   sweepMinShare: 0.5,
   highWaterMarginMs: 60_000,
   maxHealthRemotes: 3,
+  removeDemoData: true,
 };
 
 export interface CrawlerDeps {

@@ -4,7 +4,7 @@ import { classifyByRules } from './domain/classify';
 import { isRejection, normaliseRow, rowIdentity } from './domain/normalise';
 import type { CachedResponse, GithubSource, NameState, RepoRef, UnitRef } from './domain/ports';
 import { buildEntry, type BuiltEntry } from './domain/record';
-import { parseGithubRepo } from './domain/repo-ref';
+import { parseGithubRepo } from '../catalog/domain/repo-ref';
 import { starsGained, utcDay, withStarSnapshot, type StarHistory } from './domain/trending';
 import {
   emptyUnitResult,
@@ -60,6 +60,7 @@ function serverFromRecord(r: CatalogRecord): NormalisedServer {
     remotes: r.remotes,
     ...(r.icons !== undefined && { icons: r.icons }),
     ...(r.publishedAt !== undefined && { publishedAt: r.publishedAt }),
+    ...(r.registryUpdatedAt !== undefined && { upstreamUpdatedAt: r.registryUpdatedAt }),
     isLatest: true,
     declaredSchema: '',
     repairs: [],

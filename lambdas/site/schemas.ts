@@ -5,7 +5,9 @@ import { filterParams, intParam, MULTI_KEYS, SlugParamSchema } from '../catalog/
 /**
  * The pages' query parameters, written once with the catalog's own zod pieces: the same filters,
  * sorts, ranges and messages as `/api/mcps` and `/api/search`, so a URL that works on the API works
- * on the page and the other way round (page size aside: the site's is configuration).
+ * on the page and the other way round (page size aside: the site's is configuration). The site
+ * also orders by `published` (the registry's time, "Newest in the registry"), which the API's
+ * contract does not list.
  */
 
 const page = intParam(1, Number.MAX_SAFE_INTEGER, 1, 'Page number, from 1.');

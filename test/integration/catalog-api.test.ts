@@ -29,7 +29,8 @@ describe('GET /api/mcps', () => {
   it('lists by popularity with slug tie-break, 24 per page, with pagination meta', async () => {
     const { body, headers } = await getJson<Envelope<Server[]>>('/api/mcps');
     expect(body.success).toBe(true);
-    expect(body.data.map((s) => s.slug)).toEqual(['alpha-db', 'beta-search', 'delta-docker', 'zeta-mcpb', 'gamma-remote', 'epsilon-nuget']);
+    // delta-docker is deprecated: after the active servers in the default order.
+    expect(body.data.map((s) => s.slug)).toEqual(['alpha-db', 'beta-search', 'zeta-mcpb', 'gamma-remote', 'epsilon-nuget', 'delta-docker']);
     expect(body.meta?.pagination).toEqual({ page: 1, limit: 24, total: 6, totalPages: 1, hasMore: false });
     expect(headers.get('content-type')).toMatch(/^application\/json/);
     expect(headers.get('access-control-allow-origin')).toBe('*');
@@ -40,9 +41,9 @@ describe('GET /api/mcps', () => {
     ['stars', ['alpha-db', 'beta-search', 'delta-docker', 'zeta-mcpb', 'epsilon-nuget', 'gamma-remote']],
     ['updated', ['alpha-db', 'beta-search', 'gamma-remote', 'delta-docker', 'zeta-mcpb', 'epsilon-nuget']],
     ['downloads', ['alpha-db', 'beta-search', 'zeta-mcpb', 'delta-docker', 'epsilon-nuget', 'gamma-remote']],
-    ['trending', ['alpha-db', 'beta-search', 'zeta-mcpb', 'delta-docker', 'epsilon-nuget', 'gamma-remote']],
-    ['popularity', ['alpha-db', 'beta-search', 'delta-docker', 'zeta-mcpb', 'gamma-remote', 'epsilon-nuget']],
-  ])('sort=%s has the spec direction and breaks ties by slug', async (sort, expected) => {
+    ['trending', ['alpha-db', 'beta-search', 'zeta-mcpb', 'epsilon-nuget', 'gamma-remote', 'delta-docker']],
+    ['popularity', ['alpha-db', 'beta-search', 'zeta-mcpb', 'gamma-remote', 'epsilon-nuget', 'delta-docker']],
+  ])('sort=%s has the spec direction and breaks ties by slug (popularity and trending: the deprecated server last)', async (sort, expected) => {
     expect(await slugs(`/api/mcps?sort=${sort}`)).toEqual(expected);
   });
 
@@ -185,7 +186,7 @@ describe('GET /api/autocomplete', () => {
     ['com.al', ['alpha-db']],
     ['web', ['beta-search']],
     ['gamma%20c', ['gamma-remote']],
-    ['COM.', ['alpha-db', 'delta-docker', 'zeta-mcpb', 'epsilon-nuget']],
+    ['COM.', ['alpha-db', 'zeta-mcpb', 'epsilon-nuget', 'delta-docker']],
     ['xyz', []],
   ])('prefix %s', async (q, expected) => {
     expect(await slugs(`/api/autocomplete?q=${q}`)).toEqual(expected);

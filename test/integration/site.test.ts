@@ -8,7 +8,8 @@ import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { generateCatalog } from '../../bin/local-stack/synthetic';
 import { searchDocumentOf } from '../../lambdas/catalog/reindex';
-import type { CatalogRecord } from '../../lambdas/catalog/domain/types';
+import type { CatalogFilters } from '../../lambdas/catalog/domain/ports';
+import type { CatalogRecord, SortKey } from '../../lambdas/catalog/domain/types';
 import { startTestSite, type TestSite } from '../support/site-harness';
 
 let t: TestSite;
@@ -35,6 +36,11 @@ function cardSlugs(html: string): string[] {
 async function apiSlugs(path: string): Promise<{ slugs: string[]; total: number }> {
   const body = (await (await t.get(path)).json()) as { data: Array<{ slug: string }>; meta: { pagination: { total: number } } };
   return { slugs: body.data.map((s) => s.slug), total: body.meta.pagination.total };
+}
+
+/** The index's own order (the site's `published` is not an API sort). */
+async function indexSlugs(sort: SortKey, limit: number, filters: CatalogFilters = {}): Promise<string[]> {
+  return (await t.catalog.index.list({ filters, sort, page: { offset: 0, limit } })).items.map((r) => r.slug);
 }
 
 async function anyRecord(pred: (r: CatalogRecord) => boolean): Promise<CatalogRecord> {
@@ -130,13 +136,20 @@ describe('lists and search show what the catalog API answers', () => {
     expect(cardSlugs(html)).toEqual(api.slugs);
   });
 
-  test('the filter form keeps the state of the URL, with facet counts beside the categories', async () => {
+  test('the filter form keeps the state of the URL, with the counts of this query beside every value', async () => {
     const html = (await page('/servers?category=Security&type=pypi&sort=stars')).body;
     expect(html).toMatch(/<input type="checkbox" id="f-cat-\d+" name="category" value="Security" checked>/);
     expect(html).toMatch(/<input type="checkbox" id="f-type-pypi" name="type" value="pypi" checked>/);
     expect(html).toMatch(/<option value="stars" selected>/);
-    const facets = (await (await t.get('/api/facets')).json()) as { data: { categories: Array<{ name: string; count: number }> } };
-    for (const c of facets.data.categories) expect(html).toContain(`${c.name.replace('&', '&amp;')} (${c.count})`);
+    // The counts are the API's facets of the same query: categories under the type filter, types under the category filter.
+    type Facets = { categories: Array<{ name: string; count: number }>; types: Array<{ name: string; count: number }> };
+    const api = (await (await t.get('/api/mcps?category=Security&type=pypi&sort=stars')).json()) as { meta: { facets: Facets } };
+    const { categories, types } = api.meta.facets;
+    for (const c of categories) expect(html).toContain(`${c.name.replace('&', '&amp;')} (${c.count})`);
+    for (const ty of types) expect(html).toMatch(new RegExp(`value="${ty.name}"[^>]*> <label for="f-type-${ty.name}">[^<]* \\(${ty.count}\\)`));
+    const all = (await (await t.get('/api/facets')).json()) as { data: Facets };
+    // Not the whole catalog's counts: the type filter narrows the category counts.
+    expect(categories.find((c) => c.name === 'Security')?.count).toBeLessThan(all.data.categories.find((c) => c.name === 'Security')?.count ?? 0);
     // Each active filter has a link that removes it alone.
     expect(html).toContain('href="/servers?type=pypi&amp;sort=stars" class="chip"');
   });
@@ -151,14 +164,15 @@ describe('lists and search show what the catalog API answers', () => {
     expect(past.body).toContain('is past the last page');
   });
 
-  test('the home page: categories with counts, trending, recently updated, popular', async () => {
+  test('the home page: categories with counts, trending, recently published in the registry, popular', async () => {
     const html = (await page('/')).body;
-    const [trending, updated, popular] = await Promise.all([
+    const [trending, published, popular] = await Promise.all([
       apiSlugs('/api/mcps?sort=trending&limit=6'),
-      apiSlugs('/api/mcps?sort=updated&limit=6'),
+      indexSlugs('published', 6).then((slugs) => ({ slugs })),
       apiSlugs('/api/mcps?limit=6'),
     ]);
-    expect(cardSlugs(html)).toEqual([...trending.slugs, ...updated.slugs, ...popular.slugs]);
+    // The demo catalog has servers that gained stars this week, so the section is there.
+    expect(cardSlugs(html)).toEqual([...trending.slugs, ...published.slugs, ...popular.slugs]);
     expect(html).toContain(`${SEEDED} servers from the official MCP registry`);
     expect(html).toContain('href="/servers?category=Data%20%26%20Databases"');
     expect(html).toContain('"@type":"WebSite"');
@@ -274,20 +288,19 @@ describe('bad input is a page with the status and code, never a 500', () => {
 });
 
 describe('feeds, sitemap, robots.txt and the OAuth client document', () => {
-  test('/feed.xml: Atom, newest first, as the API sorts by updated', async () => {
+  test('/feed.xml: Atom, newest in the registry first (the index order `published`)', async () => {
     const r = await page('/feed.xml');
     expect(r.headers.get('content-type')).toBe('application/atom+xml; charset=utf-8');
     expect(r.body).toMatch(/^<\?xml version="1.0" encoding="utf-8"\?>\n<feed xmlns="http:\/\/www.w3.org\/2005\/Atom">/);
     const ids = [...r.body.matchAll(/<entry>\n<id>https:\/\/mcp\.example\.com\/servers\/([^<]+)<\/id>/g)].map((m) => m[1]);
-    const api = await apiSlugs('/api/mcps?sort=updated&limit=50');
-    expect(ids).toEqual(api.slugs);
+    expect(ids).toEqual(await indexSlugs('published', 50));
     expect(r.body).toContain('<link rel="self" type="application/atom+xml" href="https://mcp.example.com/feed.xml"/>');
   });
 
   test('/feed.xml?category=…: that category only, linked from its list page', async () => {
     const r = await page('/feed.xml?category=Security');
     const ids = [...r.body.matchAll(/<entry>\n<id>https:\/\/mcp\.example\.com\/servers\/([^<]+)<\/id>/g)].map((m) => m[1]);
-    expect(ids).toEqual((await apiSlugs('/api/mcps?sort=updated&limit=50&category=Security')).slugs);
+    expect(ids).toEqual(await indexSlugs('published', 50, { category: ['Security'] }));
     expect((await page('/servers?category=Security')).body).toContain('href="/feed.xml?category=Security"');
   });
 

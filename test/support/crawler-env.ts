@@ -68,6 +68,9 @@ export class CountingStore implements CatalogStore {
   scanAll(): AsyncIterable<CatalogDetail> {
     return this.inner.scanAll();
   }
+  anyRecord() {
+    return this.inner.anyRecord();
+  }
 }
 
 export class CountingIndex implements SearchIndex {
@@ -121,6 +124,9 @@ export class CountingIcons implements IconStore {
     const stored = await this.inner.putIfAbsent(slug, webp);
     if (stored) this.counts.iconsStored++;
     return stored;
+  }
+  remove(slugs: string[]) {
+    return this.inner.remove(slugs);
   }
 }
 

@@ -34,6 +34,10 @@ export class MemoryCatalogStore implements CatalogStore {
   async *scanAll(): AsyncIterable<CatalogDetail> {
     for (const d of [...this.items.values()]) yield structuredClone(d);
   }
+  async anyRecord() {
+    const first = this.items.values().next();
+    return first.done ? undefined : structuredClone(first.value.record);
+  }
 }
 
 export class MemoryIconStore implements IconStore {
@@ -48,6 +52,9 @@ export class MemoryIconStore implements IconStore {
     if (this.icons.has(slug)) return false;
     this.icons.set(slug, webp);
     return true;
+  }
+  async remove(slugs: string[]) {
+    for (const s of slugs) this.icons.delete(s);
   }
 }
 

@@ -8,7 +8,7 @@ import { loadSiteConfig, type SiteConfig } from '../../lambdas/site/config';
 import type { SiteDeps } from '../../lambdas/site/deps';
 import { SITE_API } from '../../lambdas/site/routes';
 import { createSiteDeps } from '../../lambdas/site/wiring';
-import { startTestCatalog } from './catalog-harness';
+import { startTestCatalog, type TestCatalog } from './catalog-harness';
 
 /**
  * The site and the catalog API on one local server, as `npm start` mounts them, over the test
@@ -30,10 +30,18 @@ const notServed: LambdaLike = async () => {
 export const FIXED_NOW = Date.parse('2026-11-02T00:00:00.000Z');
 
 export async function startTestSite(
-  opts: { seed?: number; site?: Partial<SiteConfig>; catalog?: Partial<CatalogConfig>; limited?: boolean } = {},
+  opts: {
+    seed?: number;
+    site?: Partial<SiteConfig>;
+    catalog?: Partial<CatalogConfig>;
+    limited?: boolean;
+    /** Fills the (unseeded) catalog before the site serves it: a crawl, for example. */
+    fill?: (catalog: TestCatalog) => Promise<void>;
+  } = {},
 ): Promise<TestSite> {
   const catalog = await startTestCatalog({ seed: opts.seed, config: opts.catalog });
   await catalog.close();
+  await opts.fill?.(catalog);
   const site: SiteConfig = { ...loadSiteConfig({}), publicUrl: 'https://mcp.example.com', ...opts.site };
   const deps = await createSiteDeps(site, {
     store: catalog.deps.store,

@@ -16,9 +16,9 @@ export async function until<T>(what: string, fn: () => Promise<T | undefined>, t
   }
 }
 
-/** `tsx bin/local.ts` on `dataDir` and `port`; its stderr goes to `onLog`. */
-export function spawnStack(dataDir: string, port: number, onLog: (text: string) => void, env: Record<string, string> = {}): ChildProcess {
-  const child = spawn(TSX, ['bin/local.ts'], {
+/** `tsx bin/local.ts [args]` on `dataDir` and `port`; its stderr goes to `onLog`. */
+export function spawnStack(dataDir: string, port: number, onLog: (text: string) => void, env: Record<string, string> = {}, args: string[] = []): ChildProcess {
+  const child = spawn(TSX, ['bin/local.ts', ...args], {
     cwd: ROOT,
     env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'SILENT', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],

@@ -2,7 +2,9 @@ import type { CatalogDetail, Category } from '../../lambdas/catalog/domain/types
 import { CATEGORIES } from '../../lambdas/catalog/domain/types';
 import { parseSteps, loadCrawlerConfig } from '../../lambdas/crawler/config';
 import { mergeHealth } from '../../lambdas/crawler/unit';
-import { classifyByRules, LlmCategoryClassifier } from '../../lambdas/crawler/domain/classify';
+import { classifyByRules, LlmCategoryClassifier, readmeProse } from '../../lambdas/crawler/domain/classify';
+import { checkedKeywords } from '../../lambdas/crawler/domain/category-keywords';
+import lists from '../../lambdas/crawler/domain/category-keywords.json';
 import { normaliseRow } from '../../lambdas/crawler/domain/normalise';
 import { buildEntry, contentHash, stableStringify } from '../../lambdas/crawler/domain/record';
 import { buildReport, formatSummary } from '../../lambdas/crawler/domain/report';
@@ -81,16 +83,60 @@ describe('category classifier on real registry rows', () => {
   });
 
   it('uses captured tools and the README', () => {
-    const mux = real('com.mux/mcp');
-    expect(classify(mux)).toEqual(['Other']);
-    expect(classify(mux, { tools: [{ name: 'upload_video', description: 'Upload a video or audio asset and create a playback ID' }] })).toContain(
+    const golf = real('com.pga/pga-golf');
+    expect(classify(golf)).toEqual(['Other']);
+    expect(classify(golf, { tools: [{ name: 'upload_video', description: 'Upload a video or audio asset and create a playback ID' }] })).toContain(
       'Media & Design',
     );
-    expect(classify(mux, { readme: '# Mux\nStream video and audio, cut podcasts and edit images.\n```sh\nnpm install docker kubernetes\n```' })).toContain(
+    expect(classify(golf, { readme: '# Golf\nStream video and audio, cut podcasts and edit images.\n```sh\nnpm install docker kubernetes\n```' })).toContain(
       'Media & Design',
     );
     // Code blocks in the README do not count.
-    expect(classify(mux, { readme: '```sh\nkubectl apply -f deploy.yaml\ndocker run terraform\n```' })).toEqual(['Other']);
+    expect(classify(golf, { readme: '```sh\nkubectl apply -f deploy.yaml\ndocker run terraform\n```' })).toEqual(['Other']);
+  });
+
+  it('reads what a README says the server is for, not how to install, build or deploy it', () => {
+    const golf = real('com.pga/pga-golf');
+    // The sections every project has: install, deploy, contributing (and their subsections).
+    const boilerplate = [
+      '# Golf',
+      '## Installation',
+      'Clone the repository with git, then build the code with the CLI and open a pull request.',
+      '### Docker',
+      'Deploy the Docker container to Kubernetes with Terraform.',
+      '## Contributing',
+      'Fork it on GitHub, lint, debug and refactor the source code.',
+    ].join('\n');
+    expect(classify(golf, { readme: boilerplate })).toEqual(['Other']);
+    expect(readmeProse(boilerplate).trim()).toBe('# Golf');
+    // Development and DevOps words in the prose itself count only beside the server's own:
+    // every README speaks of code, git and deploying.
+    expect(classify(golf, { readme: '# Golf\nWritten in TypeScript with a CLI, tested in CI, its source code is on GitHub.' })).toEqual(['Other']);
+    expect(
+      classifyByRules({
+        name: 'io.example/linter',
+        description: 'Lint your code.',
+        readme: 'Runs in CI on every commit and every pull request of a repository.',
+      }),
+    ).toEqual(['Development & Coding']);
+  });
+
+  it('reads its keyword lists from a data file, checked at load', () => {
+    expect(Object.keys(checkedKeywords(lists)).sort()).toEqual(CATEGORIES.filter((c) => c !== 'Other').sort());
+    expect(() => checkedKeywords({ ...lists, Weather: ['rain'] })).toThrow(/unknown labels Weather/);
+    expect(() => checkedKeywords({ ...lists, Security: ['tls', 'TLS'] })).toThrow(/Security lists TLS twice/);
+    expect(() => checkedKeywords({ ...lists, Security: ['~ spaced'] })).toThrow(/malformed in Security/);
+    const { Security: _, ...withoutSecurity } = lists;
+    expect(() => checkedKeywords(withoutSecurity)).toThrow(/no list for Security/);
+  });
+
+  it('takes MCP as boilerplate, except as the subject: a registry of MCP servers, a router over them', () => {
+    expect(rules('io.github.wei/mcp-registry-mcp-server', 'MCP server for querying the official MCP registry.')).toEqual(['Development & Coding']);
+    expect(rules('ai.smithery/smithery-toolbox', "Toolbox dynamically routes to all MCPs in the Smithery registry based on your agent's need.")).toEqual([
+      'Development & Coding',
+    ]);
+    // In a name, "mcp-registry" is where it is published, not what it does.
+    expect(rules('net.example/company-lens-mcp-registry', 'Company data: firmographics of businesses.')).toEqual(['Data & Databases']);
   });
 
   // Descriptions of real registry servers (the 2025-10-21 sample) the issue names or that show a rule.
@@ -118,7 +164,8 @@ describe('category classifier on real registry rows', () => {
       rules('io.github.pedro-rivas/android-puppeteer-mcp', 'MCP server for Android automation with UI interaction, screenshots, and device control'),
     ).toContain('Browser & Automation');
     // `search` alone is a feature, not the Search & Web domain; searching the web is.
-    expect(rules('com.amplitude/mcp-server', 'Search, access, and get insights on your Amplitude data')).toEqual(['Other']);
+    expect(rules('com.amplitude/mcp-server', 'Search, access, and get insights on your Amplitude data')).toEqual(['Data & Databases']);
+    expect(rules('io.example/insights', 'Search, access, and get insights on your data')).toEqual(['Other']);
     expect(rules('ai.smithery/arjunkmrm-perplexity-search', "Enable AI assistants to perform web searches using Perplexity's Sonar Pro.")).toEqual([
       'Search & Web',
     ]);

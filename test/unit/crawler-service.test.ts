@@ -8,10 +8,12 @@ import { MemoryCrawlState } from '../../lambdas/crawler/adapters/memory-crawl-st
 import { documentClient, dynamoClient } from '../../lambdas/shared/aws/clients';
 import { Crawler, runCrawl } from '../../lambdas/crawler/crawler';
 import { computeHighWater } from '../../lambdas/crawler/finalize';
-import type { CrawlerDeps } from '../../lambdas/crawler/settings';
+import type { CrawlerDeps, CrawlerSettings } from '../../lambdas/crawler/settings';
 import { RuleCategoryClassifier } from '../../lambdas/crawler/domain/classify';
 import type { CachedResponse, CrawlStateStore, GithubSource, RepoRef, RunMeta } from '../../lambdas/crawler/domain/ports';
 import { isValidSlug } from '../../lambdas/crawler/domain/slug';
+import { formatSummary } from '../../lambdas/crawler/domain/report';
+import { generateCatalog, toSearchDocument } from '../../bin/local-stack/synthetic';
 import type { RemoteHealth, RepoInfo } from '../../lambdas/crawler/domain/types';
 import { CountingIndex, TestClock, type WriteCounts } from '../support/crawler-env';
 import { ArrayUpstream, MemoryCatalogStore, MemoryIconStore, row } from '../support/crawler-memory';
@@ -80,7 +82,7 @@ function setup(rows: unknown[], pageSize = 3) {
     classifier: new RuleCategoryClassifier(),
     clock,
   };
-  const make = () => new Crawler(deps, { enrichConcurrency: 4 });
+  const make = (settings: Partial<CrawlerSettings> = {}) => new Crawler(deps, { enrichConcurrency: 4, ...settings });
   return { counts, state, upstream, store, index, icons, github, clock, make };
 }
 
@@ -314,6 +316,39 @@ describe.each(STATES)('Crawler (%s state)', (_name, prepare) => {
     expect(pg?.github?.stars).toBe(170);
     expect(pg?.trending).toBe(70);
     expect(pg?.updatedAt).toBe('2025-10-22T12:00:00.000Z');
+  });
+
+  it('a crawl into a catalog of demo servers removes them first (icons too), says so, and mirrors in full', async () => {
+    const t = setup(rowsV1());
+    // An earlier crawl left a high-water mark; then the catalog was replaced by demo data.
+    await runCrawl(t.make());
+    const demo = generateCatalog(12);
+    t.store.items.clear();
+    await t.store.put(demo.map((s) => ({ record: s.record, readme: s.readme ?? null, tools: s.tools ?? null })));
+    await t.index.replaceAll(demo.map(toSearchDocument));
+    for (const s of demo) await t.icons.putIfAbsent(s.record.slug, new Uint8Array([1]));
+    const report = await runCrawl(t.make());
+    expect(report.demoRemoved).toBe(12);
+    expect(report.mode).toBe('full');
+    expect(formatSummary(report)).toContain('removed 12 demo servers first');
+    const records = [...t.store.items.values()].map((d) => d.record);
+    expect(records).toHaveLength(6);
+    expect(records.filter((r) => r.demo === true)).toEqual([]);
+    expect((await t.index.slugs()).map((s) => s.slug).sort()).toEqual(records.map((r) => r.slug).sort());
+    for (const s of demo) expect(t.icons.icons.has(s.record.slug)).toBe(false);
+    // A catalog of real servers is left alone, and the next report says nothing of demo data.
+    const again = await runCrawl(t.make());
+    expect(again.demoRemoved).toBe(0);
+    expect(formatSummary(again)).not.toContain('demo');
+  });
+
+  it('the deployed crawler does not look for demo data', async () => {
+    const t = setup(rowsV1());
+    const demo = generateCatalog(3);
+    await t.store.put(demo.map((s) => ({ record: s.record })));
+    const report = await runCrawl(t.make({ removeDemoData: false }));
+    expect(report.demoRemoved).toBe(0);
+    expect([...t.store.items.values()].filter((d) => d.record.demo === true)).toHaveLength(3);
   });
 });
 

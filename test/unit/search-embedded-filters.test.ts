@@ -93,6 +93,51 @@ describe('embedded engine at scale: filters from bitsets', () => {
   });
 });
 
+describe('embedded engine at scale: facet counts from bitsets', () => {
+  /** The plain definition: each group over the records every filter but its own keeps. */
+  function plainFacets(pool: CatalogRecord[], f: CatalogFilters) {
+    const group = (filter: keyof CatalogFilters, values: (r: CatalogRecord) => string[]) => {
+      const kept = pool.filter((r) => keeps(r, { ...f, [filter]: undefined }));
+      const m = new Map<string, number>();
+      for (const r of kept) for (const v of new Set(values(r))) m.set(v, (m.get(v) ?? 0) + 1);
+      const counts = [...m].map(([name, count]) => ({ name, count })).sort((a, b) => b.count - a.count || (a.name < b.name ? -1 : 1));
+      return { counts, missing: kept.filter((r) => values(r).length === 0).length };
+    };
+    const types = (r: CatalogRecord) => [
+      ...r.packages.filter((p) => p.registryType !== 'remote').map((p) => p.registryType),
+      ...(r.remotes.length ? ['remote'] : []),
+    ];
+    const c = group('category', (r) => r.categories);
+    const t = group('type', types);
+    const l = group('language', (r) => (r.github?.language ? [r.github.language] : []));
+    const li = group('license', (r) => ((r.github?.license ?? r.github?.licenseSpdx) ? [(r.github?.license ?? r.github?.licenseSpdx) as string] : []));
+    return {
+      categories: c.counts,
+      types: t.counts,
+      languages: l.counts,
+      licenses: li.counts,
+      missing: { types: t.missing, languages: l.missing, licenses: li.missing },
+    };
+  }
+
+  it('counts lists and searches as the plain definition does, whatever the filters', async () => {
+    const rnd = rng(13);
+    for (let i = 0; i < 40; i++) {
+      const filters = randomFilters(rnd);
+      const got = await index.list({ filters, sort: 'name', page: { offset: 0, limit: 1 }, facets: true });
+      expect(got.facets).toEqual(plainFacets(records, filters));
+    }
+    for (const q of ['database', 'github', 'postgres files']) {
+      const matches = (await index.search({ q, filters: {}, page: { offset: 0, limit: COUNT } })).items;
+      for (let i = 0; i < 8; i++) {
+        const filters = randomFilters(rnd);
+        const got = await index.search({ q, filters, page: { offset: 0, limit: 1 }, facets: true });
+        expect(got.facets).toEqual(plainFacets(matches, filters));
+      }
+    }
+  });
+});
+
 describe('embedded engine at scale: autocomplete from a prefix dictionary', () => {
   it('returns the most popular servers whose name, name tail or title starts with the prefix', async () => {
     const starts = (r: CatalogRecord, p: string) => {

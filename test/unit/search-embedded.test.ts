@@ -7,6 +7,7 @@ import { README_INDEX_CHARS } from '../../lambdas/catalog/domain/types';
 import { EmbeddedSearchIndex } from '../../lambdas/catalog/search/embedded';
 import type { SearchDocument } from '../../lambdas/catalog/domain/types';
 import { makeDoc, makeRecord, searchIndexContract } from './search-contract';
+import { searchFacetsContract } from './search-contract-facets';
 
 const tmpDirs: string[] = [];
 function tempDir(): string {
@@ -20,6 +21,8 @@ afterAll(() => {
 
 searchIndexContract('embedded, in memory', async () => new EmbeddedSearchIndex());
 searchIndexContract('embedded, snapshot-backed', async () => new EmbeddedSearchIndex({ snapshotPath: join(tempDir(), 'nested', 'dir', 'index.json') }));
+searchFacetsContract('embedded, in memory', async () => new EmbeddedSearchIndex());
+searchFacetsContract('embedded, snapshot-backed', async () => new EmbeddedSearchIndex({ snapshotPath: join(tempDir(), 'facets', 'index.json') }));
 
 const page = { offset: 0, limit: 100 };
 const slugsOf = (records: { slug: string }[]): string[] => records.map((r) => r.slug).sort();

@@ -17,7 +17,7 @@ interface Scenario {
   name: string;
   call: { method: 'list' | 'search' | 'facets' | 'slugs' | 'registryPage' | 'autocomplete' | 'upsert' | 'remove'; args: unknown[] };
   exchanges: GoldenExchange[];
-  expect: { slugs?: string[]; total?: number; value?: unknown; resolves?: boolean; rejects?: string };
+  expect: { slugs?: string[]; total?: number; facets?: unknown; value?: unknown; resolves?: boolean; rejects?: string };
 }
 
 const golden = JSON.parse(readFileSync(join(__dirname, '..', 'fixtures', 'opensearch', 'exchanges.json'), 'utf8')) as { index: string; scenarios: Scenario[] };
@@ -64,6 +64,7 @@ describe('the OpenSearch adapter against golden exchanges from the documentation
         for (const r of items) expect(r).toEqual(docs.get(r.slug)?.record);
       }
       if (s.expect.total !== undefined) expect((out as { total: number }).total).toBe(s.expect.total);
+      if (s.expect.facets !== undefined) expect((out as { facets?: unknown }).facets).toEqual(s.expect.facets);
       if (s.expect.value !== undefined) expect(out).toEqual(s.expect.value);
     }
     expect(standIn.unexpected).toEqual([]);

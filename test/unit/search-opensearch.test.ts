@@ -15,9 +15,10 @@ import {
   toIndexedDocument,
 } from '../../lambdas/catalog/search/opensearch-requests';
 import { buildSearchRequest, fuzzyWordsFrom } from '../../lambdas/catalog/search/opensearch-search';
-import { createOpenSearchClient, OpenSearchIndex, type OpenSearchClientLike } from '../../lambdas/catalog/search/opensearch';
+import { createOpenSearchClient, OpenSearchIndex, readFacetCounts, type OpenSearchClientLike } from '../../lambdas/catalog/search/opensearch';
 import { recordSkip } from '../support/skips';
 import { catalogFixture, makeDoc, makeRecord, searchIndexContract } from './search-contract';
+import { searchFacetsContract } from './search-contract-facets';
 
 // ---------------------------------------------------------------- (a) the contract on a real cluster
 
@@ -48,6 +49,7 @@ if (url === undefined || url === '') {
     await client.indices.delete({ index: `${run}-*` }).catch(() => undefined);
   });
   searchIndexContract('OpenSearch', async () => new OpenSearchIndex({ client, index: `${run}-${n++}` }));
+  searchFacetsContract('OpenSearch', async () => new OpenSearchIndex({ client, index: `${run}-${n++}` }));
 }
 
 // ---------------------------------------------------------------- (b) request shapes
@@ -76,24 +78,114 @@ describe('OpenSearch request builders', () => {
   });
 
   it.each([
-    ['popularity', [{ popularity: 'desc' }, { slug: 'asc' }]],
+    ['popularity', [{ demoted: 'asc' }, { popularity: 'desc' }, { slug: 'asc' }]],
     ['name', [{ name: 'asc' }, { slug: 'asc' }]],
     ['stars', [{ stars: { order: 'desc', missing: 0 } }, { slug: 'asc' }]],
     ['updated', [{ lastModified: { order: 'desc', missing: '_last' } }, { slug: 'asc' }]],
     ['downloads', [{ downloads: { order: 'desc', missing: 0 } }, { slug: 'asc' }]],
-    ['trending', [{ trending: { order: 'desc', missing: 0 } }, { slug: 'asc' }]],
-  ] as const)('sorts %s with the slug tie-break', (sort, expected) => {
+    ['trending', [{ demoted: 'asc' }, { trending: { order: 'desc', missing: 0 } }, { slug: 'asc' }]],
+    ['published', [{ demoted: 'asc' }, { registryTime: { order: 'desc', missing: '_last' } }, { slug: 'asc' }]],
+  ] as const)('sorts %s with the slug tie-break (demoted servers last in the default orders)', (sort, expected) => {
     expect(buildListRequest({ filters: {}, sort, page: { offset: 0, limit: 10 } }).sort).toEqual(expected);
   });
 
-  it('builds a relevance search with popularity and slug tie-breaks, filters and exact totals', () => {
+  it('builds a relevance search: originals weighted, then demoted last, popularity and slug tie-breaks, filters and exact totals', () => {
     const body = buildSearchRequest({ q: 'postgres db', filters: { type: ['npm'] }, page: { offset: 10, limit: 5 } });
     expect(body).toMatchObject({
-      query: { bool: { filter: [{ terms: { types: ['npm'] } }] } },
-      sort: [{ _score: 'desc' }, { popularity: 'desc' }, { slug: 'asc' }],
+      query: {
+        function_score: {
+          query: { bool: { filter: [{ terms: { types: ['npm'] } }] } },
+          functions: [
+            { filter: { term: { original: true } }, weight: 1.25 },
+            { filter: { term: { demoted: 1 } }, weight: 0.5 },
+          ],
+          score_mode: 'multiply',
+          boost_mode: 'multiply',
+        },
+      },
+      sort: [{ _score: 'desc' }, { demoted: 'asc' }, { popularity: 'desc' }, { slug: 'asc' }],
       from: 10,
       size: 5,
       track_total_hits: true,
+    });
+    expect(body).not.toHaveProperty('post_filter');
+  });
+
+  describe('facets: the filters in post_filter, one filter aggregation per group without its own filter', () => {
+    const terms = (field: string) => ({ terms: { field, size: 1000, order: [{ _count: 'desc' }, { _key: 'asc' }] } });
+    const filters = { type: ['npm' as const], language: ['Go'] };
+    const expectedAggs = {
+      facet_categories: {
+        filter: { bool: { filter: [{ terms: { types: ['npm'] } }, { terms: { language: ['Go'] } }] } },
+        aggs: { values: terms('categories') },
+      },
+      facet_types: {
+        filter: { bool: { filter: [{ terms: { language: ['Go'] } }] } },
+        aggs: { values: terms('types'), missing: { missing: { field: 'types' } } },
+      },
+      facet_languages: {
+        filter: { bool: { filter: [{ terms: { types: ['npm'] } }] } },
+        aggs: { values: terms('language'), missing: { missing: { field: 'language' } } },
+      },
+      facet_licenses: {
+        filter: { bool: { filter: [{ terms: { types: ['npm'] } }, { terms: { language: ['Go'] } }] } },
+        aggs: { values: terms('licenseFacet'), missing: { missing: { field: 'licenseFacet' } } },
+      },
+    };
+
+    it('in a list', () => {
+      expect(buildListRequest({ filters, sort: 'name', page: { offset: 0, limit: 5 }, facets: true })).toEqual({
+        query: { match_all: {} },
+        post_filter: { bool: { filter: [{ terms: { types: ['npm'] } }, { terms: { language: ['Go'] } }] } },
+        sort: [{ name: 'asc' }, { slug: 'asc' }],
+        from: 0,
+        size: 5,
+        track_total_hits: true,
+        _source: ['record'],
+        aggs: expectedAggs,
+      });
+      // Without filters every group counts everything, and there is no post_filter.
+      const plain = buildListRequest({ filters: {}, sort: 'name', page: { offset: 0, limit: 5 }, facets: true });
+      expect(plain).not.toHaveProperty('post_filter');
+      expect(plain.aggs?.facet_languages).toEqual({
+        filter: { match_all: {} },
+        aggs: { values: terms('language'), missing: { missing: { field: 'language' } } },
+      });
+    });
+
+    it('in a search, beside the fuzzy counts, with no filter left in the query', () => {
+      const body = buildSearchRequest({ q: 'slack', filters, page: { offset: 0, limit: 5 }, facets: true });
+      expect(body.post_filter).toEqual({ bool: { filter: [{ terms: { types: ['npm'] } }, { terms: { language: ['Go'] } }] } });
+      expect(body.query).toMatchObject({ function_score: { query: { bool: { filter: [] } } } });
+      expect(body.aggs).toMatchObject({ ...expectedAggs, fuzzy_check: { global: {} } });
+    });
+
+    it('reads the counts, each group with its missing count', () => {
+      const bucket = (key: string, doc_count: number) => ({ key, doc_count });
+      const group = (buckets: unknown[], missing?: number) => ({
+        doc_count: 9,
+        values: { doc_count_error_upper_bound: 0, sum_other_doc_count: 0, buckets },
+        ...(missing !== undefined && { missing: { doc_count: missing } }),
+      });
+      expect(
+        readFacetCounts({
+          aggregations: {
+            facet_categories: group([bucket('Security', 4), bucket('Other', 2)]),
+            facet_types: group([bucket('npm', 9)], 0),
+            facet_languages: group([bucket('Go', 3)], 6),
+            facet_licenses: group([], 9),
+          },
+        }),
+      ).toEqual({
+        categories: [
+          { name: 'Security', count: 4 },
+          { name: 'Other', count: 2 },
+        ],
+        types: [{ name: 'npm', count: 9 }],
+        languages: [{ name: 'Go', count: 3 }],
+        licenses: [],
+        missing: { types: 0, languages: 6, licenses: 9 },
+      });
     });
   });
 
@@ -101,10 +193,11 @@ describe('OpenSearch request builders', () => {
     const search = (q: string, fuzzy?: Set<string>) =>
       buildSearchRequest({ q, filters: {}, page: { offset: 0, limit: 10 } }, fuzzy === undefined ? {} : { fuzzy });
     type Bool = { bool: { must: Array<{ bool: { should: Clause[]; minimum_should_match: number } }>; should?: Clause[] } };
-    const wordClauses = (q: string, fuzzy?: Set<string>) => (search(q, fuzzy).query as Bool).bool.must[0].bool.should as Array<{ bool: { should: Clause[] } }>;
+    const textQuery = (q: string, fuzzy?: Set<string>) => (search(q, fuzzy).query as { function_score: { query: Bool } }).function_score.query;
+    const wordClauses = (q: string, fuzzy?: Set<string>) => textQuery(q, fuzzy).bool.must[0].bool.should as Array<{ bool: { should: Clause[] } }>;
 
     it('has one clause per distinct word, any of which must match; stop words and repeats are dropped', () => {
-      const must = (search('tools for the Tools').query as Bool).bool.must[0].bool;
+      const must = textQuery('tools for the Tools').bool.must[0].bool;
       expect(must.minimum_should_match).toBe(1);
       expect(must.should).toHaveLength(1);
       expect(JSON.stringify(must.should)).not.toMatch(/"query":"(for|the)"/);
@@ -172,15 +265,15 @@ describe('OpenSearch request builders', () => {
     });
 
     it('rewards all words present and adjacent words as phrases', () => {
-      const { should } = (search('browser automation tools').query as Bool).bool;
+      const { should } = textQuery('browser automation tools').bool;
       expect(should?.[0]).toMatchObject({ bool: { must: wordClauses('browser automation tools'), boost: 1 } });
       expect(should?.slice(1)).toEqual([
         { multi_match: { query: 'browser automation', fields: ['nameWords^5', 'title^4', 'description^2'], type: 'phrase', tie_breaker: 0.3, boost: 1 } },
         { multi_match: { query: 'automation tools', fields: ['nameWords^5', 'title^4', 'description^2'], type: 'phrase', tie_breaker: 0.3, boost: 1 } },
       ]);
       // A stop word between two words breaks the phrase; one word has no bonus at all.
-      expect(((search('tools for github').query as Bool).bool.should ?? []).filter((c) => 'multi_match' in c)).toEqual([]);
-      expect((search('github').query as Bool).bool.should).toBeUndefined();
+      expect((textQuery('tools for github').bool.should ?? []).filter((c) => 'multi_match' in c)).toEqual([]);
+      expect(textQuery('github').bool.should).toBeUndefined();
     });
   });
 
@@ -197,7 +290,7 @@ describe('OpenSearch request builders', () => {
           minimum_should_match: 1,
         },
       },
-      sort: [{ popularity: 'desc' }, { slug: 'asc' }],
+      sort: [{ demoted: 'asc' }, { popularity: 'desc' }, { slug: 'asc' }],
       size: 8,
       track_total_hits: false,
       _source: ['record'],
@@ -259,7 +352,10 @@ describe('OpenSearch request builders', () => {
     }
     for (const f of ['nameWords', 'publisher', 'title', 'description', 'toolText', 'readmeText']) expect(props[f]).toEqual({ type: 'text', analyzer: 'words' });
     expect(props.lastModified).toMatchObject({ type: 'date' });
-    expect(def.mappings?._meta).toEqual({ definition: 2 });
+    expect(props.registryTime).toMatchObject({ type: 'date' });
+    expect(props.demoted).toEqual({ type: 'byte' });
+    expect(props.original).toEqual({ type: 'boolean' });
+    expect(def.mappings?._meta).toEqual({ definition: 3 });
     // The embedded engine's analysis: words, lowercased, stop words out, protected words, Porter stems.
     expect(def.settings?.analysis?.analyzer).toEqual({
       words: { type: 'custom', tokenizer: 'words', filter: ['lowercase', 'catalog_stop', 'catalog_protected', 'porter_stem'] },
@@ -301,6 +397,14 @@ describe('OpenSearch request builders', () => {
     expect(deltaDoc.types).toEqual(['remote']);
     expect(deltaDoc).not.toHaveProperty('language');
     expect(deltaDoc).not.toHaveProperty('licenseFacet');
+    // Standing (domain/standing.ts) and the registry's time, for the default orders and search.
+    expect(d).toMatchObject({ demoted: 0, original: true });
+    expect(d).not.toHaveProperty('registryTime');
+    expect(toIndexedDocument(charlie)).toMatchObject({ original: false });
+    const test = makeDoc(makeRecord('t', { name: 'ai.alpic.test/test-mcp-server', publishedAt: '2025-09-01T00:00:00Z' }));
+    expect(toIndexedDocument(test)).toMatchObject({ demoted: 1, registryTime: '2025-09-01T00:00:00Z' });
+    const deprecated = makeDoc(makeRecord('d', { status: 'deprecated', publishedAt: '2025-09-01T00:00:00Z', registryUpdatedAt: '2025-09-05T00:00:00Z' }));
+    expect(toIndexedDocument(deprecated)).toMatchObject({ demoted: 1, registryTime: '2025-09-05T00:00:00Z' });
   });
 });
 

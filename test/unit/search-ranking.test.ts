@@ -125,6 +125,19 @@ describe('the issue, measured on the demo catalog (300 servers)', () => {
     expect(result.items.filter((r) => /sentry/i.test(r.name))).toEqual([]);
   });
 
+  it('deprecated servers lead neither the default list nor `postgres` (issue 23), and stay findable', async () => {
+    const deprecated = new Set(catalog.filter((s) => s.record.status === 'deprecated').map((s) => s.record.slug));
+    expect(deprecated.size).toBeGreaterThan(5);
+    const first = (await index.list({ filters: {}, sort: 'popularity', page: { offset: 0, limit: 24 } })).items;
+    expect(first.filter((r) => deprecated.has(r.slug))).toEqual([]);
+    const postgres = (await search('postgres', 10)).items;
+    expect(postgres.length).toBeGreaterThan(1);
+    expect(deprecated.has(postgres[0].slug)).toBe(false);
+    // Below the active ones, not gone.
+    const firstDeprecated = postgres.findIndex((r) => deprecated.has(r.slug));
+    expect(firstDeprecated).toBeGreaterThan(0);
+  });
+
   it('`browser automation` puts the Puppeteer servers (19, 74 and 92 before) in the top 10, a browser tool first', async () => {
     const browserTools = catalog.filter((s) => /puppeteer|playwright/i.test(s.record.name)).map((s) => s.record.slug);
     expect(browserTools.length).toBeGreaterThanOrEqual(5);

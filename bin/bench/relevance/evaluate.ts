@@ -3,6 +3,7 @@
  * runs in the local stack, and the OpenSearch adapter's requests as built for a real domain,
  * evaluated by the simulator (`opensearch-sim.ts`) over the same corpus.
  */
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SearchDocument } from '../../../lambdas/catalog/domain/types';
@@ -28,6 +29,15 @@ export function loadJudgedQueries(): JudgedQuery[] {
   return (JSON.parse(readFileSync(join(FIXTURE_DIR, 'queries.json'), 'utf8')) as { queries: JudgedQuery[] }).queries;
 }
 
+/**
+ * The held-out half of the judged queries: the even ids (`q02`, `q04`, …), fixed by this rule
+ * before any change was tuned. Ranking changes are tuned on the other half only; the benchmark
+ * reports both, so a gain that holds only where it was tuned shows.
+ */
+export function isHeldOutQuery(q: Pick<JudgedQuery, 'id'>): boolean {
+  return Number(q.id.replace(/\D/g, '')) % 2 === 0;
+}
+
 export interface JudgedCategories {
   name: string;
   /** 1-3 labels, best first, or `Other` alone. */
@@ -38,6 +48,15 @@ export interface JudgedCategories {
 
 export function loadJudgedCategories(): JudgedCategories[] {
   return (JSON.parse(readFileSync(join(FIXTURE_DIR, 'categories.json'), 'utf8')) as { servers: JudgedCategories[] }).servers;
+}
+
+/**
+ * The held-out half of the judged categories: servers whose `sha256("holdout:" + name)` starts
+ * with an odd byte, fixed by this rule before any change was tuned; keyword changes never look at
+ * their expected labels.
+ */
+export function isHeldOutServer(j: Pick<JudgedCategories, 'name'>): boolean {
+  return createHash('sha256').update(`holdout:${j.name}`).digest()[0] % 2 === 1;
 }
 
 /** Server names in ranked order, at most `depth`. */

@@ -9,7 +9,9 @@
  * Faithful: analysis chains built from the definition (pattern tokenizer, lowercase, stop,
  * keyword_marker, porter_stem), BM25 and its norm encoding (SmallFloat.intToByte4), term,
  * phrase (slop 0) and multi-phrase (phrase_prefix) scoring, bool/dis_max/multi_match semantics,
- * `prefix` with a `top_terms_N` rewrite, `global` + `filter` aggregations, sort with tie-breaks.
+ * `prefix` with a `top_terms_N` rewrite, `function_score` with `filter` + `weight` functions
+ * (multiplied), `term`/`terms` on keyword, boolean and numeric fields, `post_filter`, `global`, `filter`,
+ * `terms` and `missing` aggregations, sort with tie-breaks (a missing sort value as 0).
  * Approximated: the built-in `english` analyzer's standard tokenizer (UAX#29 word segmentation by
  * `Intl.Segmenter`), fuzzy rewriting (blended document frequency = the largest of the expanded
  * terms', boost 1 - edits/length), float32 rounding (scores are doubles here). Anything else in a
@@ -146,7 +148,7 @@ export class OpenSearchSimulator {
     for (const [name, rawSpec] of Object.entries(props)) {
       const spec = obj(rawSpec, name);
       if (spec.type === 'text') addText(name, name, String(spec.analyzer ?? 'standard'));
-      if (spec.type === 'keyword')
+      if (['keyword', 'boolean', 'byte', 'short', 'integer', 'long', 'float', 'double'].includes(String(spec.type)))
         this.keywords.set(
           name,
           this.sources.map((d) => new Set(valuesAt(d, name).map(String))),
@@ -160,7 +162,9 @@ export class OpenSearchSimulator {
 
   search(body: Json): SimResult {
     const scores = this.evaluate(obj(body.query ?? { match_all: {} }, 'query'));
-    const order = [...scores.entries()];
+    // `post_filter` narrows the hits after the aggregations saw every match.
+    const post = body.post_filter === undefined ? undefined : this.evaluate(obj(body.post_filter, 'post_filter'));
+    const order = [...scores.entries()].filter(([i]) => post === undefined || post.has(i));
     const sort = (body.sort as Json[] | undefined) ?? [{ _score: 'desc' }];
     order.sort((a, b) => {
       for (const clause of sort) {
@@ -194,6 +198,16 @@ export class OpenSearchSimulator {
       else if (spec.filter !== undefined) {
         const hits = this.evaluate(obj(spec.filter, `${name}.filter`));
         docs = new Set([...matching].filter((i) => hits.has(i)));
+      } else if (spec.missing !== undefined) {
+        const field = String(obj(spec.missing, `${name}.missing`).field);
+        docs = new Set([...matching].filter((i) => valuesAt(this.sources[i], field).length === 0));
+      } else if (spec.terms !== undefined) {
+        const field = String(obj(spec.terms, `${name}.terms`).field);
+        const counts = new Map<string, number>();
+        for (const i of matching) for (const v of new Set(valuesAt(this.sources[i], field).map(String))) counts.set(v, (counts.get(v) ?? 0) + 1);
+        const buckets = [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map(([key, doc_count]) => ({ key, doc_count }));
+        out[name] = { buckets };
+        continue;
       } else throw new Error(`simulator: unsupported aggregation ${name}`);
       out[name] = { doc_count: docs.size, ...this.aggregate(sub, docs) };
     }
@@ -202,7 +216,7 @@ export class OpenSearchSimulator {
 
   private sortValue(i: number, field: string): number | string {
     const v = this.sources[i][field];
-    return typeof v === 'number' || typeof v === 'string' ? v : 0;
+    return typeof v === 'number' || typeof v === 'string' ? v : typeof v === 'boolean' ? Number(v) : 0;
   }
 
   // --- queries
@@ -235,9 +249,13 @@ export class OpenSearchSimulator {
       }
       case 'prefix':
         return this.prefix(spec);
+      case 'function_score':
+        return this.functionScore(spec);
+      case 'term':
       case 'terms': {
-        const [field, values] = Object.entries(spec).find(([k]) => k !== 'boost') ?? [];
-        const wanted = new Set((values as unknown[]).map(String));
+        const [field, raw] = Object.entries(spec).find(([k]) => k !== 'boost') ?? [];
+        const values = kind === 'term' ? [typeof raw === 'object' && raw !== null && 'value' in raw ? (raw as Json).value : raw] : (raw as unknown[]);
+        const wanted = new Set(values.map(String));
         const column = this.keywords.get(String(field));
         if (column === undefined) throw new Error(`simulator: terms on unmapped keyword ${String(field)}`);
         const out: Scores = new Map();
@@ -249,6 +267,20 @@ export class OpenSearchSimulator {
       default:
         throw new Error(`simulator: unsupported query ${String(kind)}`);
     }
+  }
+
+  /** Each matching `filter` function's `weight`, multiplied (score_mode and boost_mode `multiply`, the only ones emitted). */
+  private functionScore(spec: Json): Scores {
+    if ((spec.score_mode ?? 'multiply') !== 'multiply' || (spec.boost_mode ?? 'multiply') !== 'multiply')
+      throw new Error('simulator: function_score supports multiply only');
+    const scores = this.evaluate(obj(spec.query ?? { match_all: {} }, 'function_score.query'));
+    for (const raw of (spec.functions as Json[] | undefined) ?? []) {
+      const fn = obj(raw, 'function');
+      if (Object.keys(fn).some((k) => k !== 'filter' && k !== 'weight')) throw new Error('simulator: function_score functions support filter and weight only');
+      const hits = this.evaluate(obj(fn.filter ?? { match_all: {} }, 'function.filter'));
+      for (const [i, score] of scores) if (hits.has(i)) scores.set(i, score * Number(fn.weight ?? 1));
+    }
+    return scores;
   }
 
   private bool(spec: Json): Scores {

@@ -61,6 +61,26 @@ export class DynamoCatalogStore implements CatalogStore {
     await batchWriteAll(this.doc, this.table, requests);
   }
 
+  /** The first `SERVER` item a scan meets: a read or two, whatever the table's size. */
+  async anyRecord(): Promise<CatalogRecord | undefined> {
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const out = await this.doc.send(
+        new ScanCommand({
+          TableName: this.table,
+          ExclusiveStartKey: startKey,
+          Limit: 25,
+          FilterExpression: 'sk = :server',
+          ExpressionAttributeValues: { ':server': SK.server },
+        }),
+      );
+      const found = (out.Items as ServerItem[] | undefined)?.find((i) => i.record !== undefined);
+      if (found?.record !== undefined) return found.record;
+      startKey = out.LastEvaluatedKey;
+    } while (startKey);
+    return undefined;
+  }
+
   /**
    * The whole table as a parallel scan: `segments` segments, `concurrency` read at once. In AWS
    * that is the documented way to read a large table quickly. DynamoDB Local needs it even more:

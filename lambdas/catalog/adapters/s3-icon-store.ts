@@ -74,6 +74,22 @@ export class S3IconStore implements IconStore {
     return true;
   }
 
+  /** DeleteObjects in batches of 1,000 (its limit); a missing key is no error. */
+  async remove(slugs: string[]): Promise<void> {
+    if (slugs.length === 0) return;
+    const { mod, client } = await this.load();
+    for (let i = 0; i < slugs.length; i += 1000) {
+      const objects = slugs
+        .slice(i, i + 1000)
+        .filter((s) => !CONTROL.test(s))
+        .map((s) => ({ Key: iconKey(s) }));
+      if (objects.length === 0) continue;
+      const out = await client.send(new mod.DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects: objects, Quiet: true } }));
+      const failed = out.Errors?.[0];
+      if (failed !== undefined) throw new Error(`could not delete icon ${failed.Key}: ${failed.Code ?? ''} ${failed.Message ?? ''}`.trim());
+    }
+  }
+
   /** Closes the client's sockets (CLIs and tests). */
   async destroy(): Promise<void> {
     if (this.sdk) (await this.sdk).client.destroy();

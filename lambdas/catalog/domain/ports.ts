@@ -1,4 +1,4 @@
-import type { CatalogDetail, CatalogRecord, Category, Facets, RegistryTypeFilter, SearchDocument, SlugEntry, SortKey } from './types';
+import type { CatalogDetail, CatalogRecord, Category, FacetCounts, Facets, RegistryTypeFilter, SearchDocument, SlugEntry, SortKey } from './types';
 
 /** Filters shared by /mcps and /search. Values inside one array OR-combine; the arrays AND-combine. */
 export interface CatalogFilters {
@@ -18,6 +18,8 @@ export interface ListQuery {
   filters: CatalogFilters;
   sort: SortKey;
   page: Page;
+  /** Also count the facets of this query (`PageResult.facets`). */
+  facets?: boolean;
 }
 
 export interface TextQuery {
@@ -25,12 +27,16 @@ export interface TextQuery {
   q: string;
   filters: CatalogFilters;
   page: Page;
+  /** Also count the facets of this query (`PageResult.facets`). */
+  facets?: boolean;
 }
 
 export interface PageResult {
   items: CatalogRecord[];
   /** Exact number of matches. */
   total: number;
+  /** When the query asked for them: its facet counts (`FacetCounts`, the disjunctive way). */
+  facets?: FacetCounts;
 }
 
 export interface RegistryQuery {
@@ -59,16 +65,20 @@ export interface SearchIndex {
   replaceAll(docs: SearchDocument[]): Promise<void>;
 
   // --- read side (catalog API) ---
-  /** Filtered, sorted page. Ties broken by slug asc. */
+  /**
+   * Filtered, sorted page. Ties broken by slug asc. In the popularity, trending and published
+   * orders demoted servers (deprecated, test entries: `domain/standing.ts`) come after the others.
+   */
   list(q: ListQuery): Promise<PageResult>;
   /**
    * Relevance-ranked full text over name, title, description, tool names and descriptions and
-   * README; popularity breaks ties, then slug. Throws `SearchWindowError` past the engine's window.
+   * README (originals' scores times ORIGINAL_BOOST, demoted servers' times DEMOTED_WEIGHT);
+   * demoted servers after the others of equal score, then popularity, then slug. Throws `SearchWindowError` past the engine's window.
    */
   search(q: TextQuery): Promise<PageResult>;
   /**
    * Case-insensitive prefix of the full name, of the part after `/`, or of the title;
-   * ordered by popularity desc then slug asc.
+   * demoted servers last, then by popularity desc then slug asc.
    */
   autocomplete(prefix: string, limit: number): Promise<CatalogRecord[]>;
   /** Counts over the whole catalog, most-used first (ties by name asc). */
@@ -102,6 +112,8 @@ export interface CatalogStore {
   delete(slugs: string[]): Promise<void>;
   /** Streams every record (for reindexing) with its README and tools, in no particular order (a parallel scan where the adapter can). */
   scanAll(opts?: { segments?: number; concurrency?: number }): AsyncIterable<CatalogDetail>;
+  /** Some one record of the catalog, whichever is cheapest to read; undefined when it is empty. */
+  anyRecord(): Promise<CatalogRecord | undefined>;
 }
 
 export interface CatalogWrite {
@@ -116,4 +128,10 @@ export interface IconStore {
   /** Stores the icon once; returns false (and writes nothing) when one already exists. */
   putIfAbsent(slug: string, webp: Uint8Array): Promise<boolean>;
   has(slug: string): Promise<boolean>;
+  /**
+   * Deletes the icons of servers that were never real (demo data, replaced): an icon is never
+   * replaced, so a slug the crawler gives a real server later must not find a demo icon there.
+   * Unknown slugs are ignored.
+   */
+  remove(slugs: string[]): Promise<void>;
 }

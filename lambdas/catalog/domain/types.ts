@@ -25,7 +25,14 @@ export const CATEGORIES = [
 ] as const;
 export type Category = (typeof CATEGORIES)[number];
 
-export const SORTS = ['popularity', 'name', 'stars', 'updated', 'downloads', 'trending'] as const;
+/** The orders `/api/mcps` accepts (spec 1): `updated` is the catalog's own change time (`lastModified`). */
+export const API_SORTS = ['popularity', 'name', 'stars', 'updated', 'downloads', 'trending'] as const;
+/**
+ * The orders the index keeps: the API's, and `published`, the registry's time of the latest version
+ * (`registryTime`), newest first, which the site's "Recently added or updated" and feeds use (the
+ * API's sort enum is the spec's).
+ */
+export const SORTS = [...API_SORTS, 'published'] as const;
 export type SortKey = (typeof SORTS)[number];
 
 export const VIEWS = ['card', 'full'] as const;
@@ -127,8 +134,14 @@ export interface CatalogRecord {
   icons?: RegistryIcon[];
   isOfficial: boolean;
   crawledAt: string;
+  /** When this catalog's entry last changed (upstream record or README): the catalog's time, not the registry's. */
   updatedAt?: string;
+  /** The registry's `publishedAt` of the latest version (`_meta["io.modelcontextprotocol.registry/official"]`). */
   publishedAt?: string;
+  /** The registry's `updatedAt` of the latest version (same `_meta`): moves on a status change, for example. */
+  registryUpdatedAt?: string;
+  /** Set on the synthetic servers `npm start` and `npm run seed` write: never on a crawled server. */
+  demo?: true;
   categories: Category[];
   github?: GithubInfo;
   /** Package-registry downloads in the last month (npm + PyPI), omitted when unknown. */
@@ -175,6 +188,25 @@ export interface Facets {
   licenses: NameCount[];
 }
 
+/** The facet groups counted for a query (`FacetCounts`), each the name of its filter's values. */
+export const FACET_GROUPS = ['categories', 'types', 'languages', 'licenses'] as const;
+export type FacetGroup = (typeof FACET_GROUPS)[number];
+
+/**
+ * Facet counts of one query and its filters, the usual disjunctive way: each group is counted over
+ * the servers the query and every filter but the group's own keep (so a reader sees how many a
+ * further value of the same filter would add). `missing` counts the servers of that set without a
+ * value in the group (no GitHub language, no license known, neither a package nor a remote);
+ * every server has a category. Values most used first, ties by name.
+ */
+export interface FacetCounts {
+  categories: NameCount[];
+  types: NameCount[];
+  languages: NameCount[];
+  licenses: NameCount[];
+  missing: { types: number; languages: number; licenses: number };
+}
+
 export interface SlugEntry {
   slug: string;
   updatedAt: string;
@@ -183,4 +215,12 @@ export interface SlugEntry {
 /** Effective last-modified time: `updatedAt`, falling back to `crawledAt` (DECISIONS). */
 export function lastModified(r: CatalogRecord): string {
   return r.updatedAt ?? r.crawledAt;
+}
+
+/**
+ * The registry's own time of the latest version: its `updatedAt`, else its `publishedAt`;
+ * undefined when the registry gave neither (never the catalog's time: a crawl is not news).
+ */
+export function registryTime(r: Pick<CatalogRecord, 'registryUpdatedAt' | 'publishedAt'>): string | undefined {
+  return r.registryUpdatedAt ?? r.publishedAt;
 }

@@ -14,11 +14,11 @@ const SHAPE = { multi: MULTI_KEYS };
 export async function listServers(ctx: RequestCtx, deps: CatalogDeps): Promise<HandlerResponse> {
   const q = validateQuery(ListQuerySchema, SHAPE, ctx.query);
   const offset = (q.page - 1) * q.limit;
-  const result = await deps.index.list({ filters: filtersOf(q), sort: q.sort, page: { offset, limit: q.limit } });
+  const result = await deps.index.list({ filters: filtersOf(q), sort: q.sort, page: { offset, limit: q.limit }, facets: true });
   return jsonText(
     listEnvelopeJson(
       result.items.map((r) => catalogServerJson(r, q.view)),
-      { pagination: pagination(q.page, q.limit, result) },
+      { pagination: pagination(q.page, q.limit, result), ...(result.facets && { facets: result.facets }) },
     ),
   );
 }
@@ -33,7 +33,7 @@ export async function searchServers(ctx: RequestCtx, deps: CatalogDeps): Promise
   const offset = (q.page - 1) * q.limit;
   let result: PageResult;
   try {
-    result = await deps.index.search({ q: q.q, filters: filtersOf(q), page: { offset, limit: q.limit } });
+    result = await deps.index.search({ q: q.q, filters: filtersOf(q), page: { offset, limit: q.limit }, facets: true });
   } catch (err) {
     if (err instanceof SearchWindowError) {
       throw invalidQuery([{ field: 'page', message: err.message }], 'The requested page is beyond the search window');
@@ -43,7 +43,7 @@ export async function searchServers(ctx: RequestCtx, deps: CatalogDeps): Promise
   return jsonText(
     listEnvelopeJson(
       result.items.map((r) => catalogServerJson(r, q.view)),
-      { pagination: pagination(q.page, q.limit, result), search: { query: q.q } },
+      { pagination: pagination(q.page, q.limit, result), search: { query: q.q }, ...(result.facets && { facets: result.facets }) },
     ),
   );
 }
@@ -64,7 +64,7 @@ export function validateSlug(params: Record<string, string>): { slug: string } {
   return parsed.data;
 }
 
-function filtersOf(q: CatalogFilters): CatalogFilters {
+export function filtersOf(q: CatalogFilters): CatalogFilters {
   return {
     ...(q.type && { type: q.type }),
     ...(q.category && { category: q.category }),

@@ -7,6 +7,7 @@
  * `github.com/...` says nothing about what the server does.
  */
 import { stemmer } from 'stemmer';
+import { identifierWords, isOriginal } from '../domain/standing';
 import type { SearchDocument } from '../domain/types';
 import { README_INDEX_CHARS } from '../domain/types';
 import { type Field, HOSTING_LABELS, PROTECTED_WORDS, STOP_WORDS, SYNONYMS } from './ranking';
@@ -109,12 +110,27 @@ export function publisherWords(name: string): string {
   return labels.join(' ');
 }
 
+/** Words a server name says when it says nothing of its own: `com.notion/mcp`, `io.github.mapbox/mcp-server`. */
+const GENERIC_NAME_WORDS = new Set(['mcp', 'server', 'mcpserver', 'remote']);
+
+/**
+ * The name a server is searched by: the part after `/`; when that says only `mcp` or
+ * `mcp-server` and the publisher is the owner of the code (`isOriginal`), the publisher's words
+ * come first: `com.notion/mcp` is Notion's server, as `io.github.mapbox/mcp-server` is Mapbox's.
+ */
+export function nameText(r: SearchDocument['record']): string {
+  const tail = nameTail(r.name);
+  if (!identifierWords(tail).every((w) => GENERIC_NAME_WORDS.has(w)) || !isOriginal(r)) return tail;
+  const publisher = publisherWords(r.name);
+  return publisher === '' ? tail : `${publisher} ${tail}`;
+}
+
 /** The texts of a server's searchable fields, in `FIELDS` order (what both engines index). */
 export function fieldTexts(doc: SearchDocument): Record<Field, string> {
   const r = doc.record;
   const readme = doc.readmeText.length > README_INDEX_CHARS ? doc.readmeText.slice(0, README_INDEX_CHARS) : doc.readmeText;
   return {
-    name: nameTail(r.name),
+    name: nameText(r),
     title: r.title ?? '',
     description: r.description,
     tools: doc.toolText,

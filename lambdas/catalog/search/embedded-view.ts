@@ -1,5 +1,19 @@
 import { firstInOrder } from '../../shared/first-in-order';
-import { lastModified, SORTS, type CatalogRecord, type Facets, type NameCount, type SearchDocument, type SlugEntry, type SortKey } from '../domain/types';
+import { isDemoted, isOriginal } from '../domain/standing';
+import {
+  FACET_GROUPS,
+  lastModified,
+  registryTime,
+  SORTS,
+  type CatalogRecord,
+  type FacetCounts,
+  type FacetGroup,
+  type Facets,
+  type NameCount,
+  type SearchDocument,
+  type SlugEntry,
+  type SortKey,
+} from '../domain/types';
 import type { CatalogFilters } from '../domain/ports';
 
 /**
@@ -29,6 +43,12 @@ export interface Entry {
   readonly stars: number;
   readonly downloads: number;
   readonly trending: number;
+  /** The registry's time of the latest version, -Infinity when unknown (sorts last). */
+  readonly registryTimeMs: number;
+  /** Deprecated or a test entry (`standing.ts`): after the others in the default orders. */
+  readonly demoted: boolean;
+  /** Published by the owner of its code (`standing.ts`): search multiplies its score by ORIGINAL_BOOST. */
+  readonly original: boolean;
   readonly nameLower: string;
   /** Lowercased part after the first `/`, when the name has one. */
   readonly tailLower: string | undefined;
@@ -50,6 +70,8 @@ export interface View {
    * sets of strings, which DESIGN.md measured growing tenfold with the catalog.
    */
   readonly bits: Readonly<Record<FilterField, ReadonlyMap<string, Uint32Array>>>;
+  /** The bitsets facets count by: `license` by the facet's one value (GitHub name, else SPDX id). */
+  readonly facetBits: Readonly<Record<FacetGroup, ReadonlyMap<string, Uint32Array>>>;
   /** Built on the first autocomplete of this view (`prefixKeys`). */
   prefixes?: PrefixKeys;
 }
@@ -74,6 +96,7 @@ export function toEntry(record: CatalogRecord): Entry {
   const slash = record.name.indexOf('/');
   const modified = lastModified(record);
   const modifiedMs = Date.parse(modified);
+  const registryMs = Date.parse(registryTime(record) ?? '');
   return {
     record,
     slug: record.slug,
@@ -89,6 +112,9 @@ export function toEntry(record: CatalogRecord): Entry {
     stars: gh?.stars ?? 0,
     downloads: record.downloads ?? 0,
     trending: record.trending ?? 0,
+    registryTimeMs: Number.isNaN(registryMs) ? Number.NEGATIVE_INFINITY : registryMs,
+    demoted: isDemoted(record),
+    original: isOriginal(record),
     nameLower: record.name.toLowerCase(),
     tailLower: slash >= 0 ? record.name.slice(slash + 1).toLowerCase() : undefined,
     titleLower: record.title === undefined || record.title === '' ? undefined : record.title.toLowerCase(),
@@ -101,18 +127,28 @@ function compareStrings(a: string, b: string): number {
 }
 
 const bySlug = (a: Entry, b: Entry): number => compareStrings(a.slug, b.slug);
+/** Larger first; equal (or both unknown: -Infinity) by slug. */
+function byDesc(x: number, y: number): number {
+  return x === y ? 0 : y > x ? 1 : -1;
+}
 const desc =
   (key: (e: Entry) => number) =>
   (a: Entry, b: Entry): number =>
-    key(b) - key(a) || bySlug(a, b);
+    byDesc(key(a), key(b)) || bySlug(a, b);
+/** The default orders: demoted servers (deprecated, test entries) after the others. */
+const demotedLast =
+  (key: (e: Entry) => number) =>
+  (a: Entry, b: Entry): number =>
+    Number(a.demoted) - Number(b.demoted) || byDesc(key(a), key(b)) || bySlug(a, b);
 
 const SORT_COMPARATORS: Record<SortKey, (a: Entry, b: Entry) => number> = {
-  popularity: desc((e) => e.popularity),
+  popularity: demotedLast((e) => e.popularity),
   name: (a, b) => compareStrings(a.name, b.name) || bySlug(a, b),
   stars: desc((e) => e.stars),
   updated: desc((e) => e.lastModifiedMs),
   downloads: desc((e) => e.downloads),
-  trending: desc((e) => e.trending),
+  trending: demotedLast((e) => e.trending),
+  published: demotedLast((e) => e.registryTimeMs),
 };
 
 export function buildView(source: Iterable<Entry>): View {
@@ -140,29 +176,32 @@ export function buildView(source: Iterable<Entry>): View {
     byName: bySort.name,
     facets: { categories: countList(categories), languages: countList(languages), licenses: countList(licenses) },
     slugs,
-    bits: buildBits(bySort.popularity),
+    ...buildBits(bySort.popularity),
   };
 }
 
-function buildBits(byRank: readonly Entry[]): Record<FilterField, Map<string, Uint32Array>> {
+function buildBits(byRank: readonly Entry[]): Pick<View, 'bits' | 'facetBits'> {
   const words = (byRank.length + 31) >>> 5;
   const bits: Record<FilterField, Map<string, Uint32Array>> = { type: new Map(), category: new Map(), language: new Map(), license: new Map() };
-  const set = (field: FilterField, value: string, rank: number): void => {
-    let b = bits[field].get(value);
+  const licenseFacet = new Map<string, Uint32Array>();
+  const set = (map: Map<string, Uint32Array>, value: string, rank: number): void => {
+    let b = map.get(value);
     if (b === undefined) {
       b = new Uint32Array(words);
-      bits[field].set(value, b);
+      map.set(value, b);
     }
     b[rank >>> 5] |= 1 << (rank & 31);
   };
   for (const e of byRank) {
     const r = e.popularityRank;
-    for (const t of e.types) set('type', t, r);
-    for (const c of e.categories) set('category', c, r);
-    if (e.language !== undefined) set('language', e.language, r);
-    for (const l of e.licenses) set('license', l, r);
+    for (const t of e.types) set(bits.type, t, r);
+    for (const c of e.categories) set(bits.category, c, r);
+    if (e.language !== undefined) set(bits.language, e.language, r);
+    for (const l of e.licenses) set(bits.license, l, r);
+    if (e.licenseFacet !== undefined && e.licenseFacet !== '') set(licenseFacet, e.licenseFacet, r);
   }
-  return bits;
+  const languages = new Map([...bits.language].filter(([v]) => v !== ''));
+  return { bits, facetBits: { categories: bits.category, types: bits.type, languages, licenses: licenseFacet } };
 }
 
 function bump(counts: Map<string, number>, key: string): void {
@@ -185,29 +224,90 @@ export interface FilterMatch {
  * `undefined`). A value no entry has matches nothing.
  */
 export function compileFilters(view: View, f: CatalogFilters): FilterMatch | undefined {
-  const fields: Array<[FilterField, readonly string[] | undefined]> = [
-    ['type', f.type],
-    ['category', f.category],
-    ['language', f.language],
-    ['license', f.license],
-  ];
-  const words = (view.bySort.popularity.length + 31) >>> 5;
+  const words = wordCount(view);
   let acc: Uint32Array | undefined;
-  for (const [field, values] of fields) {
-    if (values === undefined || values.length === 0) continue;
-    const any = new Uint32Array(words);
-    for (const v of new Set(values)) {
-      const b = view.bits[field].get(v);
-      if (b !== undefined) for (let i = 0; i < words; i++) any[i] |= b[i];
-    }
+  for (const any of filterSets(view, f).values()) {
     if (acc === undefined) acc = any;
     else for (let i = 0; i < words; i++) acc[i] &= any[i];
   }
   if (acc === undefined) return undefined;
   const bits = acc;
+  return { bits, count: countBits(bits), has: (e) => hasRank(bits, e.popularityRank) };
+}
+
+function wordCount(view: View): number {
+  return (view.bySort.popularity.length + 31) >>> 5;
+}
+
+function hasRank(bits: Uint32Array, rank: number): boolean {
+  return (bits[rank >>> 5] & (1 << (rank & 31))) !== 0;
+}
+
+function countBits(bits: Uint32Array): number {
   let count = 0;
-  for (let i = 0; i < words; i++) count += popcount(bits[i]);
-  return { bits, count, has: (e) => (bits[e.popularityRank >>> 5] & (1 << (e.popularityRank & 31))) !== 0 };
+  for (let i = 0; i < bits.length; i++) count += popcount(bits[i]);
+  return count;
+}
+
+const FILTER_OF: Readonly<Record<FilterField, keyof CatalogFilters>> = { type: 'type', category: 'category', language: 'language', license: 'license' };
+
+/** Per active filter, the entries one of its values keeps (values OR within a filter). */
+function filterSets(view: View, f: CatalogFilters): Map<FilterField, Uint32Array> {
+  const words = wordCount(view);
+  const out = new Map<FilterField, Uint32Array>();
+  for (const field of Object.keys(FILTER_OF) as FilterField[]) {
+    const values = f[FILTER_OF[field]];
+    if (values === undefined || values.length === 0) continue;
+    const any = new Uint32Array(words);
+    for (const v of new Set<string>(values)) {
+      const b = view.bits[field].get(v);
+      if (b !== undefined) for (let i = 0; i < words; i++) any[i] |= b[i];
+    }
+    out.set(field, any);
+  }
+  return out;
+}
+
+/** An empty bitset over the view's ranks, for collecting a set of entries (`markRank`). */
+export function emptyBits(view: View): Uint32Array {
+  return new Uint32Array(wordCount(view));
+}
+
+export function markRank(bits: Uint32Array, rank: number): void {
+  bits[rank >>> 5] |= 1 << (rank & 31);
+}
+
+const GROUP_FILTER: Readonly<Record<FacetGroup, FilterField>> = { categories: 'category', types: 'type', languages: 'language', licenses: 'license' };
+
+/**
+ * Facet counts (`FacetCounts`) over `base` (the text matches of a search; every entry when
+ * undefined): each group counted over `base` and every active filter but its own.
+ */
+export function facetCounts(view: View, f: CatalogFilters, base: Uint32Array | undefined): FacetCounts {
+  const words = wordCount(view);
+  const n = view.bySort.popularity.length;
+  const all = new Uint32Array(words).fill(0xffffffff);
+  if (n % 32 !== 0 && words > 0) all[words - 1] = (1 << (n % 32)) - 1;
+  const sets = filterSets(view, f);
+  const out: FacetCounts = { categories: [], types: [], languages: [], licenses: [], missing: { types: 0, languages: 0, licenses: 0 } };
+  for (const group of FACET_GROUPS) {
+    const mask = (base ?? all).slice();
+    for (const [field, any] of sets) if (field !== GROUP_FILTER[group]) for (let i = 0; i < words; i++) mask[i] &= any[i];
+    const counts = new Map<string, number>();
+    const withValue = new Uint32Array(words);
+    for (const [value, b] of view.facetBits[group]) {
+      let c = 0;
+      for (let i = 0; i < words; i++) {
+        const both = mask[i] & b[i];
+        c += popcount(both);
+        withValue[i] |= both;
+      }
+      if (c > 0) counts.set(value, c);
+    }
+    out[group] = countList(counts);
+    if (group !== 'categories') out.missing[group] = countBits(mask) - countBits(withValue);
+  }
+  return out;
 }
 
 function popcount(x: number): number {

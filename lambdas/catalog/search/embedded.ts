@@ -18,7 +18,10 @@ import { fieldTexts } from './analysis';
 import {
   buildView,
   compileFilters,
+  emptyBits,
+  facetCounts,
   latestBySlug,
+  markRank,
   lowerBound,
   parseInstant,
   prefixMatches,
@@ -29,7 +32,7 @@ import {
   type View,
 } from './embedded-view';
 import { encodeSnapshot, type LoadedSnapshot, MISSING, readSnapshot, statSignature, withFileLock, writeSnapshot } from './snapshot-file';
-import { FIELDS } from './ranking';
+import { DEMOTED_WEIGHT, FIELDS, ORIGINAL_BOOST } from './ranking';
 import { TextIndex } from './text-index';
 
 /** Same window as OpenSearch's default `max_result_window`, so both adapters page alike. */
@@ -50,6 +53,11 @@ export interface EmbeddedSearchIndexOptions {
    * index then lives in memory only (no `snapshotPath`).
    */
   loaded?: Pick<LoadedSnapshot, 'entries' | 'text'>;
+}
+
+/** What a server's standing does to its text score (`ranking.ts`), as the OpenSearch request's `function_score`. */
+function standingWeight(e: Entry): number {
+  return (e.original ? ORIGINAL_BOOST : 1) * (e.demoted ? DEMOTED_WEIGHT : 1);
 }
 
 /** Dead documents are purged once they are this share of the index (and at every snapshot write). */
@@ -140,8 +148,9 @@ export class EmbeddedSearchIndex implements SearchIndex {
     const order = view.bySort[q.sort];
     const { offset, limit } = q.page;
     const matches = compileFilters(view, q.filters);
+    const facets = q.facets === true ? { facets: facetCounts(view, q.filters, undefined) } : {};
     if (matches === undefined) {
-      return { items: order.slice(offset, offset + limit).map((e) => e.record), total: order.length };
+      return { items: order.slice(offset, offset + limit).map((e) => e.record), total: order.length, ...facets };
     }
     // The total is the bitset's count; the walk stops once the page is full.
     const items: CatalogRecord[] = [];
@@ -152,7 +161,7 @@ export class EmbeddedSearchIndex implements SearchIndex {
       if (seen >= offset) items.push(e.record);
       seen += 1;
     }
-    return { items, total: matches.count };
+    return { items, total: matches.count, ...facets };
   }
 
   async search(q: TextQuery): Promise<PageResult> {
@@ -161,12 +170,19 @@ export class EmbeddedSearchIndex implements SearchIndex {
     await this.ensureFresh();
     const view = this.currentView(); // ranks must be current
     const matches = compileFilters(view, q.filters);
+    // Facets count the text matches under every filter but their own, so they need all of them.
+    const matched = q.facets === true ? emptyBits(view) : undefined;
     const hits: Hit[] = [];
     this.text.search(q.q, (entry, score) => {
-      if (matches === undefined || matches.has(entry)) hits.push({ entry, score });
+      if (matched !== undefined) markRank(matched, entry.popularityRank);
+      if (matches === undefined || matches.has(entry)) hits.push({ entry, score: score * standingWeight(entry) });
     });
     const top = topHits(hits, offset + limit);
-    return { items: top.slice(offset).map((h) => h.entry.record), total: hits.length };
+    return {
+      items: top.slice(offset).map((h) => h.entry.record),
+      total: hits.length,
+      ...(matched !== undefined && { facets: facetCounts(view, q.filters, matched) }),
+    };
   }
 
   async autocomplete(prefix: string, limit: number): Promise<CatalogRecord[]> {

@@ -5,7 +5,8 @@
  */
 import type { API } from '@opensearch-project/opensearch';
 import { SearchWindowError, type CatalogFilters, type ListQuery, type RegistryQuery } from '../domain/ports';
-import { lastModified, type CatalogRecord, type SearchDocument, type SortKey } from '../domain/types';
+import { isDemoted, isOriginal } from '../domain/standing';
+import { FACET_GROUPS, lastModified, registryTime, type CatalogRecord, type FacetGroup, type SearchDocument, type SortKey } from '../domain/types';
 import { fieldTexts } from './analysis';
 import { PROTECTED_WORDS, STOP_WORDS } from './ranking';
 
@@ -43,6 +44,12 @@ export interface IndexedDocument {
   downloads: number;
   trending: number;
   lastModified: string;
+  /** The registry's time of the latest version (`registryTime`), when it gave one. */
+  registryTime?: string;
+  /** 1 for a deprecated server or a test entry (`domain/standing.ts`), else 0: sorts first in the default orders. */
+  demoted: number;
+  /** Published by the owner of its code (`domain/standing.ts`): search weights its score. */
+  original: boolean;
   record: CatalogRecord;
 }
 
@@ -53,7 +60,7 @@ const words = { type: 'text', analyzer: 'words' } as const;
  * Version of the definition, in the index's `_meta`. A change of fields or analysis needs a
  * fresh index: `npm run reindex` (with SEARCH_BACKEND=opensearch) builds one and swaps the alias.
  */
-export const INDEX_DEFINITION_VERSION = 2;
+export const INDEX_DEFINITION_VERSION = 3;
 
 /** Settings and mappings of a catalog index. */
 export function indexDefinition(): API.Indices_Create_RequestBody {
@@ -107,6 +114,9 @@ export function indexDefinition(): API.Indices_Create_RequestBody {
         downloads: { type: 'long' },
         trending: { type: 'double' },
         lastModified: { type: 'date', ignore_malformed: true },
+        registryTime: { type: 'date', ignore_malformed: true },
+        demoted: { type: 'byte' },
+        original: { type: 'boolean' },
         record: { type: 'object', enabled: false },
       },
     },
@@ -146,8 +156,12 @@ export function toIndexedDocument(doc: SearchDocument): IndexedDocument {
     downloads: r.downloads ?? 0,
     trending: r.trending ?? 0,
     lastModified: lastModified(r),
+    demoted: isDemoted(r) ? 1 : 0,
+    original: isOriginal(r),
     record: r,
   };
+  const published = registryTime(r);
+  if (published !== undefined) out.registryTime = published;
   if (slash >= 0) out.nameTailLower = r.name.slice(slash + 1).toLowerCase();
   if (title !== undefined) {
     out.title = title;
@@ -174,6 +188,7 @@ export interface SearchRequestBody {
   _source?: string[] | false;
   search_after?: (string | number)[];
   aggs?: Record<string, Clause>;
+  post_filter?: Clause;
 }
 
 /** Values inside one filter OR (`terms`), filters AND (`bool.filter`); empty arrays do not filter. */
@@ -190,13 +205,16 @@ export function buildFilterClauses(f: CatalogFilters): Clause[] {
 }
 
 export const BY_SLUG: SortClause = { slug: 'asc' };
+/** Deprecated servers and test entries after the others (the default orders, search ties, autocomplete). */
+export const DEMOTED_LAST: SortClause = { demoted: 'asc' };
 const SORT_CLAUSES: Record<SortKey, SortClause[]> = {
-  popularity: [{ popularity: 'desc' }, BY_SLUG],
+  popularity: [DEMOTED_LAST, { popularity: 'desc' }, BY_SLUG],
   name: [{ name: 'asc' }, BY_SLUG],
   stars: [{ stars: { order: 'desc', missing: 0 } }, BY_SLUG],
   updated: [{ lastModified: { order: 'desc', missing: '_last' } }, BY_SLUG],
   downloads: [{ downloads: { order: 'desc', missing: 0 } }, BY_SLUG],
-  trending: [{ trending: { order: 'desc', missing: 0 } }, BY_SLUG],
+  trending: [DEMOTED_LAST, { trending: { order: 'desc', missing: 0 } }, BY_SLUG],
+  published: [DEMOTED_LAST, { registryTime: { order: 'desc', missing: '_last' } }, BY_SLUG],
 };
 
 function filteredQuery(filters: CatalogFilters): Clause {
@@ -207,14 +225,51 @@ function filteredQuery(filters: CatalogFilters): Clause {
 export function buildListRequest(q: ListQuery): SearchRequestBody {
   const { offset, limit } = q.page;
   if (offset + limit > LIST_WINDOW) throw new SearchWindowError(LIST_WINDOW);
-  return {
-    query: filteredQuery(q.filters),
+  const body: SearchRequestBody = {
+    query: q.facets === true ? { match_all: {} } : filteredQuery(q.filters),
     sort: SORT_CLAUSES[q.sort],
     from: offset,
     size: limit,
     track_total_hits: true,
     _source: ['record'],
   };
+  if (q.facets === true) withFacets(body, q.filters);
+  return body;
+}
+
+// ------------------------------------------------------------------ facets
+
+/** The index field each facet group counts and the filter it leaves out. */
+const FACET_FIELDS: Readonly<Record<FacetGroup, { field: string; filter: keyof CatalogFilters }>> = {
+  categories: { field: 'categories', filter: 'category' },
+  types: { field: 'types', filter: 'type' },
+  languages: { field: 'language', filter: 'language' },
+  licenses: { field: 'licenseFacet', filter: 'license' },
+};
+
+function termsAgg(field: string): Clause {
+  return { terms: { field, size: FACET_SIZE, order: [{ _count: 'desc' }, { _key: 'asc' }] } };
+}
+
+/**
+ * Disjunctive facets, as the OpenSearch documentation does them: the filters move from the query
+ * to `post_filter` (it narrows the hits, not the aggregations), and each group's aggregation is a
+ * `filter` aggregation of every filter but the group's own, holding a `terms` aggregation of its
+ * field and a `missing` aggregation of the documents without one. `query` must hold no filter.
+ */
+export function withFacets(body: SearchRequestBody, filters: CatalogFilters): void {
+  const all = buildFilterClauses(filters);
+  if (all.length > 0) body.post_filter = { bool: { filter: all } };
+  const aggs: Record<string, Clause> = { ...body.aggs };
+  for (const group of FACET_GROUPS) {
+    const { field, filter } = FACET_FIELDS[group];
+    const others = buildFilterClauses({ ...filters, [filter]: undefined });
+    aggs[`facet_${group}`] = {
+      filter: others.length === 0 ? { match_all: {} } : { bool: { filter: others } },
+      aggs: { values: termsAgg(field), ...(group !== 'categories' && { missing: { missing: { field } } }) },
+    };
+  }
+  body.aggs = aggs;
 }
 
 export function buildAutocompleteRequest(prefix: string, limit: number): SearchRequestBody {
@@ -226,7 +281,7 @@ export function buildAutocompleteRequest(prefix: string, limit: number): SearchR
         minimum_should_match: 1,
       },
     },
-    sort: [{ popularity: 'desc' }, BY_SLUG],
+    sort: [DEMOTED_LAST, { popularity: 'desc' }, BY_SLUG],
     size: limit,
     track_total_hits: false,
     _source: ['record'],

@@ -5,7 +5,7 @@
  */
 import { SearchWindowError, type TextQuery } from '../domain/ports';
 import { queryWords, synonymsOf } from './analysis';
-import { BY_SLUG, buildFilterClauses, type Clause, SEARCH_WINDOW, type SearchRequestBody } from './opensearch-requests';
+import { BY_SLUG, buildFilterClauses, type Clause, DEMOTED_LAST, SEARCH_WINDOW, type SearchRequestBody, withFacets } from './opensearch-requests';
 import {
   ALL_TERMS_BONUS,
   FIELD_BOOSTS,
@@ -17,7 +17,9 @@ import {
   FUZZY_MIN_LENGTH,
   FUZZY_PREFIX_LENGTH,
   FUZZY_RATIO,
+  DEMOTED_WEIGHT,
   FUZZY_WEIGHT,
+  ORIGINAL_BOOST,
   PHRASE_BOOST,
   PHRASE_FIELDS,
   PREFIX_FIELDS,
@@ -87,7 +89,11 @@ export interface SearchOptions {
  * clause, gets ALL_TERMS_BONUS × their sum more when it matches all, and a phrase score for every
  * pair of adjacent query words. Without `options.fuzzy` the body also asks for the counts that
  * decide the fuzzy fallback (`fuzzyWordsFrom`); the adapter sends a second request only when a
- * word needs it.
+ * word needs it. Originals' scores are multiplied by ORIGINAL_BOOST and demoted servers' by
+ * DEMOTED_WEIGHT (a `function_score` with a `weight` function on each flag); equal scores put
+ * demoted servers last, then popularity, slug.
+ * With `q.facets` the filters go to `post_filter` and the facet aggregations ride along
+ * (`withFacets`).
  */
 export function buildSearchRequest(q: TextQuery, options: SearchOptions = {}): SearchRequestBody {
   const { offset, limit } = q.page;
@@ -95,7 +101,7 @@ export function buildSearchRequest(q: TextQuery, options: SearchOptions = {}): S
   const { words, pairs } = queryWords(q.q);
   const body: SearchRequestBody = {
     query: { match_none: {} },
-    sort: [{ _score: 'desc' }, { popularity: 'desc' }, BY_SLUG],
+    sort: [{ _score: 'desc' }, DEMOTED_LAST, { popularity: 'desc' }, BY_SLUG],
     from: offset,
     size: limit,
     track_total_hits: true,
@@ -116,11 +122,22 @@ export function buildSearchRequest(q: TextQuery, options: SearchOptions = {}): S
   for (const [a, b] of pairs) {
     bonus.push({ multi_match: { query: `${a.raw} ${b.raw}`, fields: boosted(PHRASE_FIELDS), type: 'phrase', tie_breaker: TIE_BREAKER, boost: PHRASE_BOOST } });
   }
-  body.query = {
+  const text: Clause = {
     bool: {
       must: [{ bool: { should: clauses, minimum_should_match: 1 } }],
       ...(bonus.length > 0 && { should: bonus }),
-      filter: buildFilterClauses(q.filters),
+      filter: q.facets === true ? [] : buildFilterClauses(q.filters),
+    },
+  };
+  body.query = {
+    function_score: {
+      query: text,
+      functions: [
+        { filter: { term: { original: true } }, weight: ORIGINAL_BOOST },
+        { filter: { term: { demoted: 1 } }, weight: DEMOTED_WEIGHT },
+      ],
+      score_mode: 'multiply',
+      boost_mode: 'multiply',
     },
   };
   if (options.fuzzy === undefined) {
@@ -132,6 +149,7 @@ export function buildSearchRequest(q: TextQuery, options: SearchOptions = {}): S
     });
     if (Object.keys(checks).length > 0) body.aggs = { [FUZZY_CHECK]: { global: {}, aggs: checks } };
   }
+  if (q.facets === true) withFacets(body, q.filters);
   return body;
 }
 

@@ -13,7 +13,7 @@ import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { Client, type API } from '@opensearch-project/opensearch';
 import { AwsSigv4Signer } from '@opensearch-project/opensearch/aws';
 import type { ListQuery, PageResult, RegistryQuery, SearchIndex, TextQuery } from '../domain/ports';
-import type { CatalogRecord, Facets, NameCount, SearchDocument, SlugEntry } from '../domain/types';
+import { FACET_GROUPS, type CatalogRecord, type FacetCounts, type Facets, type NameCount, type SearchDocument, type SlugEntry } from '../domain/types';
 import {
   buildAutocompleteRequest,
   buildBulkDelete,
@@ -104,14 +104,37 @@ function recordOf(source: Record<string, unknown>): CatalogRecord {
   return record as unknown as CatalogRecord;
 }
 
-function readBuckets(body: unknown, name: string): NameCount[] {
-  const agg = asObject(asObject(asObject(body)?.aggregations)?.[name]);
+function aggregation(body: unknown, name: string): Record<string, unknown> | undefined {
+  return asObject(asObject(asObject(body)?.aggregations)?.[name]);
+}
+
+/** The buckets of a terms aggregation, as name and count. */
+function bucketsOf(agg: Record<string, unknown> | undefined): NameCount[] {
   const out: NameCount[] = [];
   for (const b of asArray(agg?.buckets)) {
     const bucket = asObject(b);
     if (bucket !== undefined && typeof bucket.key === 'string' && typeof bucket.doc_count === 'number') {
       out.push({ name: bucket.key, count: bucket.doc_count });
     }
+  }
+  return out;
+}
+
+function readBuckets(body: unknown, name: string): NameCount[] {
+  return bucketsOf(aggregation(body, name));
+}
+
+/**
+ * The facet counts of a response to a request built with facets (`withFacets`): per group its
+ * `filter` aggregation holding `values` (terms) and `missing`. No response (no index yet) counts nothing.
+ */
+export function readFacetCounts(body: unknown): FacetCounts {
+  const out: FacetCounts = { categories: [], types: [], languages: [], licenses: [], missing: { types: 0, languages: 0, licenses: 0 } };
+  for (const group of FACET_GROUPS) {
+    const agg = aggregation(body, `facet_${group}`);
+    out[group] = bucketsOf(asObject(agg?.values)).filter((b) => b.count > 0);
+    const missing = asObject(agg?.missing)?.doc_count;
+    if (group !== 'categories' && typeof missing === 'number') out.missing[group] = missing;
   }
   return out;
 }
@@ -218,9 +241,9 @@ export class OpenSearchIndex implements SearchIndex {
 
   async list(q: ListQuery): Promise<PageResult> {
     const body = await this.query(buildListRequest(q));
-    if (body === undefined) return { items: [], total: 0 };
+    if (body === undefined) return { items: [], total: 0, ...(q.facets === true && { facets: readFacetCounts(undefined) }) };
     const hits = readHits(body);
-    return { items: hits.sources.map(recordOf), total: hits.total };
+    return { items: hits.sources.map(recordOf), total: hits.total, ...(q.facets === true && { facets: readFacetCounts(body) }) };
   }
 
   /**
@@ -229,11 +252,11 @@ export class OpenSearchIndex implements SearchIndex {
    */
   async search(q: TextQuery): Promise<PageResult> {
     let body = await this.query(buildSearchRequest(q));
-    if (body === undefined) return { items: [], total: 0 };
+    if (body === undefined) return { items: [], total: 0, ...(q.facets === true && { facets: readFacetCounts(undefined) }) };
     const fuzzy = fuzzyWordsFrom(q.q, body);
     if (fuzzy.size > 0) body = (await this.query(buildSearchRequest(q, { fuzzy }))) ?? body;
     const hits = readHits(body);
-    return { items: hits.sources.map(recordOf), total: hits.total };
+    return { items: hits.sources.map(recordOf), total: hits.total, ...(q.facets === true && { facets: readFacetCounts(body) }) };
   }
 
   async autocomplete(prefix: string, limit: number): Promise<CatalogRecord[]> {

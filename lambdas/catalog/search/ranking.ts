@@ -74,6 +74,21 @@ export const SYNONYMS: Readonly<Record<string, readonly string[]>> = {
 };
 export const SYNONYM_WEIGHT = 0.5;
 
+/**
+ * An original (`isOriginal`, `lambdas/catalog/domain/standing.ts`: published by the owner of its
+ * code) scores this many times its text score: a re-publisher's copy of a server (`ai.smithery/…`,
+ * someone else's account) says the same words as the original and must not outrank it, whether or
+ * not stars are known to tell them apart.
+ */
+export const ORIGINAL_BOOST = 1.25;
+
+/**
+ * A deprecated server or a test entry (`isDemoted`) scores this share of its text score, and comes
+ * after the others on equal scores: it stays findable by its own name, but an active server about
+ * the same thing ranks first (the demo catalog's `postgres`: a deprecated server led).
+ */
+export const DEMOTED_WEIGHT = 0.5;
+
 /** A server matching every word of a multi-word query scores this much more (1 + bonus times). */
 export const ALL_TERMS_BONUS = 1;
 /** Two query words next to each other in a field also score as a phrase, with this weight. */

@@ -5,9 +5,15 @@
  * same labels and a run needs no model. Rules:
  *
  * 1. Text fields and weights: the part of the name after `/` (3), the title (3), the description
- *    (3), tool names and descriptions (2), the README's first 3,000 characters of prose, code
- *    blocks removed (1). The namespace is left out: `io.github.*` says nothing about the server.
- * 2. Boilerplate every server says ("MCP server", "for AI assistants", "LLMs") is removed first.
+ *    (3), tool names and descriptions (2), the README's first 3,000 characters of prose (1): code
+ *    blocks, inline code and the sections every project has (installation, setup, usage,
+ *    configuration, development, deployment, contributing, license, …) removed. The namespace is
+ *    left out: `io.github.*` says nothing about the server. Every README tells how to build and
+ *    deploy its code, so its words count for Development & Coding or Cloud & DevOps only beside a
+ *    strong keyword of that category in the server's own fields.
+ * 2. Boilerplate every server says ("MCP server", "for AI assistants", "LLMs") is removed first;
+ *    "MCP" stays where MCP is the subject ("the MCP registry", "routes to all MCP servers"), except
+ *    in the name (`company-lens-mcp-registry` is about companies).
  * 3. Each category has a keyword list (`category-keywords.ts`). A field contributes `weight ×
  *    min(distinct keywords of the category found in it, 3)`; a category's score is the sum over
  *    fields. Weak keywords (`~` in the lists: `workflow` is gone, `automate`, `search`, `cloud`,
@@ -25,10 +31,13 @@
  * it is off by default and falls back to these rules whenever its answer is unusable.
  */
 
+import { looksLikeDemo } from '../../catalog/domain/standing';
 import { CATEGORIES, type Category } from '../../catalog/domain/types';
 import { CATEGORY_KEYWORDS, type Labelled } from './category-keywords';
 
 export { CATEGORY_KEYWORDS } from './category-keywords';
+/** Greeting, "Hello, World" and sample servers (the registry holds dozens, most re-published tutorials). */
+export { looksLikeDemo } from '../../catalog/domain/standing';
 
 export interface ClassifierInput {
   name: string;
@@ -50,7 +59,8 @@ export interface CategoryClassifier {
 const STOP_PHRASES = new RegExp(
   [
     'model context protocol',
-    'mcp',
+    // "MCP" is boilerplate, except where MCP itself is the subject: a registry of MCP servers, a router over them.
+    'mcp(?![\\s-]+(?:registry|servers)(?![\\p{L}\\p{N}]))',
     'ai[\\s-]+(?:assistant|agent|model|tool|application|app|client|coding assistant)s?',
     'ai[\\s-]+powered',
     'large language models?',
@@ -68,6 +78,11 @@ const STOP_PHRASES = new RegExp(
     .join('|'),
   'giu',
 );
+
+/** Categories every README's install, build and deploy prose names (git, npm, Docker, CI). */
+const README_NEEDS_OWN_WORDS: ReadonlySet<Labelled> = new Set(['Development & Coding', 'Cloud & DevOps']);
+
+const NAME_MCP = /(?<![\p{L}\p{N}])mcp(?![\p{L}\p{N}])/giu;
 
 /** Field weights (see the rules above). */
 export const FIELD_WEIGHTS = { name: 3, title: 3, description: 3, tools: 2, readme: 1 } as const;
@@ -96,27 +111,41 @@ const COMPILED: ReadonlyArray<readonly [Labelled, Keyword[]]> = (Object.keys(CAT
   return [c, [...keywords.filter((k) => !k.weak), ...keywords.filter((k) => k.weak)]] as const;
 });
 
-/**
- * Greeting, "Hello, World" and sample servers (the registry holds dozens, most re-published
- * tutorials): unless a domain scores high (a template with a greeting tool is still development),
- * their text names no domain, whatever words their demo tools use.
- */
-const DEMO = /(?<![\p{L}\p{N}])(?:greet(?:s|ing|ings)?|salutations?|hello,? world|(?:sample|demo|example|test) (?:mcp )?server)(?![\p{L}\p{N}])/iu;
 const DEMO_UNLESS = 2 * MIN_SCORE;
-
-/** Whether the title or description reads as a greeting, "Hello, World" or sample server. */
-export function looksLikeDemo(input: ClassifierInput): boolean {
-  return DEMO.test(`${input.title ?? ''} ${input.description}`);
-}
 
 /** Splits identifiers into words: `mcp-server_fearGreed` → `mcp server fear Greed`. */
 function identifierWords(s: string): string {
   return s.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/[._/-]+/g, ' ');
 }
 
-function readmeProse(readme: string): string {
-  return readme
-    .replace(/```[\s\S]*?(```|$)/g, ' ')
+/**
+ * README sections every project has, whatever it does: how to install, configure, run, build,
+ * test, deploy or contribute to it. Their words (git, Docker, CLI, deploy, code) would make every
+ * server with a README "Development" or "Cloud & DevOps"; what a server is for is in the rest.
+ */
+const BOILERPLATE_SECTION =
+  /^(?:\W*)(?:table of contents|contents|prerequisites?|requirements?|install(?:ation|ing)?|setup|set up|getting started|quick ?start|usage|how to (?:use|run|install)|configuration|configuring|environment variables?|running|run(?:ning)? (?:locally|the server)|local development|development|developing|build(?:ing)?|testing|tests?|debugging|deploy(?:ment|ing)?|docker|contribut(?:ing|ion|ors?)|licen[cs]e|support|acknowledg(?:e)?ments?|credits|faq|troubleshooting|changelog|release notes|security|authors?|roadmap)\b/i;
+
+/** The README's prose: boilerplate sections, code, HTML, images and link targets out. */
+export function readmeProse(readme: string): string {
+  const kept: string[] = [];
+  let skipping = false;
+  let level = 0;
+  for (const line of readme.replace(/```[\s\S]*?(```|$)/g, ' ').split('\n')) {
+    const heading = /^(#{1,6})\s+(.*)$/.exec(line);
+    if (heading) {
+      const depth = heading[1].length;
+      // A subsection of a skipped section is skipped with it.
+      if (skipping && depth > level) continue;
+      skipping = BOILERPLATE_SECTION.test(heading[2]);
+      level = depth;
+      if (skipping) continue;
+    } else if (skipping) continue;
+    kept.push(line);
+  }
+  return kept
+    .join('\n')
+    .replace(/`[^`\n]*`/g, ' ')
     .replace(/<[^>]+>/g, ' ')
     .replace(/!\[[^\]]*\]\([^)]*\)/g, ' ')
     .replace(/\]\([^)]*\)/g, ']')
@@ -138,13 +167,17 @@ export function scoreCategories(input: ClassifierInput): CategoryScore[] {
     [(input.tools ?? []).map((t) => `${identifierWords(t.name)} ${t.description ?? ''}`).join('\n'), FIELD_WEIGHTS.tools],
     [readmeProse(input.readme ?? ''), FIELD_WEIGHTS.readme],
   ];
-  const cleaned = fields.map(([t, w]) => [t.replace(STOP_PHRASES, ' ').trim(), w] as const);
+  // In a name, "mcp" is always the boilerplate (`company-lens-mcp-registry` is about companies).
+  const cleaned = fields.map(([t, w], i) => [(i === 0 ? t.replace(NAME_MCP, ' ') : t).replace(STOP_PHRASES, ' ').trim(), w] as const);
+  const readme = cleaned.length - 1;
   const out: CategoryScore[] = [];
   for (const [category, keywords] of COMPILED) {
     let score = 0;
     let strong = false;
-    for (const [textValue, weight] of cleaned) {
+    for (const [i, [textValue, weight]] of cleaned.entries()) {
       if (textValue === '') continue;
+      // Every README tells how to install, build and deploy it: for these categories it counts only beside the server's own words.
+      if (i === readme && README_NEEDS_OWN_WORDS.has(category) && !strong) continue;
       let hits = 0;
       for (const k of keywords) {
         if (!k.pattern.test(textValue)) continue;

@@ -3,6 +3,7 @@
  * own ports (CatalogStore, SearchIndex, IconStore); adapters live in `../adapters`.
  */
 
+import type { GithubRepo } from '../../catalog/domain/repo-ref';
 import type { ReadmeContent, RegistryRemote } from '../../catalog/domain/types';
 import type { StarHistory } from './trending';
 import type { CrawlMode, Rejection, RemoteHealth, RepoInfo, UnitResult } from './types';
@@ -27,10 +28,8 @@ export interface UpstreamRegistry {
 // Enrichment sources
 // ---------------------------------------------------------------------------------------------
 
-export interface RepoRef {
-  owner: string;
-  repo: string;
-}
+/** `owner/repo` of a GitHub repository. */
+export type RepoRef = GithubRepo;
 
 /** A conditional-request cache entry (ETag and what the 200 said). */
 export interface CachedResponse<T> {
@@ -107,6 +106,8 @@ export interface RunMeta {
   finishedAt?: string;
   /** JSON of the final report's counts and warnings (the full lists stay on the unit items). */
   summary?: string;
+  /** Demo servers the planner removed before this run wrote anything (`demo-data.ts`). */
+  demo?: { removed: number; warnings: string[] };
 }
 
 export type UnitKind = 'page' | 'refresh';

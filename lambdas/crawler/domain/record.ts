@@ -6,7 +6,9 @@
  *   changed (that is what "an unchanged server causes no write" means).
  * - `updatedAt` moves only when the upstream part of the record (its server.json projection,
  *   status and publish time) or the README changes; star, download, health or grade changes
- *   are written but leave it alone (DECISIONS).
+ *   are written but leave it alone (DECISIONS). The registry's own `updatedAt` of the version
+ *   (`registryUpdatedAt`) is kept as it says, written when it changes, and does not move it either:
+ *   it is the registry's time, shown as such.
  * - Grades and popularity are computed against the start of the crawl's UTC day, so derived
  *   numbers change at most once a day and two crawls on one day agree.
  * - A step that failed (or was skipped) this time keeps the previous value of its fields, so a
@@ -152,6 +154,7 @@ export function buildEntry(input: BuildInput): BuiltEntry {
     isOfficial,
     crawledAt: prev?.crawledAt ?? nowIso,
     ...(server.publishedAt !== undefined && { publishedAt: server.publishedAt }),
+    ...(server.upstreamUpdatedAt !== undefined && { registryUpdatedAt: server.upstreamUpdatedAt }),
     categories: input.categories,
     ...(github !== undefined && { github }),
     ...(downloads !== undefined && { downloads }),

@@ -48,7 +48,8 @@ export function buildReport(
     failures,
     failuresByStep,
     ...(extra.highWater !== undefined && { highWater: extra.highWater }),
-    warnings: extra.warnings ?? [],
+    demoRemoved: run.demo?.removed ?? 0,
+    warnings: [...(run.demo?.warnings ?? []), ...(extra.warnings ?? [])],
   };
 }
 
@@ -57,6 +58,7 @@ export function formatSummary(r: CrawlReport): string {
   const c = r.counts;
   const lines = [
     `crawl ${r.runId} (${r.mode}${r.since ? ` since ${r.since}` : ''}): ${c.rows} upstream rows in ${r.units} units`,
+    ...(r.demoRemoved > 0 ? [`  removed ${r.demoRemoved} demo servers first: demo data is for an empty catalog only`] : []),
     `  added ${c.added}, updated ${c.updated}, unchanged ${c.unchanged}, removed ${c.removed}, rejected ${c.rejected}, superseded versions ${c.superseded}`,
     `  icons stored ${c.iconsStored}; enrichment failures ${c.enrichmentFailures}${
       Object.keys(r.failuresByStep).length

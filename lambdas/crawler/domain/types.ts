@@ -176,5 +176,7 @@ export interface CrawlReport {
   failuresByStep: Partial<Record<EnrichStep, number>>;
   /** The high-water mark the next incremental run starts from. */
   highWater?: string;
+  /** Demo servers removed before the run (demo data is for an empty catalog only). */
+  demoRemoved: number;
   warnings: string[];
 }

@@ -7,13 +7,13 @@ import { FeedQuerySchema, SitemapQuerySchema } from '../schemas';
 import type { SiteCtx } from './pages';
 import { cacheControl, textResponse } from './respond';
 
-/** GET /feed.xml[?category=…]: the newest servers by last modification, as Atom. */
+/** GET /feed.xml[?category=…]: the servers newest in the registry (its publish and update times), as Atom. */
 export async function feed(ctx: SiteCtx): Promise<HandlerResponse> {
   const { deps } = ctx;
   const q = validateQuery(FeedQuerySchema, { multi: [] }, ctx.query);
   const result = await deps.index.list({
     filters: q.category ? { category: [q.category] } : {},
-    sort: 'updated',
+    sort: 'published',
     page: { offset: 0, limit: deps.config.feedEntries },
   });
   return textResponse(deps.config, atomFeed(deps.config, result.items, q.category, deps.now()), 'application/atom+xml; charset=utf-8');

@@ -1,4 +1,6 @@
-import { SearchWindowError, type CatalogFilters } from '../../catalog/domain/ports';
+import { SearchWindowError, type PageResult } from '../../catalog/domain/ports';
+import type { FacetCounts } from '../../catalog/domain/types';
+import { filtersOf } from '../../catalog/endpoints/servers';
 import { validateQuery } from '../../shared/http/query';
 import type { HandlerResponse } from '../../shared/http/types';
 import type { RequestContext } from '../../shared/http/pipeline';
@@ -13,28 +15,36 @@ export type SiteCtx = RequestContext<SiteDeps>;
 const SHAPE = { multi: MULTI_KEYS };
 const HOME_ITEMS = 6;
 
-function filtersOf(q: CatalogFilters): CatalogFilters {
-  return {
-    ...(q.type && { type: q.type }),
-    ...(q.category && { category: q.category }),
-    ...(q.language && { language: q.language }),
-    ...(q.license && { license: q.license }),
-  };
+const NO_FACETS: FacetCounts = { categories: [], types: [], languages: [], licenses: [], missing: { types: 0, languages: 0, licenses: 0 } };
+
+/** The facet counts a list or search answered (asked for with `facets: true`). */
+function facetsOf(result: PageResult): FacetCounts {
+  return result.facets ?? NO_FACETS;
 }
 
-/** GET / (and /index.html): search, categories with counts, trending, recently updated, popular. */
+/**
+ * GET / (and /index.html): search, categories with counts, trending (only servers that gained
+ * stars this week: without that signal the section is left out), recently published in the
+ * registry, popular.
+ */
 export async function home(ctx: SiteCtx): Promise<HandlerResponse> {
   const { deps } = ctx;
   const first = { offset: 0, limit: HOME_ITEMS };
-  const [popular, trending, updated, facets] = await Promise.all([
+  const [popular, trending, published, facets] = await Promise.all([
     deps.index.list({ filters: {}, sort: 'popularity', page: first }),
     deps.index.list({ filters: {}, sort: 'trending', page: first }),
-    deps.index.list({ filters: {}, sort: 'updated', page: first }),
+    deps.index.list({ filters: {}, sort: 'published', page: first }),
     deps.index.facets(),
   ]);
   return htmlPage(
     deps.config,
-    homePage(deps.config, { total: popular.total, facets, popular: popular.items, trending: trending.items, updated: updated.items }),
+    homePage(deps.config, {
+      total: popular.total,
+      facets,
+      popular: popular.items,
+      trending: trending.items.filter((r) => r.trending > 0),
+      published: published.items,
+    }),
   );
 }
 
@@ -44,12 +54,9 @@ export async function servers(ctx: SiteCtx): Promise<HandlerResponse> {
   const q = validateQuery(ServersQuerySchema, SHAPE, ctx.query);
   const size = deps.config.pageSize;
   const filters = filtersOf(q);
-  const [result, facets] = await Promise.all([
-    deps.index.list({ filters, sort: q.sort, page: { offset: (q.page - 1) * size, limit: size } }),
-    deps.index.facets(),
-  ]);
+  const result = await deps.index.list({ filters, sort: q.sort, page: { offset: (q.page - 1) * size, limit: size }, facets: true });
   const state: ListState = { filters, sort: q.sort, page: q.page };
-  return htmlPage(deps.config, serversPage(deps.config, state, { items: result.items, total: result.total, facets, pageSize: size }));
+  return htmlPage(deps.config, serversPage(deps.config, state, { items: result.items, total: result.total, facets: facetsOf(result), pageSize: size }));
 }
 
 /** GET /search?q=: ranked results with the same filters; without `q`, the search form. */
@@ -61,11 +68,8 @@ export async function search(ctx: SiteCtx): Promise<HandlerResponse> {
   if (q.q === '') return htmlPage(deps.config, searchPage(deps.config, state, undefined));
   const size = deps.config.pageSize;
   try {
-    const [result, facets] = await Promise.all([
-      deps.index.search({ q: q.q, filters, page: { offset: (q.page - 1) * size, limit: size } }),
-      deps.index.facets(),
-    ]);
-    return htmlPage(deps.config, searchPage(deps.config, state, { items: result.items, total: result.total, facets, pageSize: size }));
+    const result = await deps.index.search({ q: q.q, filters, page: { offset: (q.page - 1) * size, limit: size }, facets: true });
+    return htmlPage(deps.config, searchPage(deps.config, state, { items: result.items, total: result.total, facets: facetsOf(result), pageSize: size }));
   } catch (err) {
     if (err instanceof SearchWindowError) {
       throw new SiteError('INVALID_QUERY', 'Page out of reach', 'The requested page is beyond the search window; narrow the query.', [

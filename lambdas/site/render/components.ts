@@ -1,3 +1,4 @@
+import { isTestEntry } from '../../catalog/domain/standing';
 import { iconPath } from '../../catalog/views';
 import type { CatalogRecord, Grade, NameCount } from '../../catalog/domain/types';
 import { compactNumber, fullNumber } from './format';
@@ -39,6 +40,8 @@ export function serverCard(r: CatalogRecord, headingLevel: 2 | 3 = 3): SafeHtml 
   const facts = [
     r.isOfficial ? html`<li class="badge badge-official">Official</li>` : '',
     r.status === 'deprecated' ? html`<li class="badge badge-warn">Deprecated</li>` : '',
+    isTestEntry(r) ? html`<li class="badge badge-warn">Test or sample</li>` : '',
+    r.demo === true ? html`<li class="badge badge-warn" title="Synthetic data of the local stack">Demo</li>` : '',
     stars !== undefined
       ? html`<li title="${fullNumber(stars)} GitHub stars"><span aria-hidden="true">★</span> ${compactNumber(stars)}<span class="sr-only"> stars</span></li>`
       : '',

@@ -1,5 +1,15 @@
 import { iconPath } from '../../catalog/views';
-import { lastModified, type CatalogDetail, type CatalogRecord, type CatalogTool, type Grade, type RegistryPackage } from '../../catalog/domain/types';
+import { parseGithubRepo } from '../../catalog/domain/repo-ref';
+import { isTestEntry } from '../../catalog/domain/standing';
+import {
+  lastModified,
+  registryTime,
+  type CatalogDetail,
+  type CatalogRecord,
+  type CatalogTool,
+  type Grade,
+  type RegistryPackage,
+} from '../../catalog/domain/types';
 import type { SiteConfig } from '../config';
 import { displayTitle, icon, LICENSE_GRADE_TEXT, MAINTENANCE_GRADE_TEXT, pinButton, serverPath } from './components';
 import { compactNumber, fullNumber, isoDate, plural, relativeTime } from './format';
@@ -48,8 +58,26 @@ function time(iso: string, now: number): SafeHtml {
   return html`<time datetime="${iso}" title="${iso}">${relativeTime(iso, now)}</time>`;
 }
 
+/** A registry date as the date itself (`2025-10-10`): "1 minute ago" of a crawl is not its age. */
+function date(iso: string): SafeHtml {
+  return html`<time datetime="${iso}" title="${iso}">${isoDate(iso)}</time>`;
+}
+
 function gradeRow(label: string, grade: Grade | null, texts: Record<Grade, string>, unknown: string): SafeHtml {
   return html`<tr><th scope="row">${label}</th><td><span class="grade grade-${grade ?? 'none'}">${grade ?? '–'}</span></td><td>${grade ? texts[grade] : unknown}</td></tr>`;
+}
+
+/**
+ * Why a grade has no letter: there is nothing to read it from (no repository, or one the catalog
+ * does not read: only GitHub's), or the catalog has not read it yet (never fetched, or the fetch
+ * failed every time so far). "Not checked yet" must never read as "none".
+ */
+function ungraded(r: CatalogRecord, what: 'license' | 'pushes'): string {
+  const url = r.repository?.url;
+  if (!url) return what === 'license' ? 'No repository to read a license from.' : 'No repository to read pushes from.';
+  if (parseGithubRepo(url) === undefined) return `Not graded: the catalog reads ${what === 'license' ? 'licenses' : 'pushes'} from GitHub repositories only.`;
+  if (r.github === undefined) return `Not checked yet: the catalog has not read this repository's ${what === 'license' ? 'license' : 'pushes'}.`;
+  return what === 'license' ? 'Not checked yet.' : 'Last push unknown.';
 }
 
 function inputsList(inputs: InputNote[]): SafeHtml {
@@ -168,7 +196,7 @@ function jsonLd(config: SiteConfig, r: CatalogRecord, url: string): Record<strin
     applicationCategory: 'DeveloperApplication',
     ...(r.categories.length > 0 && { applicationSubCategory: r.categories.join(', ') }),
     operatingSystem: r.remotes.length > 0 && r.packages.length === 0 ? 'Any (hosted)' : 'Windows, macOS, Linux',
-    dateModified: lastModified(r),
+    dateModified: registryTime(r) ?? lastModified(r),
     ...(r.publishedAt && { datePublished: r.publishedAt }),
     ...(license && { license }),
     ...(r.hasIcon && { image: absolute(config, iconPath(r.slug)) }),
@@ -187,7 +215,8 @@ export function detailPage(config: SiteConfig, view: DetailView): string {
   const options = installOptions(r);
   const g = r.github;
   const license = g?.licenseSpdx ?? g?.license;
-  const modified = lastModified(r);
+  const published = r.publishedAt;
+  const registryUpdated = r.registryUpdatedAt !== undefined && r.registryUpdatedAt !== published ? r.registryUpdatedAt : undefined;
   const body = html`<article class="detail" aria-labelledby="server-title">
 <header class="detail-head">
 ${icon(r, 64)}
@@ -198,6 +227,8 @@ ${icon(r, 64)}
 <ul class="facts" aria-label="Badges">
 ${r.isOfficial ? html`<li class="badge badge-official" title="Published under a domain its publisher proved to the registry">Official namespace</li>` : ''}
 ${r.status === 'deprecated' ? html`<li class="badge badge-warn">Deprecated</li>` : ''}
+${isTestEntry(r) ? html`<li class="badge badge-warn" title="Its name or description says it is a test, sample or greeting server">Test or sample</li>` : ''}
+${r.demo === true ? html`<li class="badge badge-warn" title="Synthetic data of the local stack, not a registry entry">Demo data</li>` : ''}
 ${r.categories.map((c) => html`<li><a href="/servers?category=${encodeURIComponent(c)}">${c}</a></li>`)}
 </ul>
 </div>
@@ -207,7 +238,7 @@ ${pinButton(r.slug, title)}
 <h2 id="glance-title" class="sr-only">At a glance</h2>
 <dl class="glance">
 <div><dt>Version</dt><dd>${r.version}</dd></div>
-<div><dt>Updated</dt><dd>${time(modified, now)}</dd></div>
+${published ? html`<div><dt>Published</dt><dd>${date(published)}${registryUpdated ? html` <span class="muted">(updated in the registry ${date(registryUpdated)})</span>` : ''}</dd></div>` : ''}
 ${g?.stars !== undefined ? html`<div><dt>GitHub stars</dt><dd title="${fullNumber(g.stars)}">${compactNumber(g.stars)}${r.trending > 0 ? html` <span class="muted">(+${fullNumber(r.trending)} this week)</span>` : ''}</dd></div>` : ''}
 ${r.downloads !== undefined ? html`<div><dt>Downloads, last month</dt><dd title="${fullNumber(r.downloads)}">${compactNumber(r.downloads)}</dd></div>` : ''}
 ${license ? html`<div><dt>License</dt><dd>${license}</dd></div>` : ''}
@@ -230,8 +261,8 @@ ${healthSection(r, now)}
 <div class="table-wrap" role="region" aria-label="Trust grades table" tabindex="0"><table class="grades"><caption class="sr-only">Trust grades and what they mean</caption>
 <thead><tr><th scope="col">Grade</th><th scope="col">Value</th><th scope="col">What it means</th></tr></thead>
 <tbody>
-${gradeRow('License', r.grades.license, LICENSE_GRADE_TEXT, 'No repository to read a license from.')}
-${gradeRow('Maintenance', r.grades.maintenance, MAINTENANCE_GRADE_TEXT, 'Last push unknown.')}
+${gradeRow('License', r.grades.license, LICENSE_GRADE_TEXT, ungraded(r, 'license'))}
+${gradeRow('Maintenance', r.grades.maintenance, MAINTENANCE_GRADE_TEXT, ungraded(r, 'pushes'))}
 <tr><th scope="row">Quality</th><td><span class="grade grade-none">–</span></td><td>Untested: the catalog does not yet run its tools.</td></tr>
 </tbody></table></div>
 </section>
@@ -271,7 +302,11 @@ ${view.readme.truncated ? html`<p class="note">The README is longer than shown h
 </section>`
     : ''
 }
-<p class="muted">Data from the official MCP registry, crawled ${time(r.crawledAt, now)} (${isoDate(r.crawledAt)}). As JSON: <a href="/api/mcps/${encodeURIComponent(r.slug)}">/api/mcps/${r.slug}</a>.</p>
+${
+  r.demo === true
+    ? html`<p class="notice">A synthetic demo server of the local stack: it is not in the MCP registry. A crawl of the registry replaces the demo data.</p>`
+    : html`<p class="muted">Data from the official MCP registry. This catalog's entry last changed ${time(lastModified(r), now)} and was last crawled ${time(r.crawledAt, now)} (${isoDate(r.crawledAt)}). As JSON: <a href="/api/mcps/${encodeURIComponent(r.slug)}">/api/mcps/${r.slug}</a>.</p>`
+}
 </article>`;
   return layout(
     config,

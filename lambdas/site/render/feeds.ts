@@ -1,4 +1,4 @@
-import { lastModified, type CatalogRecord, type SlugEntry } from '../../catalog/domain/types';
+import { lastModified, registryTime, type CatalogRecord, type SlugEntry } from '../../catalog/domain/types';
 import type { SiteConfig } from '../config';
 import { displayTitle, serverPath } from './components';
 import { escapeXml } from './html';
@@ -10,20 +10,28 @@ import { absolute } from './layout';
  * protocol's 50,000 URLs) and robots.txt.
  */
 
+/**
+ * A feed entry's time: the registry's publish or update time of the version, which is the news;
+ * the catalog's own change time only for an entry the registry gave no time (Atom requires one).
+ */
+function entryTime(r: CatalogRecord): string {
+  return registryTime(r) ?? lastModified(r);
+}
+
 export function atomFeed(config: SiteConfig, records: CatalogRecord[], category: string | undefined, now: number): string {
   const selfPath = category ? `/feed.xml?category=${encodeURIComponent(category)}` : '/feed.xml';
-  const listPath = category ? `/servers?category=${encodeURIComponent(category)}&sort=updated` : '/servers?sort=updated';
-  const updated = records.length > 0 ? lastModified(records[0]) : new Date(now).toISOString();
+  const listPath = category ? `/servers?category=${encodeURIComponent(category)}&sort=published` : '/servers?sort=published';
+  const updated = records.length > 0 ? records.map(entryTime).reduce((a, b) => (Date.parse(b) > Date.parse(a) ? b : a)) : new Date(now).toISOString();
   const title = category ? `${config.siteName}: ${category}` : `${config.siteName}: new and updated servers`;
   const entries = records.map((r) => {
     const url = absolute(config, serverPath(r.slug));
-    const published = r.publishedAt ?? r.crawledAt;
+    const published = r.publishedAt ?? entryTime(r);
     const summary = `${r.description}${r.version ? ` (version ${r.version})` : ''}`;
     return `<entry>
 <id>${escapeXml(url)}</id>
 <title>${escapeXml(displayTitle(r))}</title>
 <link rel="alternate" type="text/html" href="${escapeXml(url)}"/>
-<updated>${escapeXml(lastModified(r))}</updated>
+<updated>${escapeXml(entryTime(r))}</updated>
 <published>${escapeXml(published)}</published>
 <author><name>${escapeXml(r.name.split('/')[0] ?? r.name)}</name></author>
 ${r.categories.map((c) => `<category term="${escapeXml(c)}"/>`).join('')}

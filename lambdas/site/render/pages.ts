@@ -1,4 +1,4 @@
-import { CATEGORIES, REGISTRY_TYPES, SORTS, type CatalogRecord, type Facets, type NameCount, type SortKey } from '../../catalog/domain/types';
+import { CATEGORIES, REGISTRY_TYPES, SORTS, type CatalogRecord, type FacetCounts, type Facets, type NameCount, type SortKey } from '../../catalog/domain/types';
 import type { CatalogFilters } from '../../catalog/domain/ports';
 import { tokensRedirectUri, type SiteConfig } from '../config';
 import type { SiteError } from '../errors';
@@ -20,9 +20,10 @@ const SORT_LABEL: Record<SortKey, string> = {
   popularity: 'Popularity',
   name: 'Name (A–Z)',
   stars: 'GitHub stars',
-  updated: 'Recently updated',
+  updated: 'Last changed in this catalog',
   downloads: 'Downloads',
   trending: 'Trending this week',
+  published: 'Newest in the registry',
 };
 
 const TYPE_LABEL: Record<string, string> = { npm: 'npm', pypi: 'PyPI', oci: 'Docker (OCI)', mcpb: 'MCP bundle', nuget: 'NuGet', remote: 'Hosted endpoint' };
@@ -56,12 +57,15 @@ function facetOptions(all: NameCount[], selected: string[] | undefined, top: num
   return [...head, ...extra, ...unknown];
 }
 
-/** The filters and sort of /servers (and, without sort, of /search): a GET form, state in the URL. */
-export function filtersForm(action: '/servers' | '/search', state: ListState, facets: Facets): SafeHtml {
+/**
+ * The filters and sort of /servers (and, without sort, of /search): a GET form, state in the URL.
+ * Each value's count is what the results would hold with it added to its own filter (the facets
+ * of this query: `FacetCounts`).
+ */
+export function filtersForm(action: '/servers' | '/search', state: ListState, facets: FacetCounts): SafeHtml {
   const f = state.filters;
   const n = filterCount(f);
-  const categories = facets.categories;
-  const countOf = (name: string) => categories.find((c) => c.name === name)?.count ?? 0;
+  const countIn = (list: NameCount[], name: string) => list.find((c) => c.name === name)?.count ?? 0;
   const group = (legend: string, items: SafeHtml[], open: boolean) =>
     html`<details class="facet"${open ? html` open` : ''}><summary>${legend}</summary><fieldset><legend class="sr-only">${legend}</legend><ul>${items}</ul></fieldset></details>`;
   return html`<form class="filters" method="get" action="${action}" aria-labelledby="filters-title">
@@ -75,12 +79,14 @@ ${
 }
 ${group(
   'Category',
-  CATEGORIES.map((c, i) => checkbox('category', c, `${c} (${fullNumber(countOf(c))})`, f.category?.includes(c) ?? false, `f-cat-${i}`)),
+  CATEGORIES.map((c, i) => checkbox('category', c, `${c} (${fullNumber(countIn(facets.categories, c))})`, f.category?.includes(c) ?? false, `f-cat-${i}`)),
   true,
 )}
 ${group(
   'Install type',
-  REGISTRY_TYPES.map((t) => checkbox('type', t, TYPE_LABEL[t] ?? t, f.type?.includes(t) ?? false, `f-type-${t}`)),
+  REGISTRY_TYPES.map((t) =>
+    checkbox('type', t, `${TYPE_LABEL[t] ?? t} (${fullNumber(countIn(facets.types, t))})`, f.type?.includes(t) ?? false, `f-type-${t}`),
+  ),
   (f.type?.length ?? 0) > 0,
 )}
 ${group(
@@ -117,7 +123,8 @@ function activeFilters(base: string, state: ListState): SafeHtml {
 export interface ListPageData {
   items: CatalogRecord[];
   total: number;
-  facets: Facets;
+  /** The facets of this very query and its filters. */
+  facets: FacetCounts;
   pageSize: number;
 }
 
@@ -198,10 +205,30 @@ ${
 
 export interface HomeData {
   total: number;
+  /** The whole catalog's counts (the home page has no filter). */
   facets: Facets;
+  /** Servers that gained stars this week; empty when none did (the section is then left out). */
   trending: CatalogRecord[];
-  updated: CatalogRecord[];
+  /** Newest in the registry (its own publish and update times, not the crawl's). */
+  published: CatalogRecord[];
   popular: CatalogRecord[];
+}
+
+function trendingSection(records: CatalogRecord[]): SafeHtml {
+  return html`<section aria-labelledby="trending-title">
+<h2 id="trending-title">Trending this week</h2>
+${cardList(records, 'Trending servers')}
+<p><a href="/servers?sort=trending">All trending servers →</a></p>
+</section>`;
+}
+
+function publishedSection(records: CatalogRecord[]): SafeHtml {
+  return html`<section aria-labelledby="updated-title">
+<h2 id="updated-title">Recently added or updated</h2>
+<p class="muted">By the time the registry published or updated them.</p>
+${cardList(records, 'Recently published servers')}
+<p><a href="/servers?sort=published">Everything, newest in the registry first →</a></p>
+</section>`;
 }
 
 export function homePage(config: SiteConfig, data: HomeData): string {
@@ -218,18 +245,7 @@ ${searchForm('', 'q-home', { large: true })}
       html`<li><a href="/servers?category=${encodeURIComponent(c.name)}"><span class="cat-name">${c.name}</span> <span class="cat-count">${fullNumber(c.count)}</span></a></li>`,
   )}</ul>
 </section>
-<div class="columns">
-<section aria-labelledby="trending-title">
-<h2 id="trending-title">Trending this week</h2>
-${cardList(data.trending, 'Trending servers')}
-<p><a href="/servers?sort=trending">All trending servers →</a></p>
-</section>
-<section aria-labelledby="updated-title">
-<h2 id="updated-title">Recently added or updated</h2>
-${cardList(data.updated, 'Recently updated servers')}
-<p><a href="/servers?sort=updated">Everything, newest first →</a></p>
-</section>
-</div>
+${data.trending.length > 0 ? html`<div class="columns">${trendingSection(data.trending)}${publishedSection(data.published)}</div>` : publishedSection(data.published)}
 <section aria-labelledby="popular-title">
 <h2 id="popular-title">Most popular</h2>
 ${cardList(data.popular, 'Popular servers')}

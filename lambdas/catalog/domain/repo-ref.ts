@@ -1,7 +1,11 @@
-import type { RepoRef } from './ports';
+/** `owner/repo` of a GitHub repository URL. */
+export interface GithubRepo {
+  owner: string;
+  repo: string;
+}
 
 /** `owner/repo` of a GitHub URL (https, www., .git, /tree/... and git+ prefixes accepted). */
-export function parseGithubRepo(url: string): RepoRef | undefined {
+export function parseGithubRepo(url: string): GithubRepo | undefined {
   let u: URL;
   try {
     u = new URL(url.replace(/^git\+/, ''));
