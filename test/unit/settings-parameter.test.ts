@@ -102,13 +102,15 @@ describe('the git remote', () => {
     put(GIT, { ...audience('d111.cloudfront.net'), AUTH_MODE: 'cognito' });
     const now = { t: 0 };
     const builds: Array<Record<string, string | undefined>> = [];
+    let rebuilt: () => void = () => undefined;
+    const second = new Promise<void>((resolve) => (rebuilt = resolve));
     const get = settingsDepsSource(
       { AWS_REGION: REGION, MEMORY_SETTINGS_PARAMETER: GIT, MEMORY_TABLE: 'memories', AUTH_MODE: 'local' },
       {
         refreshMs: 300_000,
         clock: () => now.t,
         build: async (env, rt) => {
-          builds.push(env);
+          if (builds.push(env) === 2) rebuilt();
           return { deps: {} as MemoryApiDeps, runtime: (rt ?? {}) as Built['runtime'] };
         },
       },
@@ -118,10 +120,8 @@ describe('the git remote', () => {
     put(GIT, { ...audience('mcp.example.com'), AUTH_MODE: 'cognito' });
     now.t = 300_000;
     await get();
-    await new Promise<void>((resolve) => {
-      const check = () => (builds.length === 2 ? resolve() : setImmediate(check));
-      check();
-    });
+    // The background re-read and rebuild that request started.
+    await second;
     expect(builds[1].AUTH_AUDIENCE).toBe('https://mcp.example.com/mcp');
     expect(fake.calls).toEqual([`${REGION} SSM.GetParameter`, `${REGION} SSM.GetParameter`]);
   });
