@@ -30,6 +30,8 @@ export const PRICES = {
   wafRule: 1,
   /** Secrets Manager, per secret-month. */
   secret: 0.4,
+  /** Parameter Store, per parameter-month: standard parameters are free, advanced ones are not (API calls at standard throughput are free). */
+  parameter: { Standard: 0, Advanced: 0.05 } as Record<string, number>,
   /** CloudWatch, per standard-resolution alarm metric-month (a metric-math alarm pays for each metric it reads). */
   alarmMetric: 0.1,
   /** CloudWatch, per dashboard-month. */
@@ -119,6 +121,19 @@ export function idleCost(resources: Resource[]): CostLine[] {
   }
   const secrets = of('AWS::SecretsManager::Secret').length;
   if (secrets) lines.push({ row: 'Secrets Manager', detail: `${secrets} secrets`, monthly: secrets * PRICES.secret });
+  // Settings that are not credentials live in Parameter Store: CloudFormation's default tier is Standard.
+  const tiers = of('AWS::SSM::Parameter').map((p) => String(p.Properties.Tier ?? 'Standard'));
+  if (tiers.length) {
+    const counts = [...new Set(tiers)].sort().map((tier) => {
+      if (PRICES.parameter[tier] === undefined) throw new Error(`no price for ${tier} parameters: add it to PRICES (bin/idle-cost.ts)`);
+      return { tier, n: tiers.filter((t) => t === tier).length };
+    });
+    lines.push({
+      row: 'Parameter Store',
+      detail: counts.map(({ tier, n }) => `${n} ${tier.toLowerCase()} parameters`).join(', '),
+      monthly: counts.reduce((sum, { tier, n }) => sum + n * PRICES.parameter[tier], 0),
+    });
+  }
   const alarms = of('AWS::CloudWatch::Alarm');
   const alarmMetrics = alarms.reduce((n, a) => {
     const metrics = a.Properties.Metrics as Array<{ MetricStat?: unknown }> | undefined;

@@ -6,7 +6,7 @@ import type * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type * as logs from 'aws-cdk-lib/aws-logs';
-import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import type * as ssm from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
 import { MEMORIES_PREFIX, VAULTS_PREFIX } from '../lambdas/memory-api/routes';
 import { MEMORY_API_EXTERNALS } from './bundling-externals';
@@ -15,7 +15,7 @@ import { ORIGIN_VERIFY_HEADER, type Edge } from './edge';
 import type { Identity } from './identity';
 import { appFunction, type FunctionLogLevel, PRESIGNER_CHUNK } from './lambda-function';
 import { grantMemoryData, type MemoryApi } from './memory-api';
-import { distributionSettings } from './settings-secret';
+import { distributionSettings } from './settings-parameter';
 import { grantTable } from './tables';
 
 export interface MemoryGitProps {
@@ -61,14 +61,15 @@ export const GIT_PATH_PATTERNS: readonly string[] = [`${MEMORIES_PREFIX}/*.git/*
  * CloudFront adds the origin-verify header and the viewer-address function, so the rate limit keys
  * on the viewer's IP as it does behind API Gateway. The verifier's settings depend on the
  * distribution, which depends on this function's URL: like `MemoryMcp`, the function reads them from
- * a secret it names by a fixed name (`MEMORY_SETTINGS_SECRET`), so no dependency cycle forms.
+ * a Parameter Store parameter it names by a fixed name (`MEMORY_SETTINGS_PARAMETER`), so no
+ * dependency cycle forms.
  */
 export class MemoryGit extends Construct {
   readonly fn: NodejsFunction;
   readonly role: iam.Role;
   readonly functionUrl: lambda.FunctionUrl;
   /** The verifier's settings (audience, public URL, Cognito client ids), read by the function at init and every 5 minutes. */
-  readonly settings: secretsmanager.Secret;
+  readonly settings: ssm.StringParameter;
   private readonly props: MemoryGitProps;
 
   constructor(scope: Construct, id: string, props: MemoryGitProps) {
@@ -79,10 +80,10 @@ export class MemoryGit extends Construct {
     const verifier = auth.verifierEnvironment();
     const settings = distributionSettings(
       this,
-      'Settings of the git remote function that depend on the distribution (audience, public URL, Cognito client ids); not a credential',
+      'Settings of the git remote function that depend on the distribution (audience, public URL, Cognito client ids, token tables), not credentials',
       verifier,
     );
-    this.settings = settings.secret;
+    this.settings = settings.parameter;
     const settingsName = settings.name;
     const environment = Object.fromEntries(Object.entries(memory.environment).filter(([k]) => !(k in verifier)));
     ({ fn: this.fn, role: this.role } = appFunction(this, 'Function', {
@@ -98,7 +99,7 @@ export class MemoryGit extends Construct {
       serviceName: 'memory-git',
       environment: {
         ...environment,
-        MEMORY_SETTINGS_SECRET: settingsName,
+        MEMORY_SETTINGS_PARAMETER: settingsName,
         MEMORY_CACHE_MB: String(Math.max(16, Math.floor(memorySize / 4))),
         MEMORY_GIT_MAX_RESPONSE_BYTES: String(props.maxResponseBytes ?? 190 * 1024 * 1024),
         MEMORY_PUSH_SECONDS: String(props.pushSeconds ?? (props.originReadTimeout ?? Duration.seconds(60)).toSeconds() - 10),

@@ -7,10 +7,11 @@ import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import type * as ssm from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
 import { grantTable } from './tables';
 import { appFunction, type FunctionLogLevel } from './lambda-function';
-import { distributionSettings } from './settings-secret';
+import { distributionSettings } from './settings-parameter';
 import { grantMemoryData, memoryDataEnvironment, memoryLimitsEnvironment, type MemoryLimitProps } from './memory-api';
 
 /** What the function needs from the auth context: the verifier's settings, reads of opaque tokens, and the use of personal access tokens. */
@@ -85,24 +86,24 @@ export class MemoryMcp extends Construct {
    * changes only them leaves the function as it is) instead of from its environment. By default PUBLIC_URL is the
    * distribution's own domain, and the distribution's `/mcp` origin is this function's URL: with the
    * settings in the environment, function → distribution → function URL → function would be a
-   * dependency cycle. The function and its policy name the secret by a fixed name, never by
-   * reference, so the secret (which references the distribution) is not a dependency of either.
-   * CloudFormation deletes a secret without a recovery window, so the name can be reused at once.
+   * dependency cycle. The function and its policy name the Parameter Store parameter by a fixed
+   * name, never by reference, so the parameter (which references the distribution) is not a
+   * dependency of either.
    */
-  readonly settings: secretsmanager.Secret;
+  readonly settings: ssm.StringParameter;
 
   constructor(scope: Construct, id: string, props: MemoryMcpProps) {
     super(scope, id);
     const origins = props.allowedOrigins ?? [];
     const settings = distributionSettings(
       this,
-      'Settings of the MCP function that depend on the distribution (audience, public URL, Cognito client ids); not a credential',
+      'Settings of the MCP function that depend on the distribution (audience, public URL, Cognito client ids, token tables), not credentials',
       props.auth.verifierEnvironment(),
     );
-    this.settings = settings.secret;
+    this.settings = settings.parameter;
     const settingsName = settings.name;
     const environment: Record<string, string> = {
-      MCP_SETTINGS_SECRET: settingsName,
+      MCP_SETTINGS_PARAMETER: settingsName,
       ...memoryDataEnvironment(props.table, props.bucket),
       RATE_LIMIT_TABLE: props.rateLimitTable.tableName,
       CURSOR_SECRET_ARN: props.cursorKeysSecret.secretArn,

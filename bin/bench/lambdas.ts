@@ -88,13 +88,13 @@ async function bundle(entry: string, outfile: string, external: readonly string[
   return statSync(outfile).size;
 }
 
-/** Median milliseconds of `code` in fresh Node processes (what a cold start pays to load it). */
-function freshProcessMs(code: string): number {
+/** Median milliseconds of `code` in fresh Node processes (what a cold start pays to load it), after the untimed `before`. */
+function freshProcessMs(code: string, before = ''): number {
   const samples: number[] = [];
   for (let i = 0; i < RUNS; i++) {
     const out = spawnSync(
       process.execPath,
-      ['-e', `const t=process.hrtime.bigint();${code};process.stdout.write(String(Number(process.hrtime.bigint()-t)/1e6))`],
+      ['-e', `${before};const t=process.hrtime.bigint();${code};process.stdout.write(String(Number(process.hrtime.bigint()-t)/1e6))`],
       {
         cwd: ROOT,
         encoding: 'utf8',
@@ -131,8 +131,23 @@ export async function runLambdasBench(log: (m: string) => void): Promise<BenchSe
     const chunkInit = freshProcessMs(`require(${JSON.stringify(chunk)})`);
     rows.push(['X-Ray chunk (xray.js, beside each traced function): size', `${(chunkSize / 1024).toFixed(0)} KiB`, 'not in any bundle above', 'informational']);
     rows.push(["X-Ray chunk: load, paid by a traced instance's first request", ms(chunkInit), '', 'informational']);
-    const sdk = freshProcessMs("require('@aws-sdk/client-s3');require('@aws-sdk/client-dynamodb');require('@aws-sdk/lib-dynamodb')");
+    const floor = "require('@aws-sdk/client-s3');require('@aws-sdk/client-dynamodb');require('@aws-sdk/lib-dynamodb')";
+    const sdk = freshProcessMs(floor);
     rows.push(['floor: the AWS SDK S3 + DynamoDB clients alone, module init', ms(sdk), '', 'informational']);
+    // Clients loaded on the first request (lazily), each after what is loaded by then.
+    const secrets = "require('@aws-sdk/client-secrets-manager')";
+    rows.push([
+      "Secrets Manager client (cursor keys, origin secret): load after the floor, paid by a memory function's first request",
+      ms(freshProcessMs(secrets, floor)),
+      '',
+      'informational',
+    ]);
+    rows.push([
+      'SSM client (settings parameter): load after the floor and Secrets Manager, paid by the first request of an MCP or git remote instance',
+      ms(freshProcessMs("require('@aws-sdk/client-ssm')", `${floor};${secrets}`)),
+      '',
+      'informational',
+    ]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -141,7 +156,7 @@ export async function runLambdasBench(log: (m: string) => void): Promise<BenchSe
     rows,
     method: [
       "- Bundles: the `index.js` of each function's asset in the cloud assembly CDK synthesizes (`CatalogStack` with cdk.json's feature flags, in eu-west-1 so the Lambda@Edge function is bundled too), i.e. exactly what `cdk deploy` uploads: each construct's own esbuild options and externals (the AWS SDK left to the runtime; the /v1 function keeps the S3 presigner; the crawler leaves sharp to its layer). Every bundled function of the stack is measured, found in the construct tree; sizes in KiB.",
-      `- Tracing: each traced function gets the X-Ray SDK (Powertools Tracer) as a separate \`xray.js\` beside its \`index.js\`, required by a computed specifier on the first request of an instance with active tracing (lambdas/shared/observability/tracing.ts): its size is in no bundle row and its load in no init row; its own rows say what a traced cold start pays on top. Powertools Metrics is in each bundle and loaded on the first metric.`,
+      `- Tracing: each traced function gets the X-Ray SDK (Powertools Tracer) as a separate \`xray.js\` beside its \`index.js\`, required by a computed specifier on the first request of an instance with active tracing (lambdas/shared/observability/tracing.ts): its size is in no bundle row and its load in no init row; its own rows say what a traced cold start pays on top. Powertools Metrics is in each bundle and loaded on the first metric. The AWS SDK clients a function needs only for secrets and its settings parameter (Secrets Manager, SSM) are loaded on its first request too; their rows are the load of each on top of what is loaded by then.`,
       `- Init: median of ${RUNS} fresh \`node\` processes timing \`require()\` of the bundle, with the AWS SDK (and sharp) loaded from node_modules as the runtime and the layer provide them. The "floor" row is the AWS SDK's S3 and DynamoDB clients alone: the memory REST, MCP and crawler functions need both on every request, so their init cannot go below it on this machine; what they add above it is their own code (isomorphic-git, yaml, zod, the MCP SDK). Moving those requires into the first request would meet the figure without making a cold start faster (Lambda's init phase runs at full CPU), so they stay at module scope and the miss is reported as it is.`,
     ].join('\n'),
   };

@@ -5,11 +5,15 @@ import { createIdentity } from '../identity/wiring';
 import { createMemoryRuntime, loadMemoryConfig, type MemoryRuntime } from '../memory';
 import { envInt } from '../shared/env';
 import { logger } from '../shared/logger';
-import { CachedSecret, cursorCodec, originSecretGetter, secretsClient } from '../shared/secrets';
+import { cursorCodec, originSecretGetter } from '../shared/secrets';
+import { mergeSettings, settingsParameter } from '../shared/settings-parameter';
 import type { OriginSecretGetter } from '../shared/http/origin-guard';
 import { loadMcpConfig } from './config';
 import type { McpDeps } from './api';
 import { DynamoIdempotencyStore } from '../shared/idempotency/store';
+
+/** The settings' merge over the environment (lambdas/shared/settings-parameter.ts), as the tests of this wiring call it. */
+export { mergeSettings };
 
 type Env = Record<string, string | undefined>;
 
@@ -37,30 +41,6 @@ export function mcpDepsFrom(parts: { env: Env; memory: MemoryRuntime; verifier: 
 }
 
 /**
- * Settings kept in a secret rather than in the environment (`MCP_SETTINGS_SECRET`, see
- * lib/memory-mcp.ts: they depend on the distribution, which depends on this function's URL). The
- * secret is a JSON object of environment variables; they are merged over the environment.
- */
-async function readSettingsSecret(env: Env): Promise<() => Promise<string>> {
-  const secret = new CachedSecret(await secretsClient(env.AWS_REGION ?? 'us-east-1'), env.MCP_SETTINGS_SECRET as string, 0);
-  return () => secret.get();
-}
-
-/** The settings secret's variables over the environment; anything but a JSON object of strings is refused. */
-export function mergeSettings(env: Env, json: string, name = 'MCP_SETTINGS_SECRET'): Env {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(json);
-  } catch {
-    throw new Error(`${name}: the settings secret is not JSON`);
-  }
-  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed) || Object.values(parsed).some((v) => typeof v !== 'string')) {
-    throw new Error(`${name}: the settings secret must be a JSON object of strings`);
-  }
-  return { ...env, ...(parsed as Record<string, string>) };
-}
-
-/**
  * The dependencies built from one set of settings over the same memory runtime and origin secret.
  * CloudFront's origin secret (ORIGIN_VERIFY_SECRET_ARN) makes the function URL refuse requests that
  * did not come through the distribution.
@@ -83,20 +63,21 @@ async function buildDeps(
 }
 
 export interface McpDepsSourceOptions {
-  /** Reads the settings secret (default: Secrets Manager, when MCP_SETTINGS_SECRET is set). */
+  /** Reads the settings (default: the Parameter Store parameter MCP_SETTINGS_PARAMETER names, when set). */
   readSettings?: () => Promise<string>;
-  /** How often a warm instance looks at the secret again (MCP_SETTINGS_REFRESH_SECONDS, default 300). */
+  /** How often a warm instance looks at the parameter again (MCP_SETTINGS_REFRESH_SECONDS, default 300). */
   refreshMs?: number;
   clock?: () => number;
 }
 
 /**
- * In AWS: the dependencies from the environment and the settings secret, the cursor keys from
- * Secrets Manager. The first request waits for them. A deploy that changes the settings (another
- * domain, other app clients) leaves this function's own configuration untouched, so warm instances
- * would keep the old audience until recycled: every `refreshMs` a request reads the secret again in
- * the background, and when it changed the verifier is rebuilt over the same memory runtime (its
- * caches survive). A failed re-read keeps the settings in use; a failed first read fails the request
+ * In AWS: the dependencies from the environment and the settings parameter
+ * (`MCP_SETTINGS_PARAMETER`, see lib/memory-mcp.ts: they depend on the distribution, which depends
+ * on this function's URL), the cursor keys from Secrets Manager. The first request waits for them.
+ * A deploy that changes the settings (another domain, other app clients) leaves this function's own
+ * configuration untouched, so warm instances would keep the old audience until recycled: every
+ * `refreshMs` a request reads the parameter again in the background, and when it changed the
+ * verifier is rebuilt over the same memory runtime (its caches survive). A failed re-read keeps the settings in use; a failed first read fails the request
  * and is retried by the next.
  */
 export function mcpDepsSource(baseEnv: Env = process.env, opts: McpDepsSourceOptions = {}): McpDepsSource {
@@ -104,14 +85,9 @@ export function mcpDepsSource(baseEnv: Env = process.env, opts: McpDepsSourceOpt
   const refreshMs = opts.refreshMs ?? envInt(baseEnv, 'MCP_SETTINGS_REFRESH_SECONDS', 300, { min: 1 }) * 1000;
   let current: Promise<{ deps: McpDeps; memory: MemoryRuntime; originSecret?: OriginSecretGetter; settings?: string; checkedAt: number }> | undefined;
   let refreshing: Promise<void> | undefined;
-  let reader: Promise<() => Promise<string>> | undefined;
-  const read = (): Promise<string> | undefined => {
-    if (opts.readSettings) return opts.readSettings();
-    if (!baseEnv.MCP_SETTINGS_SECRET) return undefined;
-    reader ??= readSettingsSecret(baseEnv);
-    return reader.then((r) => r());
-  };
-  const settingsName = baseEnv.MCP_SETTINGS_SECRET ?? 'MCP_SETTINGS_SECRET';
+  const reader = opts.readSettings ?? settingsParameter(baseEnv, 'MCP_SETTINGS_PARAMETER');
+  const read = (): Promise<string> | undefined => reader?.();
+  const settingsName = baseEnv.MCP_SETTINGS_PARAMETER ?? 'MCP_SETTINGS_PARAMETER';
 
   const first = async () => {
     const settings = await read();

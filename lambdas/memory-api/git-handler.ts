@@ -7,6 +7,6 @@ import { streamingEntry } from './streaming';
  * mistake is still answered right) behind a function URL in RESPONSE_STREAM mode, which CloudFront
  * reaches for `/v1/memories/*.git/*`. A clone of a large memory streams up to 200 MB, where the
  * buffered `/v1` function behind API Gateway stops at 6 MB (see README, "Git over HTTPS in AWS").
- * The verifier's settings come from `MEMORY_SETTINGS_SECRET` (`settings.ts`).
+ * The verifier's settings come from `MEMORY_SETTINGS_PARAMETER` (`settings.ts`).
  */
 export const handler = streamingEntry(createMemoryApiHandler(settingsDepsSource()));

@@ -3,37 +3,19 @@ import { createIdentity } from '../identity/wiring';
 import { envInt } from '../shared/env';
 import { logger } from '../shared/logger';
 import { createMemoryRuntime, type MemoryRuntime } from '../memory';
-import { CachedSecret, cursorCodec, secretsClient } from '../shared/secrets';
+import { cursorCodec } from '../shared/secrets';
+import { mergeSettings, settingsParameter } from '../shared/settings-parameter';
 import { loadMemoryApiConfig } from './config';
 import type { MemoryApiDeps } from './deps';
 import { createMemoryApiDeps, v1RestoreHint } from './wiring';
 
 type Env = Record<string, string | undefined>;
 
-/**
- * The git remote's function in AWS sits behind a function URL that the distribution points at, and
- * the verifier's settings (the audience `<PUBLIC_URL>/mcp`, Cognito's app clients) depend on the
- * distribution: in the function's environment they would close a dependency cycle. As for `/mcp`,
- * they live in a secret the function names by a fixed name (`MEMORY_SETTINGS_SECRET`, a JSON object
- * of variables merged over the environment), read at initialisation and again every
- * `MEMORY_SETTINGS_REFRESH_SECONDS` (300) in the background of a request, so a deploy that changes
- * them reaches warm instances; a failed re-read keeps the settings in use.
- */
-export function mergeSettings(env: Env, json: string): Env {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(json);
-  } catch {
-    throw new Error('MEMORY_SETTINGS_SECRET: the settings secret is not JSON');
-  }
-  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed) || Object.values(parsed).some((v) => typeof v !== 'string')) {
-    throw new Error('MEMORY_SETTINGS_SECRET: the settings secret must be a JSON object of strings');
-  }
-  return { ...env, ...(parsed as Record<string, string>) };
-}
+/** The settings' merge over the environment (lambdas/shared/settings-parameter.ts), as the tests of this source call it. */
+export { mergeSettings };
 
 export interface SettingsSourceOptions {
-  /** Reads the secret (default: Secrets Manager, when MEMORY_SETTINGS_SECRET is set). */
+  /** Reads the settings (default: the Parameter Store parameter MEMORY_SETTINGS_PARAMETER names, when set). */
   readSettings?: () => Promise<string>;
   /** Builds the dependencies from a merged environment, over the runtime of an earlier build when given (default: the /v1 wiring). */
   build?: (env: Env, runtime?: MemoryRuntime) => Promise<Built>;
@@ -58,18 +40,23 @@ async function defaultBuild(env: Env, runtime?: MemoryRuntime): Promise<Built> {
   return { deps: await createMemoryApiDeps(config, createIdentity(loadAuthConfig(env), { personalTokens: true }).verifier, { runtime: rt }), runtime: rt };
 }
 
+/**
+ * The git remote's function in AWS sits behind a function URL that the distribution points at, and
+ * the verifier's settings (the audience `<PUBLIC_URL>/mcp`, Cognito's app clients) depend on the
+ * distribution: in the function's environment they would close a dependency cycle. As for `/mcp`,
+ * they live in a Parameter Store parameter the function names by a fixed name
+ * (`MEMORY_SETTINGS_PARAMETER`, a JSON object of variables merged over the environment), read at
+ * initialisation and again every `MEMORY_SETTINGS_REFRESH_SECONDS` (300) in the background of a
+ * request, so a deploy that changes them reaches warm instances; a failed re-read keeps the
+ * settings in use.
+ */
 export function settingsDepsSource(baseEnv: Env = process.env, opts: SettingsSourceOptions = {}): () => Promise<MemoryApiDeps> {
   const clock = opts.clock ?? Date.now;
   const build = opts.build ?? defaultBuild;
   const refreshMs = opts.refreshMs ?? envInt(baseEnv, 'MEMORY_SETTINGS_REFRESH_SECONDS', 300, { min: 1 }) * 1000;
-  let secret: Promise<CachedSecret> | undefined;
-  const read = (): Promise<string> | undefined => {
-    if (opts.readSettings) return opts.readSettings();
-    const name = baseEnv.MEMORY_SETTINGS_SECRET;
-    if (!name) return undefined;
-    secret ??= secretsClient(baseEnv.AWS_REGION ?? 'us-east-1').then((c) => new CachedSecret(c, name, 0));
-    return secret.then((s) => s.get());
-  };
+  const reader = opts.readSettings ?? settingsParameter(baseEnv, 'MEMORY_SETTINGS_PARAMETER');
+  const read = (): Promise<string> | undefined => reader?.();
+  const settingsName = baseEnv.MEMORY_SETTINGS_PARAMETER ?? 'MEMORY_SETTINGS_PARAMETER';
   type State = Built & { settings?: string; checkedAt: number };
   let current: Promise<State> | undefined;
   let refreshing = false;
@@ -79,7 +66,7 @@ export function settingsDepsSource(baseEnv: Env = process.env, opts: SettingsSou
     try {
       const settings = await read();
       if (settings !== undefined && settings !== state.settings) {
-        current = Promise.resolve({ ...(await build(mergeSettings(baseEnv, settings), state.runtime)), settings, checkedAt: clock() });
+        current = Promise.resolve({ ...(await build(mergeSettings(baseEnv, settings, settingsName), state.runtime)), settings, checkedAt: clock() });
         logger.info('memory settings changed: the verifier was rebuilt');
       } else state.checkedAt = clock();
     } catch (err) {
@@ -93,7 +80,7 @@ export function settingsDepsSource(baseEnv: Env = process.env, opts: SettingsSou
   return async () => {
     current ??= (async () => {
       const settings = await read();
-      return { ...(await build(settings === undefined ? baseEnv : mergeSettings(baseEnv, settings))), settings, checkedAt: clock() };
+      return { ...(await build(settings === undefined ? baseEnv : mergeSettings(baseEnv, settings, settingsName))), settings, checkedAt: clock() };
     })().catch((err: unknown) => {
       current = undefined;
       throw err;

@@ -12,7 +12,7 @@ import { STAGES } from '../../bin/stages';
 import { unreachedAlarms } from '../../lib/monitoring';
 import { ALWAYS_COUNTED_REASONS } from '../../lib/waf';
 import { nagViolations } from '../support/nag';
-import { type Json, MODES, ofType, type Resource, type SynthMode, type SynthStack, synthMode } from '../support/deployment-modes';
+import { ACCOUNT, type Json, MODES, ofType, type Resource, type SynthMode, type SynthStack, synthMode } from '../support/deployment-modes';
 
 const BOUNDARY = 'arn:aws:iam::123456789012:policy/landing-zone-boundary';
 
@@ -240,6 +240,85 @@ describe('origin secret rotation', () => {
       const cf = statements.find((st) => [st.Action].flat().includes('cloudfront:UpdateDistribution'));
       expect(JSON.stringify(cf.Resource)).toContain(':distribution/');
       expect(JSON.stringify(cf.Resource)).toContain('EdgeDistribution');
+    }
+  });
+});
+
+describe('settings that are not secrets live in Parameter Store', () => {
+  /** What IAM compares a statement's Resource with: the ARN with the stack's pseudo parameters in place (anything else stays unresolved). */
+  const resolved = (stack: SynthStack, value: Json): string =>
+    typeof value === 'string'
+      ? value
+      : value?.['Fn::Join']
+        ? (value['Fn::Join'][1] as Json[])
+            .map((part) => ({ 'AWS::Partition': 'aws', 'AWS::Region': stack.region, 'AWS::AccountId': ACCOUNT })[part?.Ref as string] ?? resolved(stack, part))
+            .join(value['Fn::Join'][0])
+        : '\u0000';
+  const covers = (pattern: string, arn: string) =>
+    new RegExp(
+      `^${pattern
+        .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+        .replace(/\*/g, '.*')
+        .replace(/\?/g, '.')}$`,
+    ).test(arn);
+  const grantsOf = (stack: SynthStack): Array<{ role: string; statement: Json }> => [
+    ...ofType(stack, 'AWS::IAM::Policy').flatMap(([, p]) =>
+      (p.Properties.Roles as Json[]).flatMap((r) =>
+        (p.Properties.PolicyDocument.Statement as Json[]).map((statement) => ({ role: r.Ref as string, statement })),
+      ),
+    ),
+    ...ofType(stack, 'AWS::IAM::Role').flatMap(([role, r]) =>
+      ((r.Properties.Policies ?? []) as Json[]).flatMap((p) => (p.PolicyDocument.Statement as Json[]).map((statement) => ({ role, statement }))),
+    ),
+  ];
+
+  it('the MCP function and the git remote read theirs from a standard String parameter of a fixed name, which only their own role may read, exactly', () => {
+    for (const m of plain) {
+      const readers = ofType(m.main, 'AWS::Lambda::Function').flatMap(([, f]) => {
+        const env = f.Properties.Environment?.Variables ?? {};
+        const name = env.MCP_SETTINGS_PARAMETER ?? env.MEMORY_SETTINGS_PARAMETER;
+        return name === undefined ? [] : [{ service: env.POWERTOOLS_SERVICE_NAME as string, name, role: f.Properties.Role['Fn::GetAtt'][0] as string }];
+      });
+      expect({ mode: m.name, readers: readers.map((r) => r.service).sort() }).toEqual({ mode: m.name, readers: ['mcp', 'memory-git'] });
+      for (const { service, name, role } of readers) {
+        const where = `${m.name} ${service}`;
+        // A literal under the stack's name: no reference to the parameter, which references the distribution.
+        expect({ where, name }).toEqual({ where, name: expect.stringMatching(new RegExp(`^/${m.main.name}/[A-Za-z0-9]+/settings$`)) });
+        const [[, parameter], ...others] = ofType(m.main, 'AWS::SSM::Parameter').filter(([, p]) => p.Properties.Name === name);
+        expect({ where, others: others.length, type: parameter.Properties.Type, tier: parameter.Properties.Tier, kept: parameter.DeletionPolicy }).toEqual({
+          where,
+          others: 0,
+          type: 'String',
+          tier: 'Standard',
+          kept: undefined,
+        });
+        // The standard tier holds 4 KB: the settings fit with every reference at CloudFormation's longest name (255).
+        const longest = (parameter.Properties.Value['Fn::Join'][1] as Json[]).map((p) => (typeof p === 'string' ? p : 'x'.repeat(255))).join('');
+        expect({ where, fits: Buffer.byteLength(longest) <= 4096 }).toEqual({ where, fits: true });
+        const arn = `arn:aws:ssm:${m.main.region}:${ACCOUNT}:parameter${name}`;
+        const granted = allStacks([m])
+          .flatMap(([, st]) => grantsOf(st).map((g) => ({ ...g, stack: st })))
+          .filter(
+            ({ stack, statement }) =>
+              statement.Effect === 'Allow' &&
+              [statement.Action].flat().some((a: string) => covers(a, 'ssm:GetParameter')) &&
+              [statement.Resource].flat().some((r: Json) => covers(resolved(stack, r), arn)),
+          );
+        expect({
+          where,
+          granted: granted.map((g) => ({ role: g.role, action: g.statement.Action, resource: resolved(g.stack, g.statement.Resource) })),
+        }).toEqual({
+          where,
+          granted: [{ role, action: 'ssm:GetParameter', resource: arn }],
+        });
+      }
+    }
+  });
+
+  it('no settings secret remains: the only secrets are the cursor keys and the origin secret', () => {
+    for (const m of plain) {
+      const secrets = allStacks([m]).flatMap(([, st]) => ofType(st, 'AWS::SecretsManager::Secret').map(([id]) => id.replace(/[0-9A-F]{8}$/, '')));
+      expect({ mode: m.name, secrets: secrets.sort() }).toEqual({ mode: m.name, secrets: ['DataCursorKeysSecret', 'DataOriginVerifySecret'] });
     }
   });
 });

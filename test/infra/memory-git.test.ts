@@ -50,13 +50,15 @@ it('runs the /v1 pipeline with the memory API environment, streaming up to 190 M
   for (const k of ['MEMORY_TABLE', 'MEMORY_BUCKET', 'RATE_LIMIT_TABLE', 'CURSOR_SECRET_ARN', 'ORIGIN_VERIFY_SECRET_ARN', 'MEMORY_RATE_LIMIT']) {
     expect(env[k]).toEqual(api[k]);
   }
-  // The verifier's settings depend on the distribution, which points at this function: a secret by name, not the environment.
+  // The verifier's settings depend on the distribution, which points at this function: a parameter by name, not the environment.
   expect(env.AUTH_MODE).toBeUndefined();
   expect(env.AUTH_AUDIENCE).toBeUndefined();
-  expect(env.MEMORY_SETTINGS_SECRET).toMatch(/^McpCatalog\/.+\/settings$/);
-  const secret = template.toJSON().Resources[logicalId(stack.memoryGit.settings)] as Resource;
-  expect(secret.Properties.Name).toBe(env.MEMORY_SETTINGS_SECRET);
-  expect(JSON.stringify(secret.Properties.SecretString)).toMatch(/AUTH_MODE.*cognito/);
+  expect(env.MEMORY_SETTINGS_PARAMETER).toMatch(/^\/McpCatalog\/.+\/settings$/);
+  const parameter = template.toJSON().Resources[logicalId(stack.memoryGit.settings)] as Resource;
+  expect(parameter.Type).toBe('AWS::SSM::Parameter');
+  expect(parameter.Properties).toMatchObject({ Name: env.MEMORY_SETTINGS_PARAMETER, Type: 'String', Tier: 'Standard' });
+  expect(JSON.stringify(parameter.Properties.Value)).toMatch(/AUTH_MODE.*cognito/);
+  expect(JSON.stringify(fn)).not.toContain(logicalId(stack.memoryGit.settings));
   expect(env.MEMORY_GIT_MAX_RESPONSE_BYTES).toBe(String(190 * 1024 * 1024));
   // A push answers once it has landed: before CloudFront's 60 s origin read timeout, with a margin; behind API Gateway, the core's 25 s default.
   expect(env.MEMORY_PUSH_SECONDS).toBe('50');

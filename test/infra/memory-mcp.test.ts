@@ -85,24 +85,29 @@ describe('the function', () => {
           MCP_LIST_MAX_ENTRIES: '100',
           MEMORY_TABLE: { Ref: ref(s.tables.memory) },
           RATE_LIMIT_TABLE: { Ref: ref(s.tables.rate) },
-          MCP_SETTINGS_SECRET: Match.stringLikeRegexp('^McpTest/McpTestMcp[0-9A-F]{8}/settings$'),
+          MCP_SETTINGS_PARAMETER: Match.stringLikeRegexp('^/McpTest/McpTestMcp[0-9A-F]{8}/settings$'),
           POWERTOOLS_SERVICE_NAME: 'mcp',
         }),
       },
     });
   });
 
-  it('reads the verifier settings from a secret it names by a fixed name, never by reference (no dependency cycle through the distribution)', () => {
+  it('reads the verifier settings from a Parameter Store parameter it names by a fixed name, never by reference (no dependency cycle through the distribution)', () => {
     const fn = Object.values(s.template.findResources('AWS::Lambda::Function', { Properties: { Runtime: 'nodejs24.x' } }))[0];
     const env = (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
-    const name = env.MCP_SETTINGS_SECRET;
+    const name = env.MCP_SETTINGS_PARAMETER;
     expect(typeof name).toBe('string');
     expect(env.AUTH_AUDIENCE).toBeUndefined();
-    const secret = Object.values(s.template.findResources('AWS::SecretsManager::Secret', { Properties: { Name: name } }))[0];
-    expect(JSON.stringify(secret.Properties.SecretString)).toContain('AUTH_AUDIENCE');
-    expect(JSON.stringify(secret.Properties.SecretString)).toContain('https://mcp.example.com/mcp');
-    const read = statementsOf(s.mcp.role).find((st) => JSON.stringify(st.Action) === '"secretsmanager:GetSecretValue"');
-    expect(JSON.stringify(read?.Resource)).toContain(`:secret:${String(name)}-??????`);
+    // A standard String parameter: the settings are no secret (free, where a secret costs $0.40 a month).
+    s.template.resourceCountIs('AWS::SecretsManager::Secret', 2); // the cursor keys and the origin secret the test stack gives it
+    const parameter = Object.values(s.template.findResources('AWS::SSM::Parameter', { Properties: { Name: name } }))[0];
+    expect(parameter.Properties).toMatchObject({ Type: 'String', Tier: 'Standard' });
+    expect(JSON.stringify(parameter.Properties.Value)).toContain('AUTH_AUDIENCE');
+    expect(JSON.stringify(parameter.Properties.Value)).toContain('https://mcp.example.com/mcp');
+    // Exactly this parameter, by its ARN: GetParameter only, no path, no wildcard.
+    const reads = statementsOf(s.mcp.role).filter((st) => JSON.stringify(st.Action).includes('ssm:'));
+    expect(reads).toEqual([{ Effect: 'Allow', Action: 'ssm:GetParameter', Resource: `arn:aws:ssm:us-east-1:123456789012:parameter${String(name)}` }]);
+    expect(JSON.stringify(statementsOf(s.mcp.role))).not.toContain(':secret:McpTest/');
     expect(JSON.stringify(fn)).not.toContain(ref(s.mcp.settings));
     expect(JSON.stringify(statementsOf(s.mcp.role))).not.toContain(ref(s.mcp.settings));
   });
@@ -150,6 +155,7 @@ describe('the function', () => {
         's3:ListBucket',
         'secretsmanager:GetSecretValue',
         'secretsmanager:DescribeSecret',
+        'ssm:GetParameter',
       ]),
     );
     const rate = statementsOf(s.mcp.role).filter((st) => JSON.stringify(st.Resource).includes(ref(s.tables.rate)));

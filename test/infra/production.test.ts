@@ -541,6 +541,9 @@ describe('the idle monthly cost table', () => {
     for (const m of modes) {
       const rows = Object.fromEntries(m.lines.map((l) => [l.row, l]));
       expect(rows['GitHub token secret']?.monthly).toBeCloseTo(0.4, 2);
+      // Only credentials are secrets; the functions' settings are free standard parameters.
+      expect(rows['Secrets Manager']?.detail).toBe('2 secrets');
+      expect(rows['Parameter Store']).toEqual({ row: 'Parameter Store', detail: '2 standard parameters', monthly: 0 });
       expect(rows['Point-in-time recovery']?.detail).toMatch(/^7 tables/);
       expect(rows['Backup storage']?.detail).toMatch(/^47 recovery points × 6 tables .*memory bucket/);
       expect(rows['The crawl']?.detail).toMatch(/^4 a day × 600 servers/);

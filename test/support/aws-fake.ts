@@ -1,9 +1,11 @@
 /**
  * A loopback fake of the few AWS calls the operator's scripts make (`npm run preflight`,
- * `npm run alarms:test`), speaking each service's own protocol so the real SDK v3 clients talk to
- * it unchanged (their `endpoint` set to it): Lambda's REST-JSON GetAccountSettings, CloudFormation's
- * and SNS's query protocol (form body in, XML out), CloudWatch's JSON 1.0. One server serves every
- * region: the endpoint's path is `/<region>`. The state is a plain object the test sets and reads.
+ * `npm run alarms:test`) and of Parameter Store's GetParameter, which the MCP function and the git
+ * remote read their settings with, speaking each service's own protocol so the real SDK v3 clients
+ * talk to it unchanged (their `endpoint` set to it, or `AWS_ENDPOINT_URL_SSM`): Lambda's REST-JSON
+ * GetAccountSettings, CloudFormation's and SNS's query protocol (form body in, XML out),
+ * CloudWatch's JSON 1.0, SSM's JSON 1.1. One server serves every region: the endpoint's path is
+ * `/<region>`. The state is a plain object the test sets and reads.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -30,6 +32,10 @@ export interface FakeRegion {
   subscriptions: Record<string, string[]>;
   /** Topics whose policy lets CloudWatch publish (an ALARM then records a successful action). */
   publishable: Set<string>;
+  /** Parameter Store: String parameters by name, each with the version PutParameter would give it. */
+  parameters?: Record<string, { value: string; version: number }>;
+  /** How many GetParameter calls to come are refused with ThrottlingException (the account's throughput met). */
+  throttleParameterReads?: number;
 }
 
 export interface AwsFake {
@@ -143,6 +149,26 @@ function cloudwatch(r: FakeRegion, op: string, input: any, res: ServerResponse) 
   send(400, { __type: 'InvalidAction', message: op });
 }
 
+/** SSM's JSON 1.1: GetParameter of a String parameter, signed for `ssm` in the endpoint's region as SigV4 requires. */
+// biome-ignore lint/suspicious/noExplicitAny: a JSON request body, read field by field.
+function ssm(r: FakeRegion, region: string, op: string, input: any, req: IncomingMessage, res: ServerResponse) {
+  const send = (status: number, body: unknown) => {
+    res.writeHead(status, { 'content-type': 'application/x-amz-json-1.1' });
+    res.end(JSON.stringify(body));
+  };
+  if (!String(req.headers.authorization ?? '').includes(`/${region}/ssm/aws4_request`))
+    return send(400, { __type: 'InvalidSignatureException', message: `not signed for ssm in ${region}` });
+  if (op !== 'GetParameter') return send(400, { __type: 'InvalidAction', message: op });
+  if (r.throttleParameterReads) {
+    r.throttleParameterReads--;
+    return send(400, { __type: 'ThrottlingException', message: 'Rate exceeded' });
+  }
+  const p = r.parameters?.[input.Name];
+  if (!p) return send(400, { __type: 'ParameterNotFound' });
+  const arn = `arn:aws:ssm:${region}:123456789012:parameter/${String(input.Name).replace(/^\//, '')}`;
+  send(200, { Parameter: { Name: input.Name, Type: 'String', Value: p.value, Version: p.version, ARN: arn, DataType: 'text', LastModifiedDate: 1767225600 } });
+}
+
 function route(regions: Record<string, FakeRegion>, calls: string[], req: IncomingMessage, body: string, res: ServerResponse) {
   const [, region, ...rest] = (req.url ?? '/').split('?')[0].split('/');
   const r = regions[region];
@@ -152,6 +178,11 @@ function route(regions: Record<string, FakeRegion>, calls: string[], req: Incomi
     const op = target.split('.')[1];
     calls.push(`${region} CloudWatch.${op}`);
     return cloudwatch(r, op, JSON.parse(body || '{}'), res);
+  }
+  if (target.startsWith('AmazonSSM.')) {
+    const op = target.split('.')[1];
+    calls.push(`${region} SSM.${op}`);
+    return ssm(r, region, op, JSON.parse(body || '{}'), req, res);
   }
   if (`/${rest.join('/')}` === '/2016-08-19/account-settings') {
     calls.push(`${region} Lambda.GetAccountSettings`);

@@ -150,7 +150,7 @@ it('refuses configuration that is not an origin', () => {
   expect(() => loadMcpConfig({ MCP_RATE_PER_MINUTE: '0' })).toThrow(/positive integer/);
 });
 
-it('merges the settings secret (CDK: verifier settings that depend on the distribution) over the environment', () => {
+it('merges the settings parameter (CDK: verifier settings that depend on the distribution) over the environment', () => {
   const env = mergeSettings({ AUTH_MODE: 'local', MEMORY_TABLE: 't' }, JSON.stringify({ AUTH_MODE: 'cognito', AUTH_AUDIENCE: 'https://d.example/mcp' }));
   expect(env).toEqual({ AUTH_MODE: 'cognito', MEMORY_TABLE: 't', AUTH_AUDIENCE: 'https://d.example/mcp' });
   expect(() => mergeSettings({}, '{"A":1}')).toThrow(/JSON object of strings/);

@@ -5,11 +5,12 @@ import { join } from 'node:path';
 import { mcpDepsSource } from '../../lambdas/mcp/wiring';
 
 /**
- * The MCP function reads deploy-time settings (audience, app clients) from a secret, because they
- * depend on the distribution. A deploy that changes them does not touch the function, so warm
- * instances must notice on their own. The secret read is the seam (Secrets Manager has no local
- * implementation); everything built from it is the real wiring. Nothing here connects anywhere:
- * building clients and verifiers opens no connection.
+ * The MCP function reads deploy-time settings (audience, app clients) from a Parameter Store
+ * parameter, because they depend on the distribution. A deploy that changes them does not touch
+ * the function, so warm instances must notice on their own. The parameter read is the seam here
+ * (the read itself, against a loopback Parameter Store, is test/unit/settings-parameter.test.ts);
+ * everything built from it is the real wiring. Nothing here connects anywhere: building clients and
+ * verifiers opens no connection.
  */
 const dir = mkdtempSync(join(tmpdir(), 'mcp-settings-'));
 const keysFile = join(dir, 'keys.json');
@@ -21,7 +22,7 @@ const baseEnv = {
   MEMORY_TABLE: 'memories',
   MEMORY_BUCKET: 'memories',
   CURSOR_KEYS_FILE: keysFile,
-  MCP_SETTINGS_SECRET: 'stack/mcp/settings',
+  MCP_SETTINGS_PARAMETER: '/stack/mcp/settings',
 };
 const settings = (audience: string) => JSON.stringify({ AUTH_AUDIENCE: audience, PUBLIC_URL: audience.replace(/\/mcp$/, '') });
 
@@ -45,7 +46,7 @@ function harness(initial: string) {
   };
 }
 
-it('builds from the secret on first use and reads it again only after the interval', async () => {
+it('builds from the parameter on first use and reads it again only after the interval', async () => {
   const h = harness(settings('https://a.example/mcp'));
   const first = await h.get();
   expect(first.audience).toBe('https://a.example/mcp');
@@ -103,5 +104,5 @@ it('fails a request whose first read fails, and the next request tries again', a
 });
 
 it('refuses settings that are not a JSON object of strings', async () => {
-  await expect(harness('{"AUTH_AUDIENCE": 1}').get()).rejects.toThrow(/stack\/mcp\/settings: the settings secret must be a JSON object of strings/);
+  await expect(harness('{"AUTH_AUDIENCE": 1}').get()).rejects.toThrow(/^\/stack\/mcp\/settings: the settings parameter must be a JSON object of strings$/);
 });

@@ -4,7 +4,7 @@ import { mergeSettings, settingsDepsSource, type Built } from '../../lambdas/mem
 import { streamingEntry, type ResponseStream, type StreamingRuntime } from '../../lambdas/memory-api/streaming';
 import type { HttpEvent, HttpResult, LambdaContext } from '../../lambdas/shared/http/types';
 
-/** The git remote's Lambda pieces that only run in AWS: the streamed answer and the settings secret. */
+/** The git remote's Lambda pieces that only run in AWS: the streamed answer and the settings parameter. */
 class FakeStream extends EventEmitter implements ResponseStream {
   chunks: Buffer[] = [];
   prelude?: { statusCode: number; headers: Record<string, string> };
@@ -50,7 +50,7 @@ test('refuses to start outside the Lambda runtime', () => {
   expect(() => streamingEntry(async () => ({ statusCode: 200, headers: {} }))).toThrow(/awslambda/);
 });
 
-describe('the settings secret', () => {
+describe('the settings parameter', () => {
   test('is merged over the environment, and must be a JSON object of strings', () => {
     expect(mergeSettings({ A: '1', B: '2' }, '{"B":"3","C":"4"}')).toEqual({ A: '1', B: '3', C: '4' });
     expect(() => mergeSettings({}, 'nope')).toThrow(/not JSON/);
@@ -60,18 +60,18 @@ describe('the settings secret', () => {
 
   test('is read once, re-read after the interval in the background, and a change rebuilds over the same runtime', async () => {
     let now = 0;
-    let secret = '{"AUTH_AUDIENCE":"https://one/mcp"}';
+    let stored = '{"AUTH_AUDIENCE":"https://one/mcp"}';
     let reads = 0;
     const builds: Array<{ audience?: string; runtime: unknown }> = [];
     const runtime = { id: 'rt' };
     const source = settingsDepsSource(
-      { MEMORY_SETTINGS_SECRET: 'x' },
+      { MEMORY_SETTINGS_PARAMETER: '/x' },
       {
         clock: () => now,
         refreshMs: 1000,
         readSettings: async () => {
           reads++;
-          return secret;
+          return stored;
         },
         build: async (env, rt) => {
           builds.push({ audience: env.AUTH_AUDIENCE, runtime: rt });
@@ -83,7 +83,7 @@ describe('the settings secret', () => {
     await source();
     expect(reads).toBe(1);
     now = 2000;
-    secret = '{"AUTH_AUDIENCE":"https://two/mcp"}';
+    stored = '{"AUTH_AUDIENCE":"https://two/mcp"}';
     await source();
     await new Promise((r) => setImmediate(r));
     expect(((await source()) as unknown as { tag: string }).tag).toBe('https://two/mcp');
