@@ -9,7 +9,6 @@ import { CachedSecret, cursorCodec, originSecretGetter, secretsClient } from '..
 import type { OriginSecretGetter } from '../shared/http/origin-guard';
 import { loadMcpConfig } from './config';
 import type { McpDeps } from './api';
-import { DynamoIdempotencyStore } from '../shared/idempotency/store';
 
 type Env = Record<string, string | undefined>;
 
@@ -32,7 +31,7 @@ export function mcpDepsFrom(parts: { env: Env; memory: MemoryRuntime; verifier: 
     verifier: parts.verifier,
     memory: parts.memory.service,
     limiter: sharedLimiter(parts.memory.dynamodb, config.rateLimitTable, config.rateLimiter),
-    idempotency: new DynamoIdempotencyStore(parts.memory.dynamodb, config.rateLimitTable),
+    idempotency: parts.memory.idempotency,
   };
 }
 

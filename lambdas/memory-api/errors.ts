@@ -1,6 +1,7 @@
 import { isAuthError, refusalMessage } from '../identity/principal';
 import { MemoryError } from '../memory';
 import { ValidationError } from '../shared/http/query';
+import { IdempotencyUnavailable } from '../shared/idempotency/store';
 import type { HttpResult } from '../shared/http/types';
 import { ifMatchConflictMessage } from './if-match';
 
@@ -62,6 +63,12 @@ export function toApiError(err: unknown, unexpected: (err: unknown) => void = ()
     // The core speaks of an expected rev; a /v1 client sent it as If-Match.
     const message = err.extra.stale ? ifMatchConflictMessage(err.extra.stale) : err.message;
     return new ApiError(err.code, message, retry === undefined ? {} : { 'retry-after': String(retry) });
+  }
+  if (err instanceof IdempotencyUnavailable) {
+    // The key's record lives in DynamoDB like the rev lock: the same outage, the same answer as a write without a key.
+    return new ApiError('UPSTREAM_UNAVAILABLE', 'The record of this Idempotency-Key cannot be read or written; retry shortly (nothing was written)', {
+      'retry-after': '1',
+    });
   }
   if (isAuthError(err)) {
     if (err.kind === 'unavailable') {
