@@ -1,4 +1,4 @@
-import type { Receipt } from '../shared/idempotency/store';
+import type { KeyedWrite, Receipt } from '../shared/idempotency/store';
 import type { MemoryLimits } from './config';
 import type { GitOverlay } from './git-overlay';
 import { isoSeconds, type IndexStore } from './index-store';
@@ -48,7 +48,7 @@ export interface ChainWrite {
   path: string;
   plan: (base: Base) => Promise<Plan>;
   /** The claim of a keyed write: its receipt is recorded with the head move. */
-  once?: { key: string; token: string; fingerprint: string };
+  once?: KeyedWrite;
 }
 
 export type Outcome = { ok: true; value: Committed } | { ok: false; error: unknown };

@@ -182,7 +182,11 @@ export class CommitLoop {
       for (let moves = 0; ; ) {
         const live = this.unexpired(jobs);
         if (live.length === 0) return;
-        const deadline = Math.min(...live.map((j) => j.deadline));
+        // An attempt may use the time of the write with the most left: one with less that ends
+        // meanwhile is answered when the attempt does (landed: success; abandoned: 503). The earliest
+        // deadline instead made a batch of writes queued a few milliseconds apart restart its
+        // attempt for each of them in turn, and land none.
+        const deadline = Math.max(...live.map((j) => j.deadline));
         if (rec.ticket && rec.ticket.holder !== holder) {
           // Another writer's turn (or a sweep's): building now would only lose the race again.
           const turn = await this.awaitTurn(account, name, rec, deadline);
@@ -207,6 +211,8 @@ export class CommitLoop {
           chain.git.persisted();
           for (const c of chain.commits) this.deps.indexes.remember(rec, c.index);
           this.deps.lineages.remember(rec, [...chain.created, ...chain.commits.map((c) => c.lineage)]);
+          // The transport's claim object: its write needs no stored answer now (`runOnce`).
+          for (const w of chain.keyed) if (w.once) w.once.recorded = true;
           return this.settleAll(chain);
         }
         if (moved.ok) throw new Error('unreachable: a move that succeeded did not land');

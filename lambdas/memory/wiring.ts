@@ -38,7 +38,9 @@ export function createMemoryRuntime(
   const dynamodb = opts.dynamodb ?? dynamoClient(clientOpts);
   const s3 = opts.s3 ?? s3Client(clientOpts);
   sharedCache ??= new ImmutableCache(config.cacheMegabytes * 1024 * 1024);
-  const idempotency = new DynamoIdempotencyStore(dynamodb, config.idempotencyTable);
+  // The claims of new requests go through a client (a call pool) of their own: under a burst they
+  // queue behind each other, not in front of the head moves of writes already admitted.
+  const idempotency = new DynamoIdempotencyStore(opts.dynamodb ?? dynamoClient(clientOpts), config.idempotencyTable);
   const service = new MemoryService({
     blobs: new S3BlobStore(s3, config.memoryBucket),
     lock: new DynamoRevLock(dynamodb, config.memoryTable, idempotency),

@@ -54,6 +54,11 @@ export interface KeyedWrite {
   token: string;
   fingerprint: string;
   committed?: unknown;
+  /**
+   * Set by the core once the write's result was recorded with its commit: the record then answers
+   * every retry (`committed`) and the transport stores nothing more.
+   */
+  recorded?: boolean;
 }
 
 /** What the rev lock records with a head move for a keyed write: the claim and the write's result. */
@@ -88,7 +93,12 @@ export interface IdempotencyOptions {
   clock?: () => number;
 }
 
-export const DEFAULT_IDEMPOTENCY: IdempotencyOptions = { ttlSeconds: 86_400, leaseSeconds: 60 };
+/**
+ * A claim's lease is a liveness bound only: a write records its key on condition that the claim is
+ * still its own, so one whose claim lapsed and was taken over can no longer land. 30 s covers a
+ * write's time budget and its last head move.
+ */
+export const DEFAULT_IDEMPOTENCY: IdempotencyOptions = { ttlSeconds: 86_400, leaseSeconds: 30 };
 
 type Item = Record<string, AttributeValue>;
 
@@ -154,7 +164,12 @@ export class DynamoIdempotencyStore implements IdempotencyStore {
         );
         return { kind: 'claimed', token };
       } catch (err) {
-        if (!(err instanceof ConditionalCheckFailedException)) throw new IdempotencyUnavailable('claim', err);
+        if (!(err instanceof ConditionalCheckFailedException)) {
+          // The put may have landed without an answer: give it up, so the client's retry is not
+          // told "in progress" for a whole lease. Best effort: DynamoDB is failing.
+          await this.release(key, token).catch(() => undefined);
+          throw new IdempotencyUnavailable('claim', err);
+        }
         const item = (err.Item as Item | undefined) ?? (await this.read(key));
         if (item) return fromRecord(item, fingerprint, token);
         if (attempt >= 2) return { kind: 'in_progress' };
@@ -275,8 +290,10 @@ export async function runOnce<T>(
     throw err;
   }
   const answer = remember(value);
-  // A landed write's answer stands even if DynamoDB fails now: its receipt is in the table, or the
-  // claim lapses after its lease.
+  // A write recorded with its commit needs nothing more: every retry is answered from that record.
+  // Otherwise the answer is stored, best effort: the write stands whether or not DynamoDB takes it
+  // (the claim then lapses after its lease, and a retry runs again).
+  if (held.recorded) return { kind: 'ran', value, replayed: claim.kind === 'committed' };
   if (answer) await store.complete(key, fingerprint, answer).catch(() => undefined);
   else if (claim.kind === 'claimed') await store.release(key, claim.token).catch(() => undefined);
   return { kind: 'ran', value, replayed: claim.kind === 'committed' };
