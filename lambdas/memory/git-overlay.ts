@@ -250,6 +250,17 @@ export class GitOverlay {
     return writer.finish();
   }
 
+  /** Objects read from storage (or the instance's cache), as items to store again (a push's borrowed objects). */
+  async restored(oids: Iterable<string>): Promise<BlobItem[]> {
+    const out: BlobItem[] = [];
+    for (const oid of oids) {
+      if (this.written.has(oid)) continue;
+      const body = await this.raw(oid);
+      if (body) out.push({ kind: 'object', sha: oid, body });
+    }
+    return out;
+  }
+
   /** The objects written in this request, as the items of the S3 wave. */
   pending(): BlobItem[] {
     return [...this.written].map(([sha, body]) => ({ kind: 'object', sha, body }));
