@@ -41,12 +41,15 @@ function start(port: number, dir = dataDir, env: Record<string, string> = {}): C
 const until = <T>(what: string, fn: () => Promise<T | undefined>) => waitFor(what, fn, 120000, () => log.slice(-4000));
 const healthy = (base: string) => until(`${base} healthy`, async () => ((await fetch(`${base}/healthz`)).status === 200 ? true : undefined));
 
-function v1(base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+/** API Gateway answers 504 to a request its integration has not answered in 29 s: the client never learns what happened. */
+const GATEWAY_MS = 29_000;
+
+function v1(base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}, timeoutMs = 60_000) {
   return fetch(`${base}/v1${path}`, {
     method,
     headers: { authorization: `Bearer ${token}`, ...(body !== undefined && { 'content-type': 'application/json' }), ...headers },
     body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(60000),
+    signal: AbortSignal.timeout(timeoutMs),
   });
 }
 
@@ -218,7 +221,7 @@ test('four writers on a hot instance and four on a cold one, one memory: every w
   expect((await v1(owner, 'PUT', '/memories/fair/notes/warm.md', { body: 'warm\n' })).status).toBe(200);
   const answered = new Map<string, number>();
   const put = async (base: string, path: string) => {
-    const status = await v1(base, 'PUT', `/memories/fair/notes/${path}`, { body: `# ${path}\n` }).then(
+    const status = await v1(base, 'PUT', `/memories/fair/notes/${path}`, { body: `# ${path}\n` }, {}, GATEWAY_MS).then(
       (r) => r.status,
       () => 0,
     );
