@@ -7,6 +7,7 @@ import { runCatalogScale } from './bench/catalog-scale';
 import { runCrawlerBench } from './bench/crawler';
 import { runCrawlerDeployedBench } from './bench/crawler-deployed';
 import { runMemoryBench } from './bench/memory';
+import { runMemoryContentionBench } from './bench/memory-contention';
 import { runGitBench } from './bench/git';
 import { runMcpBench } from './bench/mcp';
 import { runLambdasBench } from './bench/lambdas';
@@ -25,6 +26,7 @@ const SECTIONS: Array<{ name: string; run: (log: (m: string) => void) => Promise
   { name: 'crawler', run: runCrawlerBench },
   { name: 'crawler-30k', run: runCrawlerDeployedBench },
   { name: 'memory', run: runMemoryBench },
+  { name: 'memory-contention', run: runMemoryContentionBench },
   { name: 'git', run: runGitBench },
   { name: 'mcp', run: runMcpBench },
   { name: 'lambdas', run: runLambdasBench },

@@ -245,7 +245,13 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     favoritesDeps = await createFavoritesDeps(config, loadFavoritesConfig(authEnv), authDeps.verifier);
     const siteDeps = await createSiteDeps(siteConfig, { store: deps.store, index, limiter: deps.limiter, originSecret: () => config.originVerifySecret });
     siteHandler = createSiteHandler(siteConfig, async () => siteDeps);
-    const memoryConfig: MemoryConfig = { ...loadMemoryConfig(authEnv), region: config.region, dynamoEndpoint: ddb.endpoint, s3Endpoint: s3.endpoint };
+    const memoryConfig: MemoryConfig = {
+      ...loadMemoryConfig(authEnv),
+      region: config.region,
+      dynamoEndpoint: ddb.endpoint,
+      s3Endpoint: s3.endpoint,
+      idempotencyTable: config.rateLimitTable,
+    };
     await provisionMemory(memoryConfig);
     // One core for /v1 and /mcp: both point a retired memory's user at the /v1 restore route.
     const memory = createMemoryRuntime(memoryConfig, await cursorCodec({ file: dir.cursorKeys, region: config.region }), {

@@ -8,7 +8,7 @@ import { toJSONSchema, type core, type input, type output, type ZodType } from '
 import { hasScope, type MemoryScope, type Principal } from '../identity/principal';
 import { MemoryError, type Caller, type MemoryService } from '../memory';
 import { logger } from '../shared/logger';
-import { fingerprintOf, runOnce, scopedKey, type IdempotencyStore } from '../shared/idempotency/store';
+import { fingerprintOf, runOnce, scopedKey, type IdempotencyStore, type KeyedWrite } from '../shared/idempotency/store';
 import type { McpConfig } from './config';
 import { isUnexpected, toToolError, ToolError, type ErrorContext } from './errors';
 import { errorOutput } from './schemas';
@@ -22,6 +22,8 @@ export interface ToolContext {
   requestId: string;
   /** Remembers the results of write calls that carry an `idempotencyKey`. */
   idempotency?: IdempotencyStore;
+  /** The call's claimed `idempotencyKey`, for the core to record with the commit (`keyed` in tools.ts). */
+  once?: KeyedWrite;
 }
 
 interface ToolSpec<I extends ZodType, O extends ZodType> {
@@ -116,19 +118,26 @@ function describeIssues(tool: string, input: ZodType, issues: readonly core.$Zod
 
 /**
  * A write tool's `idempotencyKey` (the MCP twin of /v1's Idempotency-Key, same store and rules): the
- * first call with a key runs and its result is remembered for a day, per user; a retry with the
- * same key and arguments gets that result again and changes nothing; other arguments under the same
- * key are `invalid_argument`, a retry while the first still runs `conflict`. A failed call
- * remembers nothing. Calls without a key run as they are.
+ * first call with a key runs and its result is remembered for a day, per user; the core records the
+ * key with the commit itself, so a retry after a result that never arrived (the instance died
+ * between the commit and the answer) gets it too. A retry with the same key and arguments gets that
+ * result again and changes nothing; other arguments under the same key are `invalid_argument`, a
+ * retry while the first still runs `conflict`. A failed call remembers nothing. Calls without a
+ * key run as they are.
  */
-async function onceByKey(tool: string, args: unknown, ctx: ToolContext, run: () => Promise<Record<string, unknown>>): Promise<Record<string, unknown>> {
+async function onceByKey(
+  tool: string,
+  args: unknown,
+  ctx: ToolContext,
+  run: (ctx: ToolContext) => Promise<Record<string, unknown>>,
+): Promise<Record<string, unknown>> {
   const { idempotencyKey, ...rest } = (args ?? {}) as { idempotencyKey?: unknown };
-  if (typeof idempotencyKey !== 'string' || !ctx.idempotency) return run();
+  if (typeof idempotencyKey !== 'string' || !ctx.idempotency) return run(ctx);
   const once = await runOnce(
     ctx.idempotency,
     scopedKey('mcp', ctx.principal.sub, idempotencyKey),
     fingerprintOf([tool, JSON.stringify(rest)]),
-    run,
+    (held) => run({ ...ctx, once: held }),
     (result) => ({
       status: 200,
       body: JSON.stringify(result),
@@ -173,7 +182,7 @@ export function defineTool<I extends ZodType, O extends ZodType>(spec: ToolSpec<
         // A missing `arguments` is no arguments; anything else that is not an object fails validation.
         const parsed = spec.input.safeParse(rawArgs === undefined ? {} : rawArgs);
         if (!parsed.success) throw new ToolError('invalid_argument', describeIssues(spec.name, spec.input, parsed.error.issues, rawArgs));
-        return ok(await onceByKey(spec.name, parsed.data, ctx, async () => (await spec.run(parsed.data, ctx)) as Record<string, unknown>));
+        return ok(await onceByKey(spec.name, parsed.data, ctx, async (keyed) => (await spec.run(parsed.data, keyed)) as Record<string, unknown>));
       } catch (err) {
         if (isUnexpected(err)) {
           logger.error('tool failed unexpectedly', {

@@ -1,4 +1,5 @@
 import { MemoryError } from '../memory';
+import { IdempotencyUnavailable } from '../shared/idempotency/store';
 
 /**
  * The MCP error model (DECISIONS): a failed tool call is a tool result `{ isError: true }` whose
@@ -35,6 +36,8 @@ export interface ErrorContext {
  */
 export function toToolError(err: unknown, ctx: ErrorContext): ToolError {
   if (err instanceof ToolError) return err;
+  if (err instanceof IdempotencyUnavailable)
+    return new ToolError('unavailable', 'the record of this idempotencyKey cannot be read or written; retry shortly (nothing was written)');
   if (!(err instanceof MemoryError)) {
     // A bug, not the caller's fault: say so without leaking internals; the handler logs it.
     return new ToolError('unavailable', 'internal error; retry later');
@@ -83,5 +86,5 @@ function inToolTerms(err: MemoryError): string {
 }
 
 export function isUnexpected(err: unknown): boolean {
-  return !(err instanceof ToolError) && !(err instanceof MemoryError);
+  return !(err instanceof ToolError) && !(err instanceof MemoryError) && !(err instanceof IdempotencyUnavailable);
 }

@@ -1,5 +1,6 @@
 import type { input } from 'zod';
 import type { Caller, FrontMatter } from '../memory';
+import type { KeyedWrite } from '../shared/idempotency/store';
 import { ToolError } from './errors';
 import { against, defineTool, isMissingMemory, type McpTool, type ToolContext } from './define-tool';
 import { listFolder } from './list';
@@ -131,7 +132,9 @@ const write = defineTool({
     const t = parseNotePath(args.path);
     // The core validates front matter as JSON data (validateFrontMatter); the cast only names its type.
     const input = args.frontmatter === undefined ? { body: args.body } : { body: args.body, frontmatter: args.frontmatter as FrontMatter };
-    const out = await against(t, () => ctx.service.writeNote(ctx.caller, t.memory, t.path, input, { createMemory: true, ...expected(args.expectedRev) }));
+    const out = await against(t, () =>
+      ctx.service.writeNote(ctx.caller, t.memory, t.path, input, { createMemory: true, ...expected(args.expectedRev), ...keyed(ctx) }),
+    );
     return { path: t.display, updated: out.updated, rev: out.rev };
   },
 });
@@ -151,7 +154,7 @@ const edit = defineTool({
     const t = parseNotePath(args.path);
     const { path: _path, frontmatter, expectedRev, idempotencyKey: _key, ...rest } = args;
     const edit = frontmatter === undefined ? rest : { ...rest, frontmatter: frontmatter as FrontMatter };
-    const out = await against(t, () => ctx.service.editNote(ctx.caller, t.memory, t.path, edit, expected(expectedRev)));
+    const out = await against(t, () => ctx.service.editNote(ctx.caller, t.memory, t.path, edit, { ...expected(expectedRev), ...keyed(ctx) }));
     return { path: t.display, updated: out.updated, rev: out.rev };
   },
 });
@@ -168,7 +171,7 @@ const remove = defineTool({
   output: deleteOutput,
   async run(args, ctx) {
     const t = parseNotePath(args.path);
-    const out = await against(t, () => ctx.service.deleteNote(ctx.caller, t.memory, t.path, expected(args.expectedRev)));
+    const out = await against(t, () => ctx.service.deleteNote(ctx.caller, t.memory, t.path, { ...expected(args.expectedRev), ...keyed(ctx) }));
     return { path: t.display, deleted: true as const, rev: out.rev };
   },
 });
@@ -181,6 +184,9 @@ export const TOOLS_BY_NAME: ReadonlyMap<string, McpTool> = new Map(TOOLS.map((t)
 
 /** `expectedRev` as the core's write option (a stale one is CONFLICT: the tool error `conflict`). */
 const expected = (rev: string | undefined): { expectedRev?: string } => (rev === undefined ? {} : { expectedRev: rev });
+
+/** The call's claimed `idempotencyKey`, recorded by the core with the commit (`onceByKey` in define-tool.ts). */
+const keyed = (ctx: ToolContext): { once?: KeyedWrite } => (ctx.once ? { once: ctx.once } : {});
 
 /**
  * The last `n` versions of a note: its history (following renames), each entry with the change to

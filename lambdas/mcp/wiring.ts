@@ -10,7 +10,6 @@ import { mergeSettings, settingsParameter } from '../shared/settings-parameter';
 import type { OriginSecretGetter } from '../shared/http/origin-guard';
 import { loadMcpConfig } from './config';
 import type { McpDeps } from './api';
-import { DynamoIdempotencyStore } from '../shared/idempotency/store';
 
 /** The settings' merge over the environment (lambdas/shared/settings-parameter.ts), as the tests of this wiring call it. */
 export { mergeSettings };
@@ -36,7 +35,7 @@ export function mcpDepsFrom(parts: { env: Env; memory: MemoryRuntime; verifier: 
     verifier: parts.verifier,
     memory: parts.memory.service,
     limiter: sharedLimiter(parts.memory.dynamodb, config.rateLimitTable, config.rateLimiter),
-    idempotency: new DynamoIdempotencyStore(parts.memory.dynamodb, config.rateLimitTable),
+    idempotency: parts.memory.idempotency,
   };
 }
 

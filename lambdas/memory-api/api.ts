@@ -1,16 +1,7 @@
 import { hasScope, type Principal } from '../identity/principal';
 import type { Caller } from '../memory';
 import { clientIp } from '../shared/http/client-ip';
-import {
-  createPipeline,
-  lambdaEntry,
-  operationsOf,
-  withPrincipal,
-  type ApiPolicy,
-  type Operation,
-  type Problem,
-  type RequestContext,
-} from '../shared/http/pipeline';
+import { createPipeline, lambdaEntry, operationsOf, withPrincipal, type ApiPolicy, type Problem, type RequestContext } from '../shared/http/pipeline';
 import type { HttpEvent, HttpResult } from '../shared/http/types';
 import type { RateDecision, RatePolicy } from '../shared/rate-limit/rate-limiter';
 import type { MemoryApiDeps } from './deps';
@@ -92,12 +83,10 @@ function jsonProblem(problem: Problem): HttpResult {
  * Every write route (not GET) takes an `Idempotency-Key`; git's requests are git's own protocol and
  * do not, nor do the token routes (a remembered answer would keep a token's secret in the table).
  */
-function idempotentWrites(ops: Record<string, Operation<MemoryApiDeps, Principal>>): Record<string, Operation<MemoryApiDeps, Principal>> {
-  const writes = new Set(
-    MEMORY_API.routes.filter((r) => r.method !== 'GET' && !isGitOperation(r.operationId) && !isTokenOperation(r.operationId)).map((r) => r.operationId),
-  );
-  return Object.fromEntries(Object.entries(ops).map(([id, op]) => [id, writes.has(id) ? idempotent(op) : op]));
-}
+const handlerOf = (r: (typeof MEMORY_API.routes)[number]) => {
+  const handler = MEMORY_HANDLERS[baseOperation(r)];
+  return r.method !== 'GET' && !isGitOperation(r.operationId) && !isTokenOperation(r.operationId) ? idempotent(handler) : handler;
+};
 
 /**
  * The memory REST API (spec 2): its route table (`routes.ts`), its endpoints (`endpoints.ts`) and
@@ -110,15 +99,10 @@ export const MEMORY_POLICY: ApiPolicy<MemoryApiDeps, Principal> = {
   name: 'memory',
   fn: MEMORY_FN,
   routes: MEMORY_API.routes,
-  operations: idempotentWrites(
-    operationsOf<MemoryApiDeps, Principal, MemoryCtx>(
-      Object.fromEntries(MEMORY_API.routes.map((r) => [r.operationId, MEMORY_HANDLERS[baseOperation(r)]])),
-      (ctx) => {
-        const c = withPrincipal(ctx);
-        return { ...c, caller: callerOf(c.principal) };
-      },
-    ),
-  ),
+  operations: operationsOf<MemoryApiDeps, Principal, MemoryCtx>(Object.fromEntries(MEMORY_API.routes.map((r) => [r.operationId, handlerOf(r)])), (ctx) => {
+    const c = withPrincipal(ctx);
+    return { ...c, caller: callerOf(c.principal) };
+  }),
   auth: {
     mode: 'required',
     verify: (deps, authorization, route) => deps.verifier.verify(isGitOperation(route.operationId) ? bearerOf(authorization) : authorization),

@@ -4,7 +4,7 @@ import { validateQuery } from '../shared/http/query';
 import { header, json, type HandlerResponse } from '../shared/http/types';
 import { bodyBytes, isJson, isMarkdown, jsonBody, mediaType, parseJson, utf8Text, validate } from './body';
 import { EXPORT_PREFIX } from './config';
-import type { MemoryCtx, MemoryRouteHandler } from './context';
+import { writeOptions, type MemoryCtx, type MemoryRouteHandler } from './context';
 import type { MemoryApiDeps } from './deps';
 import { badRequest } from './errors';
 import { ifMatchOption } from './if-match';
@@ -65,7 +65,10 @@ export const retireMemory: MemoryRouteHandler = async (ctx, deps) => {
 export const restore: MemoryRouteHandler = async (ctx, deps) => {
   const body = jsonBody(ctx.event, RestoreBody, deps.config.maxRequestBytes, { required: false });
   if (body.path !== undefined) {
-    const out = await deps.service.restoreNote(ctx.caller, p(ctx, 'memory'), body.path, { ...ifMatch(ctx), ...(body.rev !== undefined && { rev: body.rev }) });
+    const out = await deps.service.restoreNote(ctx.caller, p(ctx, 'memory'), body.path, {
+      ...writeOptions(ctx),
+      ...(body.rev !== undefined && { rev: body.rev }),
+    });
     return json({ path: out.path, rev: out.rev, updated: out.updated });
   }
   if (body.rev !== undefined) throw badRequest('rev restores a note: give path too');
@@ -165,7 +168,7 @@ export const writeNote: MemoryRouteHandler = async (ctx, deps) => {
   } else {
     throw badRequest(`Content-Type must be application/json or text/markdown, got ${media?.type}`);
   }
-  const out = await deps.service.writeNote(ctx.caller, p(ctx, 'memory'), p(ctx, 'path'), input, ifMatch(ctx));
+  const out = await deps.service.writeNote(ctx.caller, p(ctx, 'memory'), p(ctx, 'path'), input, writeOptions(ctx));
   return json({ path: out.path, rev: out.rev, updated: out.updated });
 };
 
@@ -176,13 +179,13 @@ export const editNote: MemoryRouteHandler = async (ctx, deps) => {
     p(ctx, 'memory'),
     p(ctx, 'path'),
     { ...edit, frontmatter: edit.frontmatter as FrontMatter | undefined },
-    ifMatch(ctx),
+    writeOptions(ctx),
   );
   return json({ path: out.path, rev: out.rev, updated: out.updated });
 };
 
 export const deleteNote: MemoryRouteHandler = async (ctx, deps) => {
-  const out = await deps.service.deleteNote(ctx.caller, p(ctx, 'memory'), p(ctx, 'path'), ifMatch(ctx));
+  const out = await deps.service.deleteNote(ctx.caller, p(ctx, 'memory'), p(ctx, 'path'), writeOptions(ctx));
   return json({ path: out.path, deleted: true, rev: out.rev });
 };
 

@@ -2,6 +2,7 @@ import { PersonalTokenError, type PersonalTokenErrorKind } from '../identity/per
 import { isAuthError, refusalMessage } from '../identity/principal';
 import { MemoryError } from '../memory';
 import { ValidationError } from '../shared/http/query';
+import { IdempotencyUnavailable } from '../shared/idempotency/store';
 import type { HttpResult } from '../shared/http/types';
 import { ifMatchConflictMessage } from './if-match';
 
@@ -72,6 +73,12 @@ export function toApiError(err: unknown, unexpected: (err: unknown) => void = ()
     return new ApiError(err.code, message, retry === undefined ? {} : { 'retry-after': String(retry) });
   }
   if (err instanceof PersonalTokenError) return new ApiError(TOKEN_ERROR_CODE[err.kind], err.message);
+  if (err instanceof IdempotencyUnavailable) {
+    // The key's record lives in DynamoDB like the rev lock: the same outage, the same answer as a write without a key.
+    return new ApiError('UPSTREAM_UNAVAILABLE', 'The record of this Idempotency-Key cannot be read or written; retry shortly (nothing was written)', {
+      'retry-after': '1',
+    });
+  }
   if (isAuthError(err)) {
     if (err.kind === 'unavailable') {
       return new ApiError('UPSTREAM_UNAVAILABLE', 'The sign-in service cannot be reached; retry shortly', {

@@ -1,8 +1,7 @@
 import { validateQuery } from '../shared/http/query';
 import { header, json } from '../shared/http/types';
 import { jsonBody } from './body';
-import type { MemoryCtx, MemoryRouteHandler } from './context';
-import { ifMatchOption } from './if-match';
+import { writeOptions, type MemoryCtx, type MemoryRouteHandler } from './context';
 import { unifiedDiff } from './patch';
 import { DiffQuery, HistoryQuery, MoveBody } from './schemas';
 
@@ -44,6 +43,6 @@ export const diff: MemoryRouteHandler = async (ctx, deps) => {
 
 export const move: MemoryRouteHandler = async (ctx, deps) => {
   const body = jsonBody(ctx.event, MoveBody, deps.config.maxRequestBytes, { required: true });
-  const out = await deps.service.moveNote(ctx.caller, memoryOf(ctx), { from: body.from, to: body.to, updateLinks: body.updateLinks }, ifMatchOption(ctx.event));
+  const out = await deps.service.moveNote(ctx.caller, memoryOf(ctx), { from: body.from, to: body.to, updateLinks: body.updateLinks }, writeOptions(ctx));
   return json({ from: out.from, to: out.to, rev: out.rev, updated: out.updated, linksUpdated: out.linksUpdated });
 };

@@ -7,7 +7,6 @@ import { cursorCodec, originSecretGetter, secretsClient } from '../shared/secret
 import type { MemoryApiConfig } from './config';
 import type { MemoryApiDeps } from './deps';
 import { S3ExportStore } from './exports';
-import { DynamoIdempotencyStore } from '../shared/idempotency/store';
 
 /** How `/v1` brings back a retired memory: quoted in the 409 of a create (or first write) with its name. */
 export const v1RestoreHint = (name: string, path?: string): string =>
@@ -47,7 +46,7 @@ export async function createMemoryApiDeps(config: MemoryApiConfig, verifier: Tok
     verifier,
     ...(opts.personalTokens && { personalTokens: opts.personalTokens }),
     limiter: opts.limiter ?? sharedLimiter(runtime.dynamodb, config.rateLimitTable, config.rateLimiter),
-    idempotency: new DynamoIdempotencyStore(runtime.dynamodb, config.rateLimitTable),
+    idempotency: runtime.idempotency,
     exports: new S3ExportStore(runtime.s3, config.memory.memoryBucket),
     originSecret,
   };

@@ -32,6 +32,15 @@ export interface MemoryLimits {
   maxQueryChars: number;
   /** Compare-and-set attempts of one write without an expected rev before it gives up (503). */
   maxWriteAttempts: number;
+  /**
+   * Milliseconds a write may take from the moment it reaches the core (its queue in the process
+   * included) before it is answered 503 with Retry-After instead, never to land (imports excepted).
+   */
+  writeBudgetMs: number;
+  /** Milliseconds a writer that lost a race holds the memory's write ticket at most (should it die holding it). */
+  writeTicketMs: number;
+  /** Writes to one memory queued in one process that go as one batch (a chain of commits, one head move). */
+  maxWriteBatch: number;
   /** Notes of one import (one commit). */
   maxImportNotes: number;
   /** Tombstones kept in the index (older deletions stay recoverable through git history). */
@@ -73,6 +82,9 @@ export const DEFAULT_LIMITS: MemoryLimits = {
   searchMaxLimit: 50,
   maxQueryChars: 256,
   maxWriteAttempts: 100,
+  writeBudgetMs: 5000,
+  writeTicketMs: 2000,
+  maxWriteBatch: 25,
   maxTombstones: 5000,
   maxImportNotes: 5000,
   historyDefaultLimit: 20,
@@ -93,6 +105,11 @@ export interface MemoryConfig extends ClientOptions {
   memoryBucket: string;
   /** In-Lambda cache of immutable objects and indexes, in MB. */
   cacheMegabytes: number;
+  /**
+   * The table of `Idempotency-Key` records (`RATE_LIMIT_TABLE`, the shared short-lived state table):
+   * a keyed write records its key there in the same transaction that moves its memory's head.
+   */
+  idempotencyTable: string;
   limits: MemoryLimits;
 }
 
@@ -112,6 +129,9 @@ export const LIMIT_VARIABLES: Readonly<Record<keyof MemoryLimits, string>> = {
   searchMaxLimit: 'MEMORY_SEARCH_MAX_LIMIT',
   maxQueryChars: 'MEMORY_MAX_QUERY_CHARS',
   maxWriteAttempts: 'MEMORY_MAX_WRITE_ATTEMPTS',
+  writeBudgetMs: 'MEMORY_WRITE_BUDGET_MS',
+  writeTicketMs: 'MEMORY_WRITE_TICKET_MS',
+  maxWriteBatch: 'MEMORY_MAX_WRITE_BATCH',
   maxImportNotes: 'MEMORY_MAX_IMPORT_NOTES',
   maxTombstones: 'MEMORY_MAX_TOMBSTONES',
   historyDefaultLimit: 'MEMORY_HISTORY_DEFAULT_LIMIT',
@@ -147,6 +167,7 @@ export function loadMemoryConfig(env: Env = process.env): MemoryConfig {
     memoryTable: envString(env, 'MEMORY_TABLE') ?? 'memories',
     memoryBucket: envString(env, 'MEMORY_BUCKET') ?? 'memories',
     cacheMegabytes: envInt(env, 'MEMORY_CACHE_MB', 128, { min: 1 }),
+    idempotencyTable: envString(env, 'RATE_LIMIT_TABLE') ?? 'rate-limits',
     limits: loadMemoryLimits(env),
   };
 }

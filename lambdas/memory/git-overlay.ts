@@ -78,6 +78,8 @@ export class GitOverlay {
     private readonly blobs: BlobStore,
     private readonly cache: ImmutableCache,
     private readonly packs?: PackedObjects,
+    /** Objects this write stored in S3 in an earlier attempt: known to be there, not stored again. */
+    private readonly fresh: ReadonlyMap<string, Uint8Array> = new Map(),
   ) {
     const sha = (path: string): string | undefined => {
       const m = OBJECT_PATH.exec(path);
@@ -122,9 +124,12 @@ export class GitOverlay {
 
   private stat(path: string, oid: string | undefined): Record<string, unknown> {
     if (DIRS.has(path)) return statOf('dir', 0);
-    // "Exists" only when known to be in S3 or written here: isomorphic-git then skips rewriting it.
+    // "Exists" only when written here, stored by this write before, or read in this request (so in
+    // S3 and reachable from what the request reads): isomorphic-git then skips rewriting it. Never
+    // because the instance's cache holds it: a cached object may be one nothing references, which a
+    // sweep of unreachable objects deletes (`sweep.ts`), so a write stores every object it adds.
     if (oid) {
-      const bytes = this.written.get(oid) ?? this.loaded.get(oid) ?? this.cache.get<Uint8Array>(objectCacheKey(this.memoryId, oid));
+      const bytes = this.written.get(oid) ?? this.fresh.get(oid) ?? this.loaded.get(oid);
       if (bytes) return statOf('file', bytes.length);
       if (this.adopted.has(oid) || this.staged.has(oid)) return statOf('file', 0);
     }
@@ -133,7 +138,7 @@ export class GitOverlay {
 
   /** The deflated loose object, from this request, the shared cache or S3. */
   private async raw(oid: string): Promise<Uint8Array | undefined> {
-    const local = this.written.get(oid) ?? this.loaded.get(oid);
+    const local = this.written.get(oid) ?? this.fresh.get(oid) ?? this.loaded.get(oid);
     if (local) return local;
     const content = this.adopted.get(oid);
     const staged = this.staged.get(oid);
@@ -210,9 +215,9 @@ export class GitOverlay {
     if (given !== undefined) return given;
     const staged = this.staged.get(oid);
     if (staged?.type === 'blob') return Buffer.from(staged.content).toString('utf8');
-    const bytes = this.written.get(oid) ?? this.loaded.get(oid) ?? this.cache.get<Uint8Array>(objectCacheKey(this.memoryId, oid));
+    const bytes = this.written.get(oid) ?? this.fresh.get(oid) ?? this.loaded.get(oid) ?? this.cache.get<Uint8Array>(objectCacheKey(this.memoryId, oid));
     if (!bytes) return undefined;
-    if (!this.written.has(oid)) this.loaded.set(oid, bytes);
+    if (!this.written.has(oid) && !this.fresh.has(oid)) this.loaded.set(oid, bytes);
     try {
       return await this.readText(oid);
     } catch {
@@ -287,6 +292,17 @@ export class GitOverlay {
       writer.add(type, content);
     }
     return writer.finish();
+  }
+
+  /** Objects read from storage (or the instance's cache), as items to store again (a push's borrowed objects). */
+  async restored(oids: Iterable<string>): Promise<BlobItem[]> {
+    const out: BlobItem[] = [];
+    for (const oid of oids) {
+      if (this.written.has(oid)) continue;
+      const body = await this.raw(oid);
+      if (body) out.push({ kind: 'object', sha: oid, body });
+    }
+    return out;
   }
 
   /** The objects written in this request, as the items of the S3 wave. */

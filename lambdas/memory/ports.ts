@@ -1,3 +1,5 @@
+import type { Receipt } from '../shared/idempotency/store';
+
 /**
  * The two storage ports of the memory core. `BlobStore` holds immutable bytes (git objects and the
  * derived per-commit indexes) addressed by memory and sha; `RevLock` holds one small record per memory
@@ -20,6 +22,15 @@ export interface BlobItem {
   body: Uint8Array;
 }
 
+export interface StoredItem {
+  kind: BlobKind;
+  sha: string;
+  /** Epoch milliseconds. */
+  modifiedMs: number;
+  /** The version listed (a versioned bucket): a delete removes that version only. */
+  versionId?: string;
+}
+
 export interface BlobStore {
   /** The bytes, or undefined when absent. Throws `StorageError` when storage fails. */
   get(memoryId: string, kind: BlobKind, sha: string): Promise<Uint8Array | undefined>;
@@ -27,6 +38,10 @@ export interface BlobStore {
   putMany(memoryId: string, items: readonly BlobItem[]): Promise<void>;
   /** The names (shas) of every stored item of `kind` (used for packs: a handful per memory). */
   list(memoryId: string, kind: 'pack-index'): Promise<string[]>;
+  /** Every stored item of the memory with its last-modified time (the sweep). */
+  listStored?(memoryId: string): AsyncIterable<StoredItem>;
+  /** Deletes items (the sweep only; the functions that serve memories may not delete). */
+  deleteMany?(memoryId: string, items: readonly StoredItem[]): Promise<void>;
 }
 
 export type MemoryState = 'active' | 'retired';
@@ -57,6 +72,45 @@ export interface MemoryRecord extends MemoryStats {
    * commits (same parent, tree, author and second), so the head's sha cannot tell them apart.
    */
   writer?: string;
+  /**
+   * Changed by every sweep of unreachable objects (`sweep.ts`): a head move made from a record read
+   * before a sweep fails, so nothing a writer stored before the sweep is relied on after it. 0 until
+   * the first sweep.
+   */
+  epoch?: number;
+  /**
+   * The write ticket, when one was held at the time of the read (an expired one is left out): the
+   * writer whose turn it is (a writer that lost a race, or a sweep). Writers that respect tickets
+   * (`MoveOptions.fair`) cannot move the head past another's ticket until it is dropped or expires.
+   */
+  ticket?: WriteTicket;
+}
+
+export interface WriteTicket {
+  holder: string;
+  /** Epoch milliseconds after which the ticket no longer holds (a holder that died). */
+  untilMs: number;
+}
+
+/** A sweep's ticket: it also changes the epoch when taken and when dropped (`RevLock.takeTicket`). */
+export const SWEEP_TICKET_PREFIX = 'sweep:';
+
+export const isSweepTicket = (t: WriteTicket | undefined): boolean => t?.holder.startsWith(SWEEP_TICKET_PREFIX) === true;
+
+/** How a head move is made, beyond its expected head. */
+export interface MoveOptions {
+  /**
+   * The record the mover read (the head it builds on). Its epoch must still be the item's, and a
+   * mover that read it while a sweep held the ticket may not move at all. Without it the epoch is
+   * not checked (callers that never meet a sweep: tests of other concerns).
+   */
+  from?: MemoryRecord;
+  /** Respect every ticket (a fair writer of the commit loop); otherwise only a sweep's. */
+  fair?: boolean;
+  /** The ticket this mover holds (`WriteTicket.holder`), if any: its move drops it. */
+  holder?: string;
+  /** Keyed writes whose results are recorded by the same conditional write (one transaction). */
+  receipts?: readonly Receipt[];
 }
 
 export interface HeadMove extends MemoryStats {
@@ -68,8 +122,14 @@ export interface HeadMove extends MemoryStats {
 
 export type CreateOutcome = { kind: 'created'; record: MemoryRecord } | { kind: 'exists'; record: MemoryRecord } | { kind: 'ceiling' };
 
-/** `current` is the record as it was when the condition failed (undefined when it is gone). */
-export type MoveOutcome = { ok: true } | { ok: false; current?: MemoryRecord };
+/**
+ * `current` is the record as it was when the condition failed (undefined when it is gone).
+ * `lostReceipt`: the head's condition held but the receipt of this index was no longer the
+ * mover's to record (its idempotency claim was taken over): nothing was written.
+ */
+export type MoveOutcome = { ok: true } | { ok: false; current?: MemoryRecord; lostReceipt?: number };
+
+export type TicketOutcome = { taken: true; current: MemoryRecord } | { taken: false; current?: MemoryRecord };
 
 export type RestoreOutcome = { kind: 'restored'; record: MemoryRecord } | { kind: 'missing' } | { kind: 'active' } | { kind: 'ceiling' };
 
@@ -81,7 +141,14 @@ export interface RevLock {
   /** Creates an active memory unless the name exists or the account holds `ceiling` active memories. */
   create(record: MemoryRecord, ceiling: number): Promise<CreateOutcome>;
   /** Moves head from `expected` (null: no head yet) if the memory is active and still at `expected`. */
-  moveHead(account: string, name: string, expected: string | null, next: HeadMove): Promise<MoveOutcome>;
+  moveHead(account: string, name: string, expected: string | null, next: HeadMove, opts?: MoveOptions): Promise<MoveOutcome>;
+  /**
+   * Takes the write ticket of an active memory unless another holder's is still valid; returns the
+   * record as it is then (its head is what the holder builds on). A sweep's ticket changes the epoch.
+   */
+  takeTicket(account: string, name: string, ticket: WriteTicket, nowMs: number): Promise<TicketOutcome>;
+  /** Gives the ticket up if `holder` still holds it (a sweep's changes the epoch again). Best effort. */
+  dropTicket(account: string, name: string, holder: string): Promise<void>;
   /**
    * Retires an active memory. `expected`: undefined retires whatever the head; a value (or null for
    * a memory without history) must equal the head.

@@ -150,6 +150,10 @@ export class Pushes {
 
     // What each commit changed against its first parent: every new or changed note is checked like a write.
     const keep = new Set<string>(commits.keys());
+    // Objects the new commits take from the memory rather than from the pack: stored again with the
+    // push, so that it never relies on one only the instance's cache remembers (a sweep may have
+    // deleted it as unreachable; lambdas/memory/sweep.ts).
+    const borrowed = new Set<string>();
     const changesOf = new Map<string, BlobChange[]>();
     const metas = new Map<string, NoteMeta>();
     const checked = new Set<string>();
@@ -163,6 +167,7 @@ export class Pushes {
         changes = await diffTrees(git, parentTree, c.tree, {
           onNewTree: (oid, folder) => {
             if (objects.has(oid)) keep.add(oid);
+            else borrowed.add(oid);
             if (folder !== '') {
               try {
                 validateNewFolder(folder, limits);
@@ -185,6 +190,7 @@ export class Pushes {
         const meta = await this.checkNote(git, objects, ch.path, ch.newBlob, problem);
         if (meta) metas.set(key, meta);
         if (objects.has(ch.newBlob)) keep.add(ch.newBlob);
+        else borrowed.add(ch.newBlob);
       }
     }
     if (problems.length > 0) return refused('refused content', problems);
@@ -216,6 +222,7 @@ export class Pushes {
     const wave = [
       ...git.stagedItems(keep),
       ...git.pending().filter((i) => keep.has(i.sha)),
+      ...(await git.restored(borrowed)),
       ...[...built.values()].flatMap((i) => this.deps.indexes.items(i)),
       ...lineages.items([...repaired, ...lineage.values()]),
     ];
@@ -225,7 +232,13 @@ export class Pushes {
     lineages.remember(rec, [...lineage.values()]);
 
     const writer = randomUUID();
-    const moved = await this.deps.lock.moveHead(rec.account, rec.name, rec.head, { head: cmd.new, updated: tip.time, writer, ...indexStats(tip) });
+    const moved = await this.deps.lock.moveHead(
+      rec.account,
+      rec.name,
+      rec.head,
+      { head: cmd.new, updated: tip.time, writer, ...indexStats(tip) },
+      { from: rec },
+    );
     if (landed(moved, cmd.new, writer)) return { ok: true, rev: cmd.new, commits: commits.size };
     const now = moved.ok ? undefined : moved.current;
     if (now?.state !== 'active') throw new MemoryError('NOT_FOUND', 'memory_not_found', `memory "${name}" does not exist`);

@@ -108,7 +108,7 @@ export class MemoryService {
     const cache = deps.cache ?? new ImmutableCache(128 * 1024 * 1024);
     const clock = deps.clock ?? (() => new Date());
     const packs = new PackedObjects(deps.blobs, cache);
-    const git = (rec: MemoryRecord): GitOverlay => new GitOverlay(rec.id, deps.blobs, cache, packs);
+    const git = (rec: MemoryRecord, fresh?: ReadonlyMap<string, Uint8Array>): GitOverlay => new GitOverlay(rec.id, deps.blobs, cache, packs, fresh);
     const texts = new NoteTexts(cache, limits);
     const policy: SegmentPolicy = { ...DEFAULT_SEGMENT_POLICY, ...deps.segments };
     const indexes = deps.indexes ?? new StoredIndexes(deps.blobs, cache, limits, git, policy);

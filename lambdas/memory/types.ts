@@ -1,3 +1,4 @@
+import type { KeyedWrite } from '../shared/idempotency/store';
 import type { FrontMatter } from './markdown';
 import type { ListEntry, ListSort, ListType, SearchHit } from './listing';
 
@@ -50,6 +51,11 @@ export interface WriteOptions {
   expectedRev?: string;
   /** Create the memory first when it does not exist (the MCP default memory; the ceiling applies). */
   createMemory?: boolean;
+  /**
+   * The claimed `Idempotency-Key` of the request: a write that moves the head records it (and its
+   * result) with the move; with `committed`, the write landed before and its result is returned.
+   */
+  once?: KeyedWrite;
 }
 
 /** PUT content: JSON (`body` without fences, `frontmatter` replaces the map) or raw markdown. */

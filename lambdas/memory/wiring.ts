@@ -2,6 +2,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { dynamoClient, s3Client } from '../shared/aws/clients';
 import { CursorCodec, type KeyRing } from '../shared/cursor';
+import { DynamoIdempotencyStore } from '../shared/idempotency/store';
 import { DynamoRevLock } from './adapters/dynamo-rev-lock';
 import { S3BlobStore } from './adapters/s3-blob-store';
 import { ImmutableCache } from './cache';
@@ -15,6 +16,11 @@ export interface MemoryRuntime {
   service: MemoryService;
   s3: S3Client;
   dynamodb: DynamoDBClient;
+  /**
+   * The `Idempotency-Key` records: the transports claim keys in it, the rev lock records a keyed
+   * write's key in it with the head move. One store for both, so both name the same table.
+   */
+  idempotency: DynamoIdempotencyStore;
 }
 
 /**
@@ -32,13 +38,16 @@ export function createMemoryRuntime(
   const dynamodb = opts.dynamodb ?? dynamoClient(clientOpts);
   const s3 = opts.s3 ?? s3Client(clientOpts);
   sharedCache ??= new ImmutableCache(config.cacheMegabytes * 1024 * 1024);
+  // The claims of new requests go through a client (a call pool) of their own: under a burst they
+  // queue behind each other, not in front of the head moves of writes already admitted.
+  const idempotency = new DynamoIdempotencyStore(opts.dynamodb ?? dynamoClient(clientOpts), config.idempotencyTable);
   const service = new MemoryService({
     blobs: new S3BlobStore(s3, config.memoryBucket),
-    lock: new DynamoRevLock(dynamodb, config.memoryTable),
+    lock: new DynamoRevLock(dynamodb, config.memoryTable, idempotency),
     cursors: keys instanceof CursorCodec ? keys : new CursorCodec(keys),
     cache: sharedCache,
     limits: config.limits,
     ...opts.overrides,
   });
-  return { service, s3, dynamodb };
+  return { service, s3, dynamodb, idempotency };
 }

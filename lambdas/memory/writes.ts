@@ -15,6 +15,12 @@ import { validateNewNotePath, validateNotePath } from './paths';
 import type { NoteTexts } from './texts';
 import type { Caller, DeleteResult, MoveInput, MoveResult, NoteEdit, NoteInput, WriteOptions, WriteResult } from './types';
 
+/** A write's options but `createMemory` (only a plain write creates its memory). */
+const only = (opts: WriteOptions): { expectedRev?: string; once?: WriteOptions['once'] } => ({
+  ...(opts.expectedRev !== undefined && { expectedRev: opts.expectedRev }),
+  ...(opts.once && { once: opts.once }),
+});
+
 /** How alike (percent) the moved note must stay for its own links to be rewritten (see moveNote). */
 const MIN_MOVE_SIMILARITY = 60;
 
@@ -71,7 +77,7 @@ export class NoteWrites {
   async deleteNote(caller: Caller, rawName: string, rawPath: string, opts: WriteOptions = {}): Promise<DeleteResult> {
     const name = this.deps.memories.access(caller, rawName);
     const path = validateNotePath(rawPath, this.deps.limits);
-    const out = await this.deps.commits.run(caller, name, path, { expectedRev: opts.expectedRev }, async ({ index }) => {
+    const out = await this.deps.commits.run(caller, name, path, only(opts), async ({ index }) => {
       if (!index?.files.has(path)) throw notFound('note_not_found', `note "${path}" does not exist`);
       return { kind: 'remove', path, message: `Delete ${path}` };
     });
@@ -89,7 +95,7 @@ export class NoteWrites {
     const path = validateNewNotePath(rawPath, this.deps.limits);
     if (opts.rev !== undefined) {
       const raw = opts.rev;
-      return this.deps.commits.run(caller, name, path, { expectedRev: opts.expectedRev }, async ({ rec, index, git }) => {
+      return this.deps.commits.run(caller, name, path, only(opts), async ({ rec, index, git }) => {
         const rev = await resolveRev(this.deps.lineages, rec, git, raw);
         const then = (await this.deps.indexes.load(rec, rev)).files.get(path);
         if (!then) throw notFound('note_not_found', `note "${path}" did not exist at rev ${rev}`);
@@ -99,7 +105,7 @@ export class NoteWrites {
         return { kind: 'put', puts: [{ path, blob: then.blob, meta }], message: `Restore ${path} as of ${rev.slice(0, 12)}` };
       });
     }
-    return this.deps.commits.run(caller, name, path, { expectedRev: opts.expectedRev }, async ({ index }) => {
+    return this.deps.commits.run(caller, name, path, only(opts), async ({ index }) => {
       if (index?.files.has(path)) throw conflict('note_exists', `note "${path}" exists; nothing to restore`);
       const tomb = index?.tombstones.get(path);
       if (!tomb) throw notFound('note_not_found', `no deleted note "${path}" to restore`);
@@ -129,18 +135,18 @@ export class NoteWrites {
       const text = composeInput({ markdown: n.markdown }, limits);
       checked.set(path, { text, meta: checkStored(text, path, limits) });
     }
-    let count = 0;
-    const out = await this.deps.commits.run(caller, name, '', opts, async ({ index, git }) => {
+    // An import (seeding, migrations) is not answered to an API client: it has no time budget.
+    const out = await this.deps.commits.run(caller, name, '', { ...opts, unbounded: true }, async ({ index, git }) => {
       const puts: Put[] = [];
       for (const [path, { text, meta }] of checked) {
         const blob = await git.writeBlob(text);
         if (index?.files.get(path)?.blob !== blob) puts.push({ path, blob, meta });
       }
-      count = puts.length;
-      if (puts.length === 0) return { kind: 'noop', updated: index?.time ?? this.deps.clock().toISOString() };
-      return { kind: 'put', puts, message: `Import ${puts.length} note${puts.length === 1 ? '' : 's'}` };
+      if (puts.length === 0) return { kind: 'noop', updated: index?.time ?? this.deps.clock().toISOString(), detail: { count: 0 } };
+      return { kind: 'put', puts, message: `Import ${puts.length} note${puts.length === 1 ? '' : 's'}`, detail: { count: puts.length } };
     });
-    return { ...out, count };
+    const { detail, ...result } = out;
+    return { ...result, count: detail?.count ?? 0 };
   }
 
   /**
@@ -157,8 +163,7 @@ export class NoteWrites {
     if (input.updateLinks !== undefined && typeof input.updateLinks !== 'boolean')
       throw badRequest('invalid_argument', 'updateLinks must be a boolean', 'updateLinks');
     if (from === to) throw badRequest('invalid_argument', 'from and to are the same path', 'to');
-    let linksUpdated: string[] = [];
-    const out = await this.deps.commits.run(caller, name, to, { expectedRev: opts.expectedRev }, async ({ rec, index, git }) => {
+    const out = await this.deps.commits.run(caller, name, to, only(opts), async ({ rec, index, git }) => {
       const moving = index?.files.get(from);
       if (!moving) {
         const tomb = index?.tombstones.get(from);
@@ -191,9 +196,8 @@ export class NoteWrites {
       }
       const blob = movedText === text ? moving.blob : await git.writeBlob(movedText);
       puts.push({ path: to, blob, meta: checkStored(movedText, to, limits) });
-      linksUpdated = changed.sort();
-      return { kind: 'put', puts, movedAway: [from], message: `Move ${from} to ${to}` };
+      return { kind: 'put', puts, movedAway: [from], message: `Move ${from} to ${to}`, detail: { linksUpdated: changed.sort() } };
     });
-    return { from, to, rev: out.rev, updated: out.updated, linksUpdated, changed: out.changed };
+    return { from, to, rev: out.rev, updated: out.updated, linksUpdated: out.detail?.linksUpdated ?? [], changed: out.changed };
   }
 }

@@ -1,4 +1,4 @@
-import type { HeadMove, MemoryRecord, MoveOutcome, RevLock } from '../../lambdas/memory/ports';
+import type { HeadMove, MemoryRecord, MoveOptions, MoveOutcome, RevLock, WriteTicket } from '../../lambdas/memory/ports';
 import { DynamoRevLock } from '../../lambdas/memory/adapters/dynamo-rev-lock';
 import type { MemoryService } from '../../lambdas/memory/service';
 import { cloneBundle } from '../support/memory-git';
@@ -24,11 +24,13 @@ class InterleavingLock implements RevLock {
   create = (r: MemoryRecord, c: number) => this.inner.create(r, c);
   retire = (a: string, n: string, e: string | null | undefined, at: string) => this.inner.retire(a, n, e, at);
   restore = (a: string, n: string, c: number) => this.inner.restore(a, n, c);
-  async moveHead(a: string, n: string, e: string | null, next: HeadMove): Promise<MoveOutcome> {
+  takeTicket = (a: string, n: string, t: WriteTicket, now: number) => this.inner.takeTicket(a, n, t, now);
+  dropTicket = (a: string, n: string, holder: string) => this.inner.dropTicket(a, n, holder);
+  async moveHead(a: string, n: string, e: string | null, next: HeadMove, opts?: MoveOptions): Promise<MoveOutcome> {
     const run = this.pending;
     this.pending = undefined;
     if (run) await run();
-    return this.inner.moveHead(a, n, e, next);
+    return this.inner.moveHead(a, n, e, next, opts);
   }
 }
 

@@ -25,7 +25,14 @@ export async function startScratchStack(
   // timeout retried by the SDK charged a rate-limit bucket twice for one request (the write had
   // landed), and a 1 s connect timeout turned a busy s3rver into 503s. The production budgets are
   // tested in aws-clients.test.ts and by the fault tests of local-stack-instances.test.ts.
-  const env = { AWS_CONNECT_TIMEOUT_MS: '10000', AWS_DYNAMODB_TIMEOUT_MS: '20000', AWS_S3_TIMEOUT_MS: '30000', ...givenEnv };
+  // The write budget likewise (MEMORY_WRITE_BUDGET_MS): its own tests set it.
+  const env = {
+    AWS_CONNECT_TIMEOUT_MS: '10000',
+    AWS_DYNAMODB_TIMEOUT_MS: '20000',
+    AWS_S3_TIMEOUT_MS: '30000',
+    MEMORY_WRITE_BUDGET_MS: '120000',
+    ...givenEnv,
+  };
   const { attachTo, ...stackOpts } = opts;
   const dataDir = attachTo ?? mkdtempSync(join(process.env.TEST_TMP_DIR ?? tmpdir(), `${prefix}-`));
   const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));

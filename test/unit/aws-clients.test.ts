@@ -35,6 +35,8 @@ describe('SDK clients give up on a hung backend within their budget', () => {
       dynamoMaxAttempts: 2,
       s3RequestTimeoutMs: 5000,
       s3MaxAttempts: 3,
+      maxCalls: 32,
+      queueTimeoutMs: 2000,
     });
     expect(loadSdkBudget({ AWS_DYNAMODB_TIMEOUT_MS: '300', AWS_DYNAMODB_MAX_ATTEMPTS: '1' })).toMatchObject({
       dynamoRequestTimeoutMs: 300,
@@ -100,6 +102,8 @@ describe('bulk work (crawler, seed, provisioning, reindex) waits for a slow back
       dynamoMaxAttempts: 5,
       s3RequestTimeoutMs: 30000,
       s3MaxAttempts: 5,
+      maxCalls: 50,
+      queueTimeoutMs: 30000,
     });
     expect(loadBatchSdkBudget({ AWS_BATCH_TIMEOUT_MS: '4000', AWS_BATCH_MAX_ATTEMPTS: '2' })).toMatchObject({
       dynamoRequestTimeoutMs: 4000,
@@ -123,6 +127,73 @@ describe('bulk work (crawler, seed, provisioning, reindex) waits for a slow back
       batch.destroy();
     } finally {
       await slow.close();
+    }
+  });
+});
+
+/** A DynamoDB that answers one call at a time, each after `eachMs`: throughput-bound, as DynamoDB Local under load. */
+function serialDynamo(eachMs: number): Promise<{ url: string; close(): Promise<void> }> {
+  let busyUntil = 0;
+  const server = createHttpServer((req, res) => {
+    req.resume();
+    busyUntil = Math.max(busyUntil, Date.now()) + eachMs;
+    setTimeout(() => {
+      res.writeHead(200, { 'content-type': 'application/x-amz-json-1.0' });
+      res.end('{}');
+    }, busyUntil - Date.now());
+  });
+  return new Promise((resolve) => {
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      resolve({
+        url: `http://127.0.0.1:${port}`,
+        close: () =>
+          new Promise<void>((r) => {
+            server.closeAllConnections();
+            server.close(() => r());
+          }),
+      });
+    });
+  });
+}
+
+describe('a burst larger than what the backend answers at once (the local server serves every request in one process)', () => {
+  it('waits for a call slot instead of timing out: 200 calls to a backend that answers one per 10 ms, each with a 600 ms timeout, all answered', async () => {
+    const serial = await serialDynamo(10);
+    try {
+      // Sent all at once, the last would wait 2 s for its answer; 32 at a time, none waits 600 ms.
+      const client = dynamoClient(
+        { region: 'us-east-1', dynamoEndpoint: serial.url },
+        { ...loadSdkBudget({}), dynamoRequestTimeoutMs: 600, queueTimeoutMs: 60_000 },
+      );
+      const get = () =>
+        client.send(new GetItemCommand({ TableName: 't', Key: { pk: { S: 'x' } } })).then(
+          () => 'ok',
+          (e: Error) => e.name,
+        );
+      const out = await Promise.all(Array.from({ length: 200 }, get));
+      expect(out.filter((o) => o !== 'ok')).toEqual([]);
+      client.destroy();
+    } finally {
+      await serial.close();
+    }
+  });
+
+  it('a call that finds no slot within the queue budget fails at once, without the SDK retrying it', async () => {
+    const hung = await hungServer();
+    try {
+      const budget = { ...loadSdkBudget({}), maxCalls: 1, queueTimeoutMs: 100, dynamoRequestTimeoutMs: 60_000 };
+      const client = dynamoClient({ region: 'us-east-1', dynamoEndpoint: hung.url }, budget);
+      const first = client.send(new GetItemCommand({ TableName: 't', Key: { pk: { S: 'x' } } })).catch(() => undefined);
+      const second = await client
+        .send(new GetItemCommand({ TableName: 't', Key: { pk: { S: 'y' } } }))
+        .catch((e: Error & { $metadata?: { attempts?: number } }) => e);
+      expect(second).toMatchObject({ name: 'CallQueueTimeout' });
+      client.destroy();
+      await hung.close();
+      await first;
+    } finally {
+      await hung.close();
     }
   });
 });

@@ -24,13 +24,15 @@ const allowAll: RateLimiter = {
 };
 
 function deps(overrides: Partial<McpDeps> = {}): McpDeps {
+  // Keyed writes are recorded by the rev lock with their commit: it is given the same store.
+  const idempotency = overrides.idempotency instanceof InMemoryIdempotencyStore ? overrides.idempotency : undefined;
   return {
     config: loadMcpConfig({}),
     audience: 'https://mcp.example.com/mcp',
     verifier: verifier(async () => principal),
     memory: new MemoryService({
       blobs: new InMemoryBlobStore(),
-      lock: new InMemoryRevLock(),
+      lock: new InMemoryRevLock(idempotency),
       cursors: new CursorCodec({ current: { id: 1, secret: randomBytes(32) } }),
     }),
     limiter: allowAll,

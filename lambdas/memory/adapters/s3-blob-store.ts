@@ -1,8 +1,16 @@
-import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import {
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  type DeleteObjectsCommandOutput,
+  type ListObjectsV2CommandOutput,
+  type S3Client,
+} from '@aws-sdk/client-s3';
 import { jitteredBackoffMs, sleep } from '../../shared/concurrency';
 import { StorageError } from '../errors';
-import type { BlobItem, BlobKind, BlobStore } from '../ports';
-import { objectKey, packPrefix } from '../tables';
+import type { BlobItem, BlobKind, BlobStore, StoredItem } from '../ports';
+import { objectKey, packPrefix, parseObjectKey } from '../tables';
 
 /** Immutable content-addressed bytes: cacheable forever by anyone who may read them. */
 const IMMUTABLE = 'private, max-age=31536000, immutable';
@@ -87,6 +95,48 @@ export class S3BlobStore implements BlobStore {
     const results = await Promise.allSettled(Array.from({ length: Math.min(this.concurrency, items.length) }, worker));
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) throw failed.reason;
+  }
+
+  /** Every item under the memory's prefix (the sweep, `sweep.ts`). */
+  async *listStored(memoryId: string): AsyncIterable<StoredItem> {
+    let token: string | undefined;
+    do {
+      let page: ListObjectsV2CommandOutput;
+      try {
+        page = await this.s3.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: `m/${memoryId}/`, ContinuationToken: token }));
+      } catch (err) {
+        throw new StorageError('s3.ListObjectsV2', err);
+      }
+      for (const o of page.Contents ?? []) {
+        const parsed = o.Key ? parseObjectKey(memoryId, o.Key) : undefined;
+        if (parsed) yield { ...parsed, modifiedMs: o.LastModified?.getTime() ?? 0 };
+      }
+      token = page.NextContinuationToken;
+    } while (token);
+  }
+
+  /**
+   * The sweep's deletes, run by an operator: the functions that serve memories may not delete (an
+   * explicit Deny). In a deployment's versioned bucket this leaves delete markers: the versions
+   * stay for the bucket's noncurrent-version retention (the restore window), then expire.
+   */
+  async deleteMany(memoryId: string, items: readonly StoredItem[]): Promise<void> {
+    for (let i = 0; i < items.length; i += 1000) {
+      const chunk = items.slice(i, i + 1000);
+      let out: DeleteObjectsCommandOutput;
+      try {
+        out = await this.s3.send(
+          new DeleteObjectsCommand({
+            Bucket: this.bucket,
+            Delete: { Objects: chunk.map((it) => ({ Key: objectKey(memoryId, it.kind, it.sha) })), Quiet: true },
+          }),
+        );
+      } catch (err) {
+        throw new StorageError('s3.DeleteObjects', err);
+      }
+      const failed = out.Errors ?? [];
+      if (failed.length > 0) throw new StorageError('s3.DeleteObjects', new Error(`${failed.length} not deleted, e.g. ${failed[0].Key}: ${failed[0].Message}`));
+    }
   }
 }
 

@@ -3,6 +3,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
 import { envInt, envString, type Env } from '../env';
 import { traced } from '../observability/tracing';
+import { CallPool } from './call-pool';
 
 /**
  * AWS SDK clients. Locally the endpoints point at DynamoDB Local and the S3-protocol server on
@@ -28,10 +29,20 @@ const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 /**
  * Time budgets of the SDK clients. Without them a hung backend (a stalled connection, a paused
  * DynamoDB Local) holds a request until the function's own timeout and API Gateway's 30 s: with
- * them it is a prompt 503 the client retries. `requestTimeout` is the socket's idle time, so a
- * large S3 transfer that keeps moving is not cut. Worst case per call: attempts × (connect or idle
- * timeout) plus the SDK's backoff: about 3.5 s for DynamoDB and 16 s for S3 at the defaults,
- * inside the API functions' 10 s and the memory functions' 25 s (lib/).
+ * them it is a prompt 503 the client retries. `requestTimeout` runs from the moment a call is
+ * handed to the HTTP handler until the answer's headers arrive (the body of a large S3 read then
+ * streams on), and so does the connection timeout until a socket is connected: time spent waiting
+ * for a free socket of the pool counts against both. Worst case per call: attempts × timeout plus
+ * the SDK's backoff: about 3.5 s for DynamoDB and 16 s for S3 at the defaults, inside the API
+ * functions' 10 s and the memory functions' 25 s (lib/); a memory write bounds its S3 part by its
+ * own budget (`MEMORY_WRITE_BUDGET_MS`).
+ *
+ * `maxCalls` bounds the calls a client has in flight (`CallPool`); more wait their turn, at most
+ * `queueTimeoutMs`, and their timeouts count from when they are sent. A Lambda instance serves one
+ * request at a time and never fills it; the local server serves every request in one process, and
+ * with the SDK's bare pool of 50 sockets a burst of 300 keyed writes queued long enough to time
+ * out calls DynamoDB would have answered, then overloaded DynamoDB Local with all of them at once
+ * (measured: 161 of 300 answered 500; at a load of 15, 300 concurrent PutItems took 7.8 s each).
  */
 export interface SdkBudget {
   connectTimeoutMs: number;
@@ -39,6 +50,8 @@ export interface SdkBudget {
   dynamoMaxAttempts: number;
   s3RequestTimeoutMs: number;
   s3MaxAttempts: number;
+  maxCalls: number;
+  queueTimeoutMs: number;
 }
 
 export function loadSdkBudget(env: Env = process.env): SdkBudget {
@@ -48,6 +61,8 @@ export function loadSdkBudget(env: Env = process.env): SdkBudget {
     dynamoMaxAttempts: envInt(env, 'AWS_DYNAMODB_MAX_ATTEMPTS', 2, { min: 1 }),
     s3RequestTimeoutMs: envInt(env, 'AWS_S3_TIMEOUT_MS', 5000, { min: 1 }),
     s3MaxAttempts: envInt(env, 'AWS_S3_MAX_ATTEMPTS', 3, { min: 1 }),
+    maxCalls: envInt(env, 'AWS_MAX_CALLS', 32, { min: 1 }),
+    queueTimeoutMs: envInt(env, 'AWS_QUEUE_TIMEOUT_MS', 2000, { min: 1 }),
   };
 }
 
@@ -67,19 +82,27 @@ export function loadBatchSdkBudget(env: Env = process.env): SdkBudget {
     dynamoMaxAttempts: attempts,
     s3RequestTimeoutMs: timeout,
     s3MaxAttempts: attempts,
+    maxCalls: envInt(env, 'AWS_MAX_CALLS', 50, { min: 1 }),
+    queueTimeoutMs: timeout,
   };
+}
+
+function handlerOptions(budget: SdkBudget, requestTimeout: number) {
+  // As many sockets as calls in flight: a call sent by the pool never queues for a socket.
+  const agent = { maxSockets: budget.maxCalls };
+  return { connectionTimeout: budget.connectTimeoutMs, requestTimeout, throwOnRequestTimeout: true, httpAgent: agent, httpsAgent: agent };
 }
 
 /** Each client's calls are X-Ray subsegments in a traced Lambda (`traced`: the client as it is elsewhere). */
 export function dynamoClient(o: ClientOptions, budget: SdkBudget = loadSdkBudget()): DynamoDBClient {
-  return traced(
-    new DynamoDBClient({
-      region: o.region,
-      ...(o.dynamoEndpoint && { endpoint: o.dynamoEndpoint, credentials: LOCAL_CREDENTIALS }),
-      maxAttempts: budget.dynamoMaxAttempts,
-      requestHandler: { connectionTimeout: budget.connectTimeoutMs, requestTimeout: budget.dynamoRequestTimeoutMs, throwOnRequestTimeout: true },
-    }),
-  );
+  const client = new DynamoDBClient({
+    region: o.region,
+    ...(o.dynamoEndpoint && { endpoint: o.dynamoEndpoint, credentials: LOCAL_CREDENTIALS }),
+    maxAttempts: budget.dynamoMaxAttempts,
+    requestHandler: handlerOptions(budget, budget.dynamoRequestTimeoutMs),
+  });
+  new CallPool(budget.maxCalls, budget.queueTimeoutMs).attach(client.middlewareStack);
+  return traced(client);
 }
 
 export function documentClient(client: DynamoDBClient): DynamoDBDocumentClient {
@@ -93,7 +116,7 @@ export function s3Config(o: ClientOptions, budget: SdkBudget = loadSdkBudget()):
   return {
     region: o.region,
     maxAttempts: budget.s3MaxAttempts,
-    requestHandler: { connectionTimeout: budget.connectTimeoutMs, requestTimeout: budget.s3RequestTimeoutMs, throwOnRequestTimeout: true },
+    requestHandler: handlerOptions(budget, budget.s3RequestTimeoutMs),
     ...(o.s3Endpoint && {
       endpoint: o.s3Endpoint,
       forcePathStyle: true,
@@ -109,5 +132,7 @@ export function s3Config(o: ClientOptions, budget: SdkBudget = loadSdkBudget()):
 export function s3Client(o: ClientOptions, budget: SdkBudget = loadSdkBudget()): S3Client {
   // Loaded here, not at the top: only CLIs and the local stack call this eagerly.
   const { S3Client: Client } = require('@aws-sdk/client-s3') as typeof import('@aws-sdk/client-s3');
-  return traced(new Client(s3Config(o, budget)));
+  const client = new Client(s3Config(o, budget));
+  new CallPool(budget.maxCalls, budget.queueTimeoutMs).attach(client.middlewareStack);
+  return traced(client);
 }

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import {
   ConditionalCheckFailedException,
   GetItemCommand,
@@ -6,6 +6,7 @@ import {
   UpdateItemCommand,
   type AttributeValue,
   type DynamoDBClient,
+  type TransactWriteItem,
 } from '@aws-sdk/client-dynamodb';
 
 /**
@@ -13,10 +14,16 @@ import {
  * the first request with a key claims it with a conditional put; a retry finds the stored answer
  * and gets it again instead of applying the write twice. Records live a day (`ttlSeconds`).
  *
- * The record is claimed `in_progress` with a lease: a writer that dies (a Lambda timeout) leaves a
- * claim that lapses after `leaseSeconds`, so the retry runs the write rather than waiting forever.
- * The conditional put makes the claim safe across instances: of two concurrent first requests,
- * one runs, the other is told the request is in progress.
+ * A claim is `in_progress` with a lease and a token of its own: the SDK's retry of a claim whose
+ * answer was lost finds its own token and knows the claim is its own; a writer that dies leaves a
+ * claim that lapses after `leaseSeconds`. Of two concurrent first requests one runs, the other is
+ * told the request is in progress.
+ *
+ * Exactly once across a crash: a write that moves a memory's head records its key in the same
+ * DynamoDB transaction (`Receipt`, written by the rev lock), as `committed` with the write's result.
+ * A retry at any later time, even after the instance died between its commit and its answer, finds
+ * that record and answers from it: the write is never made twice. The transport then stores its
+ * full answer (`done`), which later retries get as they are.
  */
 
 /** What a retry gets back: the first answer, as the transport stored it. */
@@ -28,19 +35,56 @@ export interface StoredAnswer {
 }
 
 export type Claim =
-  | { kind: 'claimed' }
+  | { kind: 'claimed'; token: string }
   /** The same request was answered before: send this again. */
   | { kind: 'replay'; answer: StoredAnswer }
+  /** The same request's write landed (recorded with its commit) but its answer was not stored. */
+  | { kind: 'committed'; result: unknown }
   /** The key was used with a different request. */
   | { kind: 'mismatch' }
   /** The first request with this key is still running (or died less than a lease ago). */
   | { kind: 'in_progress' };
 
+/**
+ * A claimed key, as a keyed write carries it to the commit that records it. `committed` is set when
+ * the write already landed: the commit loop then returns that result instead of writing.
+ */
+export interface KeyedWrite {
+  key: string;
+  token: string;
+  fingerprint: string;
+  committed?: unknown;
+  /**
+   * Set by the core once the write's result was recorded with its commit: the record then answers
+   * every retry (`committed`) and the transport stores nothing more.
+   */
+  recorded?: boolean;
+}
+
+/** What the rev lock records with a head move for a keyed write: the claim and the write's result. */
+export interface Receipt {
+  key: string;
+  token: string;
+  fingerprint: string;
+  result: unknown;
+}
+
+/** The key's record could not be read or written (DynamoDB failed): the request may be retried. */
+export class IdempotencyUnavailable extends Error {
+  constructor(
+    readonly operation: string,
+    override readonly cause: unknown,
+  ) {
+    super(`idempotency record ${operation} failed: ${cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause)}`);
+    this.name = 'IdempotencyUnavailable';
+  }
+}
+
 export interface IdempotencyStore {
   claim(key: string, fingerprint: string): Promise<Claim>;
   complete(key: string, fingerprint: string, answer: StoredAnswer): Promise<void>;
-  /** Gives the key up (the write failed): a retry runs again. */
-  release(key: string): Promise<void>;
+  /** Gives the claim up (the write failed): a retry runs again. Only the claim's own token can. */
+  release(key: string, token: string): Promise<void>;
 }
 
 export interface IdempotencyOptions {
@@ -49,7 +93,27 @@ export interface IdempotencyOptions {
   clock?: () => number;
 }
 
-export const DEFAULT_IDEMPOTENCY: IdempotencyOptions = { ttlSeconds: 86_400, leaseSeconds: 60 };
+/**
+ * A claim's lease is a liveness bound only: a write records its key on condition that the claim is
+ * still its own, so one whose claim lapsed and was taken over can no longer land. 30 s covers a
+ * write's time budget and its last head move.
+ */
+export const DEFAULT_IDEMPOTENCY: IdempotencyOptions = { ttlSeconds: 86_400, leaseSeconds: 30 };
+
+type Item = Record<string, AttributeValue>;
+
+/** A claim's outcome from the record that is there (or was there when the put's condition failed). */
+function fromRecord(item: Item, fingerprint: string, token: string): Claim {
+  // Our own claim: the SDK retried a put whose answer was lost.
+  if (item.owner?.S === token) return { kind: 'claimed', token };
+  if (item.fingerprint?.S !== fingerprint) return { kind: 'mismatch' };
+  if (item.state?.S === 'committed') return { kind: 'committed', result: JSON.parse(item.result?.S ?? 'null') as unknown };
+  if (item.state?.S !== 'done') return { kind: 'in_progress' };
+  return {
+    kind: 'replay',
+    answer: { status: Number(item.status?.N ?? 200), body: item.body?.S ?? '', headers: JSON.parse(item.headers?.S ?? '{}') as Record<string, string> },
+  };
+}
 
 /**
  * The store on a DynamoDB table keyed by `pk` with TTL on `expiresAt`: the shared short-lived state
@@ -66,63 +130,83 @@ export class DynamoIdempotencyStore implements IdempotencyStore {
     this.clock = opts.clock ?? Date.now;
   }
 
-  private pk(key: string): Record<string, AttributeValue> {
+  private pk(key: string): Item {
     return { pk: { S: `idem:${key}` } };
   }
 
+  private now(): number {
+    return Math.floor(this.clock() / 1000);
+  }
+
   async claim(key: string, fingerprint: string): Promise<Claim> {
-    const now = Math.floor(this.clock() / 1000);
+    const token = randomUUID();
+    // A record that vanished between the failed put and the read (its TTL deletion) is claimed again.
+    for (let attempt = 0; ; attempt++) {
+      const now = this.now();
+      try {
+        await this.client.send(
+          new PutItemCommand({
+            TableName: this.table,
+            Item: {
+              ...this.pk(key),
+              state: { S: 'in_progress' },
+              owner: { S: token },
+              fingerprint: { S: fingerprint },
+              leaseUntil: { N: String(now + this.opts.leaseSeconds) },
+              expiresAt: { N: String(now + this.opts.ttlSeconds) },
+            },
+            // New, expired (TTL deletes lazily), or a claim whose holder died.
+            ConditionExpression: 'attribute_not_exists(pk) OR expiresAt < :now OR (#state = :progress AND leaseUntil < :now)',
+            ExpressionAttributeNames: { '#state': 'state' },
+            ExpressionAttributeValues: { ':now': { N: String(now) }, ':progress': { S: 'in_progress' } },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          }),
+        );
+        return { kind: 'claimed', token };
+      } catch (err) {
+        if (!(err instanceof ConditionalCheckFailedException)) {
+          // The put may have landed without an answer: give it up, so the client's retry is not
+          // told "in progress" for a whole lease. Best effort: DynamoDB is failing.
+          await this.release(key, token).catch(() => undefined);
+          throw new IdempotencyUnavailable('claim', err);
+        }
+        const item = (err.Item as Item | undefined) ?? (await this.read(key));
+        if (item) return fromRecord(item, fingerprint, token);
+        if (attempt >= 2) return { kind: 'in_progress' };
+      }
+    }
+  }
+
+  private async read(key: string): Promise<Item | undefined> {
+    try {
+      return (await this.client.send(new GetItemCommand({ TableName: this.table, Key: this.pk(key), ConsistentRead: true }))).Item;
+    } catch (err) {
+      throw new IdempotencyUnavailable('read', err);
+    }
+  }
+
+  async complete(key: string, fingerprint: string, answer: StoredAnswer): Promise<void> {
     try {
       await this.client.send(
         new PutItemCommand({
           TableName: this.table,
           Item: {
             ...this.pk(key),
-            state: { S: 'in_progress' },
+            state: { S: 'done' },
             fingerprint: { S: fingerprint },
-            leaseUntil: { N: String(now + this.opts.leaseSeconds) },
-            expiresAt: { N: String(now + this.opts.ttlSeconds) },
+            status: { N: String(answer.status) },
+            body: { S: answer.body },
+            headers: { S: JSON.stringify(answer.headers) },
+            expiresAt: { N: String(this.now() + this.opts.ttlSeconds) },
           },
-          // New, expired (TTL deletes lazily), or a claim whose holder died.
-          ConditionExpression: 'attribute_not_exists(pk) OR expiresAt < :now OR (#state = :progress AND leaseUntil < :now)',
-          ExpressionAttributeNames: { '#state': 'state' },
-          ExpressionAttributeValues: { ':now': { N: String(now) }, ':progress': { S: 'in_progress' } },
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
-      return { kind: 'claimed' };
     } catch (err) {
-      if (!(err instanceof ConditionalCheckFailedException)) throw err;
-      const item = err.Item ?? (await this.client.send(new GetItemCommand({ TableName: this.table, Key: this.pk(key), ConsistentRead: true }))).Item;
-      if (!item) return this.claim(key, fingerprint);
-      if (item.fingerprint?.S !== fingerprint) return { kind: 'mismatch' };
-      if (item.state?.S !== 'done') return { kind: 'in_progress' };
-      return {
-        kind: 'replay',
-        answer: { status: Number(item.status?.N ?? 200), body: item.body?.S ?? '', headers: JSON.parse(item.headers?.S ?? '{}') as Record<string, string> },
-      };
+      throw new IdempotencyUnavailable('complete', err);
     }
   }
 
-  async complete(key: string, fingerprint: string, answer: StoredAnswer): Promise<void> {
-    const now = Math.floor(this.clock() / 1000);
-    await this.client.send(
-      new PutItemCommand({
-        TableName: this.table,
-        Item: {
-          ...this.pk(key),
-          state: { S: 'done' },
-          fingerprint: { S: fingerprint },
-          status: { N: String(answer.status) },
-          body: { S: answer.body },
-          headers: { S: JSON.stringify(answer.headers) },
-          expiresAt: { N: String(now + this.opts.ttlSeconds) },
-        },
-      }),
-    );
-  }
-
-  async release(key: string): Promise<void> {
+  async release(key: string, token: string): Promise<void> {
     // The lease lapses at once (no DeleteItem: the functions may not delete from this table).
     try {
       await this.client.send(
@@ -130,14 +214,39 @@ export class DynamoIdempotencyStore implements IdempotencyStore {
           TableName: this.table,
           Key: this.pk(key),
           UpdateExpression: 'SET leaseUntil = :zero',
-          ConditionExpression: '#state = :progress',
-          ExpressionAttributeNames: { '#state': 'state' },
-          ExpressionAttributeValues: { ':zero': { N: '0' }, ':progress': { S: 'in_progress' } },
+          ConditionExpression: '#state = :progress AND #owner = :token',
+          ExpressionAttributeNames: { '#state': 'state', '#owner': 'owner' },
+          ExpressionAttributeValues: { ':zero': { N: '0' }, ':progress': { S: 'in_progress' }, ':token': { S: token } },
         }),
       );
     } catch (err) {
-      if (!(err instanceof ConditionalCheckFailedException)) throw err;
+      if (!(err instanceof ConditionalCheckFailedException)) throw new IdempotencyUnavailable('release', err);
     }
+  }
+
+  /**
+   * The receipt of a keyed write as an item of the rev lock's transaction: the claim becomes
+   * `committed` with the write's result, on condition that it is still this claim (same token, not
+   * answered): so the head moves with the record of its key, or neither happens.
+   */
+  receiptItem(receipt: Receipt): TransactWriteItem {
+    return {
+      Update: {
+        TableName: this.table,
+        Key: this.pk(receipt.key),
+        UpdateExpression: 'SET #state = :committed, #result = :result, expiresAt = :exp REMOVE leaseUntil',
+        ConditionExpression: '#state = :progress AND #owner = :token AND fingerprint = :fp',
+        ExpressionAttributeNames: { '#state': 'state', '#owner': 'owner', '#result': 'result' },
+        ExpressionAttributeValues: {
+          ':committed': { S: 'committed' },
+          ':progress': { S: 'in_progress' },
+          ':result': { S: JSON.stringify(receipt.result) },
+          ':token': { S: receipt.token },
+          ':fp': { S: receipt.fingerprint },
+          ':exp': { N: String(this.now() + this.opts.ttlSeconds) },
+        },
+      },
+    };
   }
 }
 
@@ -152,46 +261,59 @@ export const scopedKey = (transport: string, sub: string, key: string): string =
 /** A request's fingerprint from its parts (what must be equal for a retry to be the same request). */
 export const fingerprintOf = (parts: ReadonlyArray<string | Buffer>): string => sha256(parts.map((p) => sha256(p)).join('\n'));
 
-export type Once<T> = { kind: 'ran'; value: T } | Exclude<Claim, { kind: 'claimed' }>;
+/** `replayed`: the write had landed before (a retry after a lost answer); `value` is rebuilt from its record. */
+export type Once<T> = { kind: 'ran'; value: T; replayed: boolean } | Exclude<Claim, { kind: 'claimed' } | { kind: 'committed' }>;
 
 /**
- * The protocol both transports follow: claim the key; if it is new, run, then remember what
- * `remember` keeps of the result (nothing: the key is given up, so a retry runs again), and give the
- * key up when the run throws. Otherwise the claim says what the caller answers instead of running.
+ * The protocol both transports follow: claim the key; if it is new, run with the claim (a write
+ * that moves a head records it with its commit), then store what `remember` keeps of the result
+ * (nothing: the claim is given up, so a retry runs again), and give the claim up when the run
+ * throws. A key whose write landed without a stored answer runs again with the recorded result,
+ * which the commit loop returns instead of writing. Otherwise the claim says what the caller
+ * answers. Storing the answer is best effort: the write stands whether or not it is stored.
  */
 export async function runOnce<T>(
   store: IdempotencyStore,
   key: string,
   fingerprint: string,
-  run: () => Promise<T>,
+  run: (held: KeyedWrite) => Promise<T>,
   remember: (value: T) => StoredAnswer | undefined,
 ): Promise<Once<T>> {
   const claim = await store.claim(key, fingerprint);
-  if (claim.kind !== 'claimed') return claim;
+  if (claim.kind !== 'claimed' && claim.kind !== 'committed') return claim;
+  const held: KeyedWrite = claim.kind === 'claimed' ? { key, token: claim.token, fingerprint } : { key, token: '', fingerprint, committed: claim.result };
   let value: T;
   try {
-    value = await run();
+    value = await run(held);
   } catch (err) {
-    await store.release(key).catch(() => undefined);
+    if (claim.kind === 'claimed') await store.release(key, claim.token).catch(() => undefined);
     throw err;
   }
   const answer = remember(value);
-  if (answer) await store.complete(key, fingerprint, answer);
-  else await store.release(key).catch(() => undefined);
-  return { kind: 'ran', value };
+  // A write recorded with its commit needs nothing more: every retry is answered from that record.
+  // Otherwise the answer is stored, best effort: the write stands whether or not DynamoDB takes it
+  // (the claim then lapses after its lease, and a retry runs again).
+  if (held.recorded) return { kind: 'ran', value, replayed: claim.kind === 'committed' };
+  if (answer) await store.complete(key, fingerprint, answer).catch(() => undefined);
+  else if (claim.kind === 'claimed') await store.release(key, claim.token).catch(() => undefined);
+  return { kind: 'ran', value, replayed: claim.kind === 'committed' };
 }
+
+type KeyRecord = { state: 'in_progress' | 'committed' | 'done'; fingerprint: string; owner?: string; answer?: StoredAnswer; result?: unknown };
 
 /** The same protocol in process memory: for tests and for transports' tests that need no backends. */
 export class InMemoryIdempotencyStore implements IdempotencyStore {
-  private readonly records = new Map<string, { state: 'in_progress' | 'done'; fingerprint: string; answer?: StoredAnswer }>();
+  private readonly records = new Map<string, KeyRecord>();
 
   async claim(key: string, fingerprint: string): Promise<Claim> {
     const r = this.records.get(key);
     if (!r) {
-      this.records.set(key, { state: 'in_progress', fingerprint });
-      return { kind: 'claimed' };
+      const token = randomUUID();
+      this.records.set(key, { state: 'in_progress', fingerprint, owner: token });
+      return { kind: 'claimed', token };
     }
     if (r.fingerprint !== fingerprint) return { kind: 'mismatch' };
+    if (r.state === 'committed') return { kind: 'committed', result: r.result };
     return r.state === 'done' && r.answer ? { kind: 'replay', answer: r.answer } : { kind: 'in_progress' };
   }
 
@@ -199,7 +321,18 @@ export class InMemoryIdempotencyStore implements IdempotencyStore {
     this.records.set(key, { state: 'done', fingerprint, answer });
   }
 
-  async release(key: string): Promise<void> {
-    if (this.records.get(key)?.state === 'in_progress') this.records.delete(key);
+  async release(key: string, token: string): Promise<void> {
+    const r = this.records.get(key);
+    if (r?.state === 'in_progress' && r.owner === token) this.records.delete(key);
+  }
+
+  /** Whether the receipt may be recorded (its claim is still held); the in-memory rev lock checks all first. */
+  holds(receipt: Receipt): boolean {
+    const r = this.records.get(receipt.key);
+    return r?.state === 'in_progress' && r.owner === receipt.token && r.fingerprint === receipt.fingerprint;
+  }
+
+  record(receipt: Receipt): void {
+    this.records.set(receipt.key, { state: 'committed', fingerprint: receipt.fingerprint, result: receipt.result });
   }
 }
