@@ -541,12 +541,11 @@ describe('stateful resources', () => {
   });
 
   it('secrets are generated, never written into the template', () => {
-    // Cursor keys and the origin header secret are generated; the others are the settings of the
-    // MCP function and of the git remote's (audience, client ids: no credential), the only secrets
-    // whose values are in the template.
-    s.template.resourceCountIs('AWS::SecretsManager::Secret', 4);
+    // Cursor keys and the origin header secret, both generated. The settings of the MCP function and
+    // of the git remote (audience, client ids: no credential) are Parameter Store parameters.
+    s.template.resourceCountIs('AWS::SecretsManager::Secret', 2);
     const written = Object.values(s.template.findResources('AWS::SecretsManager::Secret')).filter((r) => r.Properties.SecretString !== undefined);
-    expect(written.map((r) => r.Properties.Description)).toEqual([expect.stringMatching(/not a credential/), expect.stringMatching(/not a credential/)]);
+    expect(written).toEqual([]);
     s.template.hasResourceProperties('AWS::SecretsManager::Secret', {
       GenerateSecretString: Match.objectLike({ SecretStringTemplate: '{"id":1}', GenerateStringKey: 'secret', PasswordLength: 64 }),
     });

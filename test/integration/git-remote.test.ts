@@ -267,6 +267,8 @@ describe('races with REST writes: exactly one wins, nothing is lost', () => {
     await g.fsck('race');
   });
 
+  // Four clones, three pushes and a fresh clone: a dozen git processes, which a loaded machine
+  // runs well past the default 60 s.
   it('concurrent pushes and REST writes: every acknowledged change is in the history, no refused one is', async () => {
     const dirs = ['p1', 'p2', 'p3'];
     for (const d of dirs) {
@@ -285,7 +287,7 @@ describe('races with REST writes: exactly one wins, nothing is lost', () => {
     const fresh = await g.run('', ['clone', '-q', basicUrl(h.url, 'work', token), 'after-race']);
     expect(fresh.status).toBe(0);
     await g.fsck('after-race');
-  });
+  }, 240_000);
 });
 
 describe('authentication and grants', () => {
