@@ -122,10 +122,9 @@ export async function interpose(
           res.writeHead(up.statusCode ?? 502, up.headers);
           up.pipe(res);
         });
-        out.on('error', () => {
-          res.writeHead(502);
-          res.end();
-        });
+        // Transparent: an upstream that cannot be reached looks to the client as it would without
+        // the proxy (a dropped connection), not like an upstream that answered 502.
+        out.on('error', () => res.destroy());
         out.end(body);
       })();
     });
