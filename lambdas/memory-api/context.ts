@@ -1,3 +1,4 @@
+import type { Principal } from '../identity/principal';
 import type { Caller } from '../memory';
 import type { HandlerResponse, HttpEvent } from '../shared/http/types';
 import type { MemoryApiDeps } from './deps';
@@ -9,6 +10,8 @@ export interface MemoryCtx {
   /** Decoded exactly once (by API Gateway, or by the local server's matcher). */
   params: Record<string, string>;
   caller: Caller;
+  /** The verified token (its scopes, for an operation whose commands need more than its route's scope). */
+  principal: Principal;
   requestId: string;
 }
 
