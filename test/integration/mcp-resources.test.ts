@@ -125,7 +125,10 @@ describe('scopes', () => {
   it('need memory:read for every resource method', async () => {
     const writer = await h.connect(h.token({ sub: 'alice', scope: 'memory:write' }));
     for (const p of [writer.listResources(), writer.listResourceTemplates(), writer.readResource({ uri: 'memory://default/notes/n-000.md' })]) {
-      expect(await mcpError(p)).toEqual({ code: -32600, message: expect.stringContaining('resources need the memory:read scope; this token has memory:write') });
+      expect(await mcpError(p)).toEqual({
+        code: -32600,
+        message: expect.stringContaining('resources need the memory:read scope; this token has memory:write'),
+      });
     }
   });
 });

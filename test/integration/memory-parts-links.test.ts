@@ -46,7 +46,8 @@ const BODY_LINES = PLAN.split('\n').slice(4);
 beforeAll(async () => {
   h = await startMemoryStack({ MEMORY_RATE_LIMIT: '100000', MCP_RATE_PER_MINUTE: '100000' });
   g = gitSandbox('parts-links');
-  for (const name of ['work', 'other']) expect((await rest('POST', '/v1/memories', { body: JSON.stringify({ name }), type: 'application/json' })).status).toBe(201);
+  for (const name of ['work', 'other'])
+    expect((await rest('POST', '/v1/memories', { body: JSON.stringify({ name }), type: 'application/json' })).status).toBe(201);
   await put('plan.md', PLAN);
   await put('ideas.md', '# Ideas\n\nSee [[plan]] and [[missing]].\n');
   await put('log.md', '# Log\n\nNothing links out.\n');
@@ -127,7 +128,11 @@ describe('partial reads over /v1', () => {
   });
 
   it.each([
-    ['?section=Not%20a%20heading', 'NOT_FOUND', /section "Not a heading" does not exist in note "plan.md"; its headings are: # Plan, ## Plans, ### June, ## Log, ### June$/],
+    [
+      '?section=Not%20a%20heading',
+      'NOT_FOUND',
+      /section "Not a heading" does not exist in note "plan.md"; its headings are: # Plan, ## Plans, ### June, ## Log, ### June$/,
+    ],
     ['?section=June%233', 'NOT_FOUND', /does not exist/],
     ['?lines=0-3', 'BAD_REQUEST', /lines must be a range/],
     ['?lines=9-3', 'BAD_REQUEST', /ends before it starts/],
@@ -214,7 +219,10 @@ describe('links both ways', () => {
   });
 
   it('follow a move: with updateLinks the links are rewritten and still lead there; without, they dangle', async () => {
-    const moved = await rest('POST', '/v1/memories/work/move', { body: JSON.stringify({ from: 'log.md', to: 'journal/log.md', updateLinks: true }), type: 'application/json' });
+    const moved = await rest('POST', '/v1/memories/work/move', {
+      body: JSON.stringify({ from: 'log.md', to: 'journal/log.md', updateLinks: true }),
+      type: 'application/json',
+    });
     expect(moved.status).toBe(200);
     expect((await links('journal/log.md')).incoming.map((l) => [l.path, l.target])).toEqual([
       ['lonely.md', 'journal/log'],
