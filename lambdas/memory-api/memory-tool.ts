@@ -189,7 +189,10 @@ async function rounds<T>(ctx: ToolContext, attempt: () => Promise<T>): Promise<T
       return await attempt();
     } catch (err) {
       const lost = err instanceof MemoryError && err.reason === 'stale_rev' && ctx.expectedRev === undefined;
-      if (!lost || round >= MAX_ROUNDS) throw err;
+      if (!lost) throw err;
+      // The rev it expected was its own reading, not the client's If-Match: a busy memory, not a conflict of the client's.
+      if (round >= MAX_ROUNDS)
+        throw new MemoryError('UPSTREAM_UNAVAILABLE', 'contention', 'too many concurrent writes to this memory; retry', { retryAfterSeconds: 1 });
       await sleep(jitteredBackoffMs(round, 20, 500));
     }
   }

@@ -18,6 +18,8 @@ export interface Heading {
   level: number;
   /** The heading's text as plain text (markup removed, whitespace collapsed). */
   text: string;
+  /** `text` lower-cased: what addresses are compared with. */
+  key: string;
   /** First and last line of the heading itself (a setext heading spans its paragraph and underline), 1-based. */
   line: number;
   /** Last line of its section, 1-based. */
@@ -160,7 +162,8 @@ export function parseHeadings(body: string): Heading[] {
     let next = k + 1;
     while (next < found.length && found[next].level > h.level) next++;
     const end = next < found.length ? found[next].line - 1 : total;
-    return { level: h.level, text: plain(h.raw), line: h.line, end: Math.max(h.line, end) };
+    const text = plain(h.raw);
+    return { level: h.level, text, key: text.toLowerCase(), line: h.line, end: Math.max(h.line, end) };
   });
 }
 
@@ -175,7 +178,10 @@ function matchSegment(seg: string, pool: readonly number[], headings: readonly H
   const m = LEVEL.exec(seg.trim());
   const level = m ? m[1].length : undefined;
   const text = m ? m[2] : seg;
-  const like = (t: string) => pool.filter((k) => (level === undefined || headings[k].level === level) && norm(headings[k].text) === norm(t));
+  const like = (t: string) => {
+    const key = norm(t);
+    return pool.filter((k) => (level === undefined || headings[k].level === level) && headings[k].key === key);
+  };
   const exact = like(text);
   if (exact.length > 0) return exact;
   // `June#2`: the second of them (only when no heading is called `June#2` itself).
@@ -187,11 +193,10 @@ function matchSegment(seg: string, pool: readonly number[], headings: readonly H
 
 /** The headings inside the sections of `parents` (at any depth below them), in order. */
 function inside(parents: readonly number[], headings: readonly Heading[]): number[] {
-  const out: number[] = [];
-  headings.forEach((h, k) => {
-    if (parents.some((p) => k > p && h.line <= headings[p].end && h.level > headings[p].level)) out.push(k);
-  });
-  return out;
+  const out = new Set<number>();
+  // A section's headings follow it, up to its end: every one of them is deeper.
+  for (const p of parents) for (let k = p + 1; k < headings.length && headings[k].line <= headings[p].end; k++) out.add(k);
+  return [...out].sort((a, b) => a - b);
 }
 
 /**
@@ -233,7 +238,7 @@ export function sectionAddress(headings: readonly Heading[], k: number): string 
     const address = texts.join(' > ');
     if (findSection(headings, address) === k) return address;
   }
-  const same = headings.filter((h, j) => j <= k && norm(h.text) === norm(headings[k].text)).length;
+  const same = headings.filter((h, j) => j <= k && h.key === headings[k].key).length;
   return `${headings[k].text}#${same}`;
 }
 

@@ -127,6 +127,33 @@ test('search: the section of the first match in the body', () => {
   expect(sectionOfMatch(literalMatcher('absent'), NOTE)).toBeUndefined();
 });
 
+test('any body and any address: a part, or a MemoryError, never anything else', () => {
+  const text = fc.string({
+    unit: fc.constantFrom('#', ' ', '\n', '=', '-', '`', '>', 'a', 'B', '*', '1', '.', '[', ']', '\t') as fc.Arbitrary<string>,
+    maxLength: 300,
+  });
+  fc.assert(
+    fc.property(text, fc.oneof(text, fc.constantFrom('a', 'a > b', '# a', 'a#2', '>', '#1', '## ')), (body, address) => {
+      for (const q of [{ section: address }, { lines: address }]) {
+        try {
+          const out = selectPart(body, q, 'n.md');
+          if (out?.part.lines) expect(out.part.lines[0]).toBeLessThanOrEqual(out.part.lines[1]);
+        } catch (err) {
+          expect(err).toBeInstanceOf(MemoryError);
+        }
+      }
+    }),
+    { numRuns: Number(process.env.FUZZ_RUNS ?? 1000), seed: 20261124 },
+  );
+});
+
+test('a long note with thousands of repeated headings answers a nested address at once', () => {
+  const body = Array.from({ length: 3000 }, (_, i) => `# Part ${i % 3}\n\n## June\n\ntext ${i}\n`).join('\n');
+  const hs = parseHeadings(body);
+  expect(hs).toHaveLength(6000);
+  expect(selectPart(body, { section: 'Part 2 > June#5' }, 'n.md')?.part.section).toBe('June#15');
+});
+
 // ------------------------------------------------------------------------------------------------
 // The scanner agrees with CommonMark (markdown-it) on the top-level headings of generated notes.
 
