@@ -17,4 +17,4 @@ export type { FrontMatter, JsonValue } from './markdown';
 export type { FileListEntry, FolderEntry, ListEntry, ListSort, ListType, SearchHit } from './listing';
 export type { DanglingLink, IncomingLink, LinksSummary, NoteLinks, OutgoingLink } from './link-graph';
 export type { LinkKind } from './links';
-export { lineStarts, parseLineRange, type NotePart, type PartQuery } from './sections';
+export type { NotePart, PartQuery } from './sections';
