@@ -1,6 +1,5 @@
 import {
   ErrorCode,
-  McpError,
   type ListResourcesResult,
   type ListResourceTemplatesResult,
   type ReadResourceResult,
@@ -8,6 +7,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { hasScope } from '../identity/principal';
 import { isValidMemoryName, MemoryError } from '../memory';
+import { logger } from '../shared/logger';
 import type { ToolContext } from './define-tool';
 import { DEFAULT_MEMORY } from './vault';
 
@@ -26,10 +26,25 @@ export const RESOURCE_NOT_FOUND = -32002;
 
 const MIME = 'text/markdown';
 
+/**
+ * A JSON-RPC error as the SDK sends it (`code`, `message`, `data`). Not the SDK's `McpError`, whose
+ * message carries an `MCP error <code>:` prefix that its client adds again.
+ */
+class RpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = 'RpcError';
+  }
+}
+
 function needRead(ctx: ToolContext): void {
   if (!hasScope(ctx.principal, 'memory:read')) {
     const held = ctx.principal.scopes.length ? ctx.principal.scopes.join(' ') : 'no memory scope';
-    throw new McpError(ErrorCode.InvalidRequest, `resources need the memory:read scope; this token has ${held}`);
+    throw new RpcError(ErrorCode.InvalidRequest, `resources need the memory:read scope; this token has ${held}`);
   }
 }
 
@@ -65,15 +80,23 @@ function decodeCursor(cursor: string): Position {
   } catch {
     // refused below
   }
-  throw new McpError(ErrorCode.InvalidParams, 'cursor is not a nextCursor of resources/list; start again without one');
+  throw new RpcError(ErrorCode.InvalidParams, 'cursor is not a nextCursor of resources/list; start again without one');
 }
 
-/** A core failure in protocol terms: a storage outage is retryable, a bad cursor a bad parameter; anything else a bug. */
-function protocolError(err: unknown): unknown {
-  if (!(err instanceof MemoryError)) return err;
-  if (err.code === 'UPSTREAM_UNAVAILABLE') return new McpError(ErrorCode.InternalError, 'memory storage is unavailable; retry shortly');
-  if (err.reason === 'invalid_cursor') return new McpError(ErrorCode.InvalidParams, 'cursor is not a nextCursor of resources/list; start again without one');
-  return err;
+/** A failure in protocol terms: a storage outage is retryable, a bad cursor a bad parameter; anything else a bug (logged, not described). */
+function protocolError(err: unknown, ctx: ToolContext, method: string): RpcError {
+  if (err instanceof RpcError) return err;
+  if (err instanceof MemoryError && err.code === 'UPSTREAM_UNAVAILABLE')
+    return new RpcError(ErrorCode.InternalError, 'memory storage is unavailable; retry shortly');
+  if (err instanceof MemoryError && err.reason === 'invalid_cursor') {
+    return new RpcError(ErrorCode.InvalidParams, 'cursor is not a nextCursor of resources/list; start again without one');
+  }
+  logger.error('resource method failed unexpectedly', {
+    requestId: ctx.requestId,
+    method,
+    err: err instanceof Error ? { name: err.name, message: err.message, stack: err.stack } : String(err),
+  });
+  return new RpcError(ErrorCode.InternalError, 'internal error; retry later');
 }
 
 /** How the tools address a note of `memory` (`@<vault>/…` but for the default memory): the resource's name. */
@@ -117,7 +140,7 @@ export async function listResources(ctx: ToolContext, cursor: string | undefined
     }
     return { resources: [] };
   } catch (err) {
-    throw protocolError(err);
+    throw protocolError(err, ctx, 'resources/list');
   }
 }
 
@@ -141,8 +164,8 @@ export async function readResource(ctx: ToolContext, uri: string): Promise<ReadR
   needRead(ctx);
   const at = parseNoteUri(uri);
   if (!at)
-    throw new McpError(ErrorCode.InvalidParams, `"${uri.slice(0, 200)}" is not a note URI: use ${RESOURCE_TEMPLATE}, e.g. memory://default/projects/plan.md`);
-  const missing = new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${uri.slice(0, 200)}`, { uri });
+    throw new RpcError(ErrorCode.InvalidParams, `"${uri.slice(0, 200)}" is not a note URI: use ${RESOURCE_TEMPLATE}, e.g. memory://default/projects/plan.md`);
+  const missing = new RpcError(RESOURCE_NOT_FOUND, `Resource not found: ${uri.slice(0, 200)}`, { uri });
   if (!isValidMemoryName(at.memory)) throw missing;
   try {
     const note = await ctx.service.readNote(ctx.caller, at.memory, at.path);
@@ -151,6 +174,6 @@ export async function readResource(ctx: ToolContext, uri: string): Promise<ReadR
     // No such memory or note, a path no note can have, or a memory outside the token's grant: all
     // alike "not found", so that a token learns nothing of memories it may not read.
     if (err instanceof MemoryError && (err.code === 'NOT_FOUND' || err.code === 'FORBIDDEN' || err.code === 'BAD_REQUEST')) throw missing;
-    throw protocolError(err);
+    throw protocolError(err, ctx, 'resources/read');
   }
 }

@@ -70,7 +70,11 @@ maybe('MCP conformance (server scenarios that apply)', () => {
     const auth = { authorization: `Bearer ${token}` };
     await fetch(`${upstream}/v1/memories`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{"name":"default"}' });
     for (const path of ['a.md', 'folder/b c.md']) {
-      const res = await fetch(`${upstream}/v1/memories/default/notes/${path}`, { method: 'PUT', headers: { ...auth, 'content-type': 'text/markdown' }, body: `# ${path}\n` });
+      const res = await fetch(`${upstream}/v1/memories/default/notes/${path}`, {
+        method: 'PUT',
+        headers: { ...auth, 'content-type': 'text/markdown' },
+        body: `# ${path}\n`,
+      });
       expect(res.status).toBe(200);
     }
   }, 120000);

@@ -107,7 +107,7 @@ describe('resources/read', () => {
     ['memory://Work/a.md', 'an impossible memory name'],
     ['memory://work/../default/notes/n-000.md', 'a path no note can have'],
   ])('%s (%s) is -32002, resource not found', async (uri) => {
-    expect(await mcpError(alice.readResource({ uri }))).toEqual({ code: -32002, message: expect.stringContaining('Resource not found') });
+    expect(await mcpError(alice.readResource({ uri }))).toEqual({ code: -32002, message: `MCP error -32002: Resource not found: ${uri}` });
   });
 
   it('is -32002 for the notes of another account and outside a grant alike; -32602 for what is no note URI', async () => {
@@ -127,7 +127,7 @@ describe('scopes', () => {
     for (const p of [writer.listResources(), writer.listResourceTemplates(), writer.readResource({ uri: 'memory://default/notes/n-000.md' })]) {
       expect(await mcpError(p)).toEqual({
         code: -32600,
-        message: expect.stringContaining('resources need the memory:read scope; this token has memory:write'),
+        message: 'MCP error -32600: resources need the memory:read scope; this token has memory:write',
       });
     }
   });

@@ -227,7 +227,10 @@ describe('packed search texts (segments)', () => {
     // Every note is linked; note-0's link to note--1 and the last ten's to note-1000… lead nowhere.
     expect(all.result).toMatchObject({ notes: NOTES, links: 2 * NOTES - 11, orphans: [] });
     expect(all.result.dangling).toHaveLength(11);
-    expect((await measure(() => cold.readNote(me, 'linked', 'area-7/note-7.md', { includeLinks: true }))).calls).toEqual({ 'dynamodb.GetItem': 1, 's3.GetObject': 1 });
+    expect((await measure(() => cold.readNote(me, 'linked', 'area-7/note-7.md', { includeLinks: true }))).calls).toEqual({
+      'dynamodb.GetItem': 1,
+      's3.GetObject': 1,
+    });
   });
 
   test('a write that moves the tail into a segment: still one wave of PUTs (the segment in it), one conditional write', async () => {
