@@ -163,3 +163,31 @@ test('any input at all is a command or a clear CommandError, never another failu
     { numRuns: Number(process.env.FUZZ_RUNS ?? 2000), seed: 20261124 },
   );
 });
+
+test('a read-modify-write that keeps losing to other writers gives up as 503 contention, not as the client’s 409', async () => {
+  const { runMemoryTool } = await import('../../lambdas/memory-api/memory-tool');
+  const { MemoryError, staleRev } = await import('../../lambdas/memory/errors');
+  let writes = 0;
+  const service = {
+    readNote: async () => ({ markdown: 'alpha\n', rev: 'a'.repeat(40) }),
+    writeNote: async () => {
+      writes++;
+      throw staleRev('m', { head: 'b'.repeat(40) });
+    },
+  };
+  const run = runMemoryTool(
+    { command: 'str_replace', path: '/memories/a.md', old_str: 'alpha', new_str: 'beta' },
+    { service: service as never, caller: { account: 'u' }, memory: 'm', canWrite: true },
+  );
+  await expect(run).rejects.toMatchObject({ code: 'UPSTREAM_UNAVAILABLE', reason: 'contention' });
+  expect(writes).toBe(8);
+  // With If-Match, the first stale answer is the client's: 409 at once.
+  writes = 0;
+  const guarded = runMemoryTool(
+    { command: 'str_replace', path: '/memories/a.md', old_str: 'alpha', new_str: 'beta' },
+    { service: service as never, caller: { account: 'u' }, memory: 'm', canWrite: true, expectedRev: 'a'.repeat(40) },
+  );
+  await expect(guarded).rejects.toBeInstanceOf(MemoryError);
+  await expect(guarded).rejects.toMatchObject({ code: 'CONFLICT' });
+  expect(writes).toBe(1);
+});
