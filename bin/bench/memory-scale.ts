@@ -95,6 +95,23 @@ export async function runMemoryScale(ctx: ScaleContext, sizes: readonly number[]
     await call(coldList, 'GET', `/v1/memories/${name}/notes`, 'depth=all&type=file&limit=200');
     const coldListMs = performance.now() - tl;
     done(coldList);
+    // A note's links both ways and the memory's orphans and dangling links, each on a fresh instance.
+    const coldLinks = instance();
+    const linksCounter = storageLog({ s3: coldLinks.s3, dynamodb: coldLinks.dynamodb });
+    const noteLinks = await linksCounter.record(async () => {
+      const t = performance.now();
+      await call(coldLinks, 'GET', `/v1/memories/${name}/notes/${paths[Math.floor(n / 2)]}/links`);
+      return performance.now() - t;
+    });
+    linksCounter.detach();
+    await coldLinks.service.idle();
+    done(coldLinks);
+    const coldMemoryLinks = instance();
+    const tm = performance.now();
+    await call(coldMemoryLinks, 'GET', `/v1/memories/${name}/links`);
+    const memoryLinksMs = performance.now() - tm;
+    await coldMemoryLinks.service.idle();
+    done(coldMemoryLinks);
 
     const warm = instance();
     const counter = storageLog({ s3: warm.s3, dynamodb: warm.dynamodb });
@@ -126,10 +143,24 @@ export async function runMemoryScale(ctx: ScaleContext, sizes: readonly number[]
     done(next);
 
     ctx.log(`scale ${n}: warm reads, searches, writes`);
+    // The head's graph, built once before the writes: the request after them measures the new head's.
+    await call(warm, 'GET', `/v1/memories/${name}/notes/${paths[0]}/links`);
     const reads = summarize(await timeEach(100, (i) => call(warm, 'GET', `/v1/memories/${name}/notes/${paths[(i * 7919) % n]}`)));
     const searches = summarize(await timeEach(30, (i) => call(warm, 'GET', `/v1/memories/${name}/search`, `q=${WORDS[i % WORDS.length]}&limit=20`)));
     const writes = summarize(
       await timeEach(40, (i) => call(warm, 'PUT', `/v1/memories/${name}/notes/area-${i % 10}/written-${i}.md`, '', { body: `bench write ${i} about apples` })),
+    );
+    // The head moved with the writes: the first links request after them builds the new head's graph
+    // (only the notes written since are parsed: every other note's links are kept by blob).
+    const tw = performance.now();
+    await call(warm, 'GET', `/v1/memories/${name}/notes/${paths[1]}/links`);
+    const linksAfterWritesMs = performance.now() - tw;
+    const links = summarize(await timeEach(30, (i) => call(warm, 'GET', `/v1/memories/${name}/notes/${paths[(i * 7919) % n]}/links`)));
+    const sections = summarize(
+      await timeEach(30, (i) => {
+        const k = (i * 7919) % n;
+        return call(warm, 'GET', `/v1/memories/${name}/notes/${paths[k]}`, 'section=Next');
+      }),
     );
     await warm.service.idle();
     done(warm);
@@ -164,6 +195,16 @@ export async function runMemoryScale(ctx: ScaleContext, sizes: readonly number[]
       '',
       'informational',
     ]);
+    rows.push([
+      `${label}: a note's links, first of a fresh instance (the index and the segments, as a search)`,
+      `${ms(noteLinks.result)}, ${countsOf(noteLinks.calls)['s3.GetObject'] ?? 0} GetObject`,
+      '',
+      'informational',
+    ]);
+    rows.push([`${label}: the memory's orphans and dangling links, first of a fresh instance`, ms(memoryLinksMs), '', 'informational']);
+    rows.push([`${label}: a note's links, first request after 40 writes (the new head's graph)`, ms(linksAfterWritesMs), '', 'informational']);
+    rows.push([`${label}: a note's links, warm p50 / p99`, `${ms(links.p50)} / ${ms(links.p99)}`, '', 'informational']);
+    rows.push([`${label}: read of one section (?section=Next), warm p50 / p99`, `${ms(sections.p50)} / ${ms(sections.p99)}`, '', 'informational']);
     rows.push([`${label}: read, warm p50 / p99`, `${ms(reads.p50)} / ${ms(reads.p99)}`, '', 'informational']);
     rows.push([`${label}: search, warm p50 / p99`, `${ms(searches.p50)} / ${ms(searches.p99)}`, '', 'informational']);
     rows.push([`${label}: write (PUT note, JSON) p50 / p99`, `${ms(writes.p50)} / ${ms(writes.p99)}`, '', 'informational']);
@@ -185,7 +226,7 @@ export async function runMemoryScale(ctx: ScaleContext, sizes: readonly number[]
     rows.push([`${label}: process RSS after (the backends run in processes of their own)`, mib(process.memoryUsage().rss), '', 'informational']);
   }
   const method = [
-    `- Scale: for each size, a memory of an account of its own, imported through the core in imports of ${BATCH.toLocaleString('en')} notes (the same note text as above, paths over 10 areas × 37 topics). Every "cold" figure is the first request of a fresh instance: a new runtime with its own SDK clients and an empty cache of \`MEMORY_CACHE_MB\` (${ctx.config.memory.cacheMegabytes}) MB, as a new Lambda instance starts; read, list and search each on an instance of their own. Once any background compaction that search started is done, the next fresh instance's first search is measured too (the steady state). The instance of the first cold search then serves 100 warm reads (spread over the notes), 30 warm searches over the 10 query words and 40 writes of new notes, in sequence. The GetObject count is recorded by SDK middleware on that instance's S3 client during the one request. Four more fresh instances then make the same first search (after any compaction the first one started had ended); the cold search figure is the median of the five, beside the first one's time, and the 25-warm-reads target divides that median by the warm read p50 of the first instance.`,
+    `- Scale: for each size, a memory of an account of its own, imported through the core in imports of ${BATCH.toLocaleString('en')} notes (the same note text as above, paths over 10 areas × 37 topics). Every "cold" figure is the first request of a fresh instance: a new runtime with its own SDK clients and an empty cache of \`MEMORY_CACHE_MB\` (${ctx.config.memory.cacheMegabytes}) MB, as a new Lambda instance starts; read, list and search each on an instance of their own. Once any background compaction that search started is done, the next fresh instance's first search is measured too (the steady state). The instance of the first cold search then serves 100 warm reads (spread over the notes), 30 warm searches over the 10 query words and 40 writes of new notes, in sequence, then a note's links (the first request after the writes, which builds the new head's graph; the graph of the head before them was built before the warm reads), 30 more notes' links and 30 reads of one section each. Each note links to the next (\`[[note-<i+1>]]\` under a \`## Next\` heading); a note's links and the memory-wide view (orphans and dangling links) are also measured cold, each on a fresh instance of its own, with the GetObject count of the first. The GetObject count is recorded by SDK middleware on that instance's S3 client during the one request. Four more fresh instances then make the same first search (after any compaction the first one started had ended); the cold search figure is the median of the five, beside the first one's time, and the 25-warm-reads target divides that median by the warm read p50 of the first instance.`,
     '- Exports at 10,000 notes: `GET /v1/memories/{memory}/export` (git bundle) and `GET /v1/memories/export` (zip of the account, here that one memory) through the handler, each on a fresh instance, time to the answer and the highest RSS during it above the RSS before it (as above). Peak RSS is of this whole bench process (DynamoDB Local and the S3 server are processes of their own). Before each fresh instance is made, a full garbage collection runs (the process holds what earlier instances left; a new Lambda instance starts with an empty heap).',
     "- Before packed search texts (this same script on the code of commit 15aa411, run once on 2026-11-25, load average about 13): a fresh instance's first search took 4.3 s and 1,001 GetObject at 1,000 notes, 38.2 s and 10,001 GetObject at 10,000 (9,658 warm reads), 176.9 s and 50,001 GetObject at 50,000; the 10,000-note bundle 21.4 s and the zip 11.2 s (110 MiB peak). Write p50 before and after, measured once through the core on the same backends with the two versions' writes interleaved (60 each, so both saw the same load): 32.73 ms before and 31.92 ms after at 1,000 notes, 89.38 ms before and 73.10 ms after at 10,000 (the index is now deflated at level 1, which more than pays for the packed texts a write adds).",
     ...parts,

@@ -98,7 +98,8 @@ const WORDS = ['apples', 'pears', 'kubernetes', 'memory', 'notes', 'design', 'bu
 
 function noteText(i: number): string {
   const w = (k: number) => WORDS[(i * 7 + k) % WORDS.length];
-  return `---\ntags: [area-${i % 10}]\n---\n# Note ${i}\n\nA note about ${w(0)} and ${w(1)}, with ${w(2)} #t${i % 5}.\n\n${`Body line ${i} on ${w(3)}. `.repeat(8)}\n`;
+  // A link to the next note by file name, so the link graph has an edge per note (the last one's dangles).
+  return `---\ntags: [area-${i % 10}]\n---\n# Note ${i}\n\nA note about ${w(0)} and ${w(1)}, with ${w(2)} #t${i % 5}.\n\n${`Body line ${i} on ${w(3)}. `.repeat(8)}\n\n## Next\n\nSee [[note-${i + 1}]].\n`;
 }
 
 const fmtCalls = (calls: readonly StorageCall[]): string =>

@@ -78,6 +78,20 @@ export const readInput = strictObject({
     .describe(
       'Optional. Also list the last N versions of this note (1-50), newest first, each with its rev: pass a rev back as `rev` to read that version; write it back with memory__write to restore it.',
     ),
+  section: string()
+    .min(1, 'section may not be empty')
+    .optional()
+    .describe(
+      'Optional. Read only this section: a heading\'s text ("June"), with its level ("### June") or a path from an enclosing heading ("Plans > June"); case-insensitive. ' +
+        'A repeated heading is the first one unless the section ends in #N ("June#2"). The `section` of a memory__search result is such an address. The section runs to the next heading of its level.',
+    ),
+  lines: string().optional().describe('Optional. Read only these body lines: "10-40", "10" or "10-" (to the end); numbered from 1, front matter excluded.'),
+  frontmatterOnly: boolean().optional().describe('Optional. Read only the front matter (body is empty).'),
+  includeLinks: boolean()
+    .optional()
+    .describe(
+      "Optional. Also return the note's links: outgoing (each with the note it leads to, or null when dangling) and incoming (the notes that link to it).",
+    ),
 });
 
 export const listInput = strictObject({
@@ -153,6 +167,7 @@ const searchResult = object({
   snippet: string().describe('Text around the first match'),
   score: number().int().min(0).describe('Number of occurrences of the query'),
   updated: timestamp,
+  section: string().optional().describe('The section of the first match: pass it as `section` to memory__read to read just that part'),
 });
 
 export const searchOutput = object({
@@ -171,6 +186,35 @@ const version = object({
   from: string().optional().describe('The path before a rename'),
 });
 
+const linkKind = zEnum(['wikilink', 'markdown']);
+
+const noteLinks = object({
+  outgoing: array(
+    object({
+      target: string().describe('As written in the note'),
+      kind: linkKind,
+      line: number().int().describe('Body line of its first occurrence'),
+      path: union([string(), literal(null)]).describe('The note it leads to (readable with memory__read); null when no note is there'),
+    }),
+  ).describe('Links in this note, one per destination'),
+  incoming: array(
+    object({
+      path: string().describe('A note that links here'),
+      target: string(),
+      kind: linkKind,
+      line: number().int(),
+      dangling: literal(true).optional().describe('It names this path, but no note is here'),
+    }),
+  ).describe('Notes linking to this one, one entry per note'),
+});
+
+const part = object({
+  section: string().optional().describe('The section read (its address)'),
+  lines: array(number().int()).optional().describe('[from, to]: the body lines returned, 1-based, inclusive'),
+  frontmatterOnly: literal(true).optional(),
+  of: number().int().describe('Lines of the whole body'),
+});
+
 export const readOutput = object({
   path: string(),
   title: string(),
@@ -181,6 +225,8 @@ export const readOutput = object({
   deleted: boolean().describe('True for a soft-deleted note: its last content is shown'),
   rev: revOut.optional().describe('The rev this read is consistent with (the current one, or the `rev` asked for): the expectedRev of a write based on it'),
   history: array(version).optional().describe('With the history argument: the versions of this note, newest first'),
+  part: part.optional().describe('With section, lines or frontmatterOnly: which part `body` is'),
+  links: noteLinks.optional().describe('With includeLinks: the links both ways'),
 });
 
 export const listFileEntry = object({

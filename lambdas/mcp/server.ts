@@ -4,12 +4,16 @@ import {
   CallToolRequestSchema,
   ErrorCode,
   isJSONRPCRequest,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
+  ReadResourceRequestSchema,
   McpError,
   type JSONRPCMessage,
   type RequestId,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
+import { listResources, readResource, resourceTemplates } from './resources';
 import { TOOLS, TOOLS_BY_NAME, type ToolContext } from './tools';
 
 /**
@@ -28,6 +32,7 @@ export const INSTRUCTIONS = [
   'Find notes with memory__search (one literal keyword) or memory__list (a folder tree), then memory__read them by path.',
   'Save with memory__write (whole note) or memory__edit (append, replace, or str_replace part of a note). Deletes are soft.',
   'A bare path is the default memory; "@<vault>/<path>" addresses a named vault. Never store credentials: they are refused.',
+  'Notes are also resources, memory://<memory>/<path> ("default" for bare paths).',
 ].join(' ');
 
 /** `tools/list` is the same for every caller and request: built once per instance, when first asked for. */
@@ -74,8 +79,18 @@ class MemoryMcpServer extends Server {
   }
 }
 
+/**
+ * What the server offers: the six tools and the notes as resources. Stateless (no session, no
+ * stream a notification could travel on): the tool list never changes, resources take no
+ * subscriptions and announce no list changes.
+ */
+export const CAPABILITIES = { tools: { listChanged: false }, resources: { subscribe: false, listChanged: false } };
+
 export function createMcpServer(ctx: ToolContext): Server {
-  const server = new MemoryMcpServer(SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
+  const server = new MemoryMcpServer(SERVER_INFO, { capabilities: CAPABILITIES, instructions: INSTRUCTIONS });
+  server.setRequestHandler(ListResourcesRequestSchema, (request) => listResources(ctx, request.params?.cursor));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => resourceTemplates(ctx));
+  server.setRequestHandler(ReadResourceRequestSchema, (request) => readResource(ctx, request.params.uri));
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolList() }));
   server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
     const args = server.argumentsOf(extra.requestId, request.params.arguments);

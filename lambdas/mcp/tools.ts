@@ -1,5 +1,5 @@
 import type { input } from 'zod';
-import type { Caller, FrontMatter } from '../memory';
+import type { Caller, FrontMatter, NoteLinks } from '../memory';
 import type { KeyedWrite } from '../shared/idempotency/store';
 import { ToolError } from './errors';
 import { against, defineTool, isMissingMemory, type McpTool, type ToolContext } from './define-tool';
@@ -52,7 +52,14 @@ const search = defineTool({
       ),
     );
     return {
-      results: page.results.map((r) => ({ path: display(target, r.path), title: r.title, snippet: r.snippet, score: r.score, updated: r.updated })),
+      results: page.results.map((r) => ({
+        path: display(target, r.path),
+        title: r.title,
+        snippet: r.snippet,
+        score: r.score,
+        updated: r.updated,
+        ...(r.section !== undefined && { section: r.section }),
+      })),
       ...(page.nextCursor !== undefined && { nextCursor: page.nextCursor }),
     };
   },
@@ -65,6 +72,8 @@ const read = defineTool({
     'Read one note by its exact path (not a title or a query; use memory__search or memory__list to find paths). ' +
     'Returns the markdown body, the front matter as an object, tags and the last update time. ' +
     'A note that was deleted is still returned, with its last content and deleted: true. "@<vault>/<path>" reads from a named vault. ' +
+    'To read less of a long note: section (a heading, e.g. the section of a memory__search result), lines ("10-40") or frontmatterOnly; the result says which part it is and its rev. ' +
+    'includeLinks adds the links both ways (outgoing with the note each leads to, incoming from other notes), to follow them with memory__read. ' +
     'Earlier versions: pass history (e.g. 10) to list the versions of the note with their revs, then rev to read one of them; to restore it, memory__write its body and frontmatter back.',
   scope: 'memory:read',
   annotations: { readOnlyHint: true, openWorldHint: false },
@@ -72,9 +81,8 @@ const read = defineTool({
   output: readOutput,
   async run(args, ctx) {
     const t = parseNotePath(args.path);
-    const note = await against(t, () =>
-      ctx.service.readNote(ctx.caller, t.memory, t.path, { includeDeleted: true, ...(args.rev !== undefined && { rev: args.rev }) }),
-    );
+    const { path: _path, history: _history, ...opts } = args;
+    const note = await against(t, () => ctx.service.readNote(ctx.caller, t.memory, t.path, { includeDeleted: true, ...opts }));
     const history = args.history === undefined ? undefined : await against(t, () => versionsOf(ctx, t, args.history as number));
     return {
       path: t.display,
@@ -86,6 +94,8 @@ const read = defineTool({
       deleted: note.deleted,
       rev: note.rev,
       ...(history !== undefined && { history }),
+      ...(note.part !== undefined && { part: note.part }),
+      ...(note.links !== undefined && { links: linksAs(t, note.links) }),
     };
   },
 });
@@ -181,6 +191,14 @@ export const TOOLS_BY_NAME: ReadonlyMap<string, McpTool> = new Map(TOOLS.map((t)
 
 // ------------------------------------------------------------------------------------------------
 // Helpers
+
+/** A note's links with paths as the caller addresses them (`@work/…` through a vault). */
+function linksAs(t: Target, links: NoteLinks): NoteLinks {
+  return {
+    outgoing: links.outgoing.map((l) => ({ ...l, path: l.path === null ? null : display(t, l.path) })),
+    incoming: links.incoming.map((l) => ({ ...l, path: display(t, l.path) })),
+  };
+}
 
 /** `expectedRev` as the core's write option (a stale one is CONFLICT: the tool error `conflict`). */
 const expected = (rev: string | undefined): { expectedRev?: string } => (rev === undefined ? {} : { expectedRev: rev });

@@ -12,7 +12,10 @@ export interface MemoryCtx {
   /** Decoded exactly once (by API Gateway, or by the local server's matcher). */
   params: Record<string, string>;
   caller: Caller;
-  /** The verified token the caller is derived from (the token routes need its kind and grant). */
+  /**
+   * The verified token the caller is derived from: the token routes need its kind and grant, an
+   * operation whose commands need more than its route's scope (the memory tool) its scopes.
+   */
   principal: Principal;
   requestId: string;
   /** The request's claimed `Idempotency-Key` (`idempotency.ts`), for the core to record with its commit. */

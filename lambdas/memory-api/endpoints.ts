@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { hasScope } from '../identity/principal';
 import type { FrontMatter, ListSort, ListType, Memory, Note, NoteInput } from '../memory';
 import { validateQuery } from '../shared/http/query';
 import { header, json, type HandlerResponse } from '../shared/http/types';
@@ -9,7 +10,19 @@ import type { MemoryApiDeps } from './deps';
 import { badRequest } from './errors';
 import { ifMatchOption } from './if-match';
 import { gitInfoRefs, gitReceivePack, gitUploadPack } from './git';
-import { CreateMemoryBody, ListNotesQuery, PatchNoteBody, PutNoteBody, ReadNoteQuery, RestoreBody, SearchQuery, type MemoryOut } from './schemas';
+import { runMemoryTool } from './memory-tool';
+import {
+  CreateMemoryBody,
+  LinksQuery,
+  ListNotesQuery,
+  NoteLinksQuery,
+  PatchNoteBody,
+  PutNoteBody,
+  ReadNoteQuery,
+  RestoreBody,
+  SearchQuery,
+  type MemoryOut,
+} from './schemas';
 import { createToken, listTokens, revokeToken } from './tokens';
 import { diff, history, move } from './versions';
 
@@ -137,16 +150,71 @@ const noteOut = (n: Note) => ({
   tags: n.tags,
   sizeBytes: n.sizeBytes,
   updated: n.updated,
+  rev: n.rev,
+  ...(n.part !== undefined && { part: n.part }),
+  ...(n.links !== undefined && { links: n.links }),
 });
 
+/** `…/notes/{path}/links` arrives here as the note path `<note>.md/links` (no note can have that path). */
+const LINKS_SUFFIX = /\.md\/links$/;
+
+/** A note at a given rev never changes: a private cache may keep it. */
+const caching = (rev: string | undefined): string => (rev === undefined ? 'no-store' : 'private, max-age=31536000, immutable');
+
 export const readNote: MemoryRouteHandler = async (ctx, deps) => {
-  const { rev } = validateQuery(ReadNoteQuery, { multi: [] }, ctx.query);
-  const note = await deps.service.readNote(ctx.caller, p(ctx, 'memory'), p(ctx, 'path'), rev === undefined ? {} : { rev });
-  // A note at a given rev never changes: a private cache may keep it.
-  const caching = rev === undefined ? 'no-store' : 'private, max-age=31536000, immutable';
-  const headers = { ...etag(note.rev), vary: 'Accept', 'cache-control': caching };
+  if (LINKS_SUFFIX.test(p(ctx, 'path'))) return noteLinks(ctx, deps);
+  const q = validateQuery(ReadNoteQuery, { multi: [] }, ctx.query);
+  const note = await deps.service.readNote(ctx.caller, p(ctx, 'memory'), p(ctx, 'path'), {
+    ...(q.rev !== undefined && { rev: q.rev }),
+    ...(q.section !== undefined && { section: q.section }),
+    ...(q.lines !== undefined && { lines: q.lines }),
+    ...(q.frontmatterOnly !== undefined && { frontmatterOnly: q.frontmatterOnly }),
+    ...(q.includeLinks !== undefined && { includeLinks: q.includeLinks }),
+  });
+  const headers = { ...etag(note.rev), vary: 'Accept', 'cache-control': caching(q.rev) };
   if (wantsMarkdown(header(ctx.event, 'accept'))) return { kind: 'text', body: note.markdown, contentType: 'text/markdown; charset=utf-8', headers };
   return json(noteOut(note), headers);
+};
+
+/** GET …/notes/{path}/links: the note's outgoing links (resolved or dangling) and the notes linking to it. */
+const noteLinks: MemoryRouteHandler = async (ctx, deps) => {
+  const { rev } = validateQuery(NoteLinksQuery, { multi: [] }, ctx.query);
+  const path = p(ctx, 'path').replace(/\/links$/, '');
+  const out = await deps.service.noteLinks(ctx.caller, p(ctx, 'memory'), path, rev === undefined ? {} : { rev });
+  return json({ path: out.path, rev: out.rev, outgoing: out.outgoing, incoming: out.incoming }, { ...etag(out.rev), 'cache-control': caching(rev) });
+};
+
+/** GET …/links?orphans=true&dangling=true: notes nothing links to, and links that lead nowhere. */
+export const links: MemoryRouteHandler = async (ctx, deps) => {
+  const q = validateQuery(LinksQuery, { multi: [] }, ctx.query);
+  const out = await deps.service.memoryLinks(ctx.caller, p(ctx, 'memory'), {
+    ...(q.orphans !== undefined && { orphans: q.orphans }),
+    ...(q.dangling !== undefined && { dangling: q.dangling }),
+    ...(q.rev !== undefined && { rev: q.rev }),
+  });
+  return json(out, { ...etag(out.rev), 'cache-control': caching(q.rev) });
+};
+
+/**
+ * POST …/memory-tool: one command of Claude's memory tool, exactly as the tool emits it (the
+ * `input` of its `tool_use` block), answered `{ content, is_error }`: the two fields a handler
+ * puts in its `tool_result` (`memory-tool.ts`). `ETag` is the memory's rev after the command;
+ * `If-Match` makes the first write expect a rev, as on every write.
+ */
+export const memoryTool: MemoryRouteHandler = async (ctx, deps) => {
+  const media = mediaType(ctx.event);
+  const bytes = bodyBytes(ctx.event, deps.config.maxRequestBytes);
+  if (bytes.length === 0) throw badRequest('A JSON body is required: one memory tool command, e.g. {"command": "view", "path": "/memories"}');
+  if (!isJson(media)) throw badRequest(`Content-Type must be application/json, got ${media?.type}`);
+  const input = parseJson(utf8Text(bytes, media));
+  const answer = await runMemoryTool(input, {
+    service: deps.service,
+    caller: ctx.caller,
+    memory: p(ctx, 'memory'),
+    ...ifMatch(ctx),
+    canWrite: hasScope(ctx.principal, 'memory:write'),
+  });
+  return json({ content: answer.content, is_error: answer.is_error }, etag(answer.rev));
 };
 
 /**
@@ -234,6 +302,8 @@ export const MEMORY_HANDLERS: Record<string, MemoryRouteHandler> = {
   history,
   diff,
   move,
+  links,
+  memoryTool,
   gitInfoRefs,
   gitUploadPack,
   gitReceivePack,

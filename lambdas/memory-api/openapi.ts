@@ -1,5 +1,6 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
 import * as z from 'zod';
+import type { RouteDef } from '../shared/http/route-table';
 import { MEMORY_ROUTES, TOKEN_ROUTES } from './routes';
 import * as S from './schemas';
 
@@ -80,7 +81,7 @@ const OPS: Record<string, Op> = {
   readNote: {
     summary: 'Read a note',
     description:
-      "JSON by default; `Accept: text/markdown` returns the file exactly as stored. `ETag` is the memory's rev. With `?rev=`, the note as it was at that rev (`ETag` is that rev; 404 when it did not exist there or the rev is not in this memory's history).",
+      "JSON by default; `Accept: text/markdown` returns the file exactly as stored. `ETag` is the memory's rev. With `?rev=`, the note as it was at that rev (`ETag` is that rev; 404 when it did not exist there or the rev is not in this memory's history). One of `section`, `lines` or `frontmatterOnly` returns only that part (`part` says which; raw: the part as stored); `includeLinks` adds the note's links both ways.",
     params: S.NoteParams,
     query: S.ReadNoteQuery,
     ok: { status: 200, description: 'The note', schema: S.NoteSchema, etag: true, content: 'text/markdown' },
@@ -151,6 +152,34 @@ const OPS: Record<string, Op> = {
     params: S.MemoryParams,
     body: { schema: S.MoveBody, required: true },
     ok: { status: 200, description: 'The move', schema: S.MoveResultSchema },
+    errors: write,
+  },
+  links: {
+    summary: 'Orphans and dangling links',
+    description:
+      'The link graph of the memory (`[[wikilinks]]`, `![[embeds]]` and relative markdown links to notes): `orphans` lists the notes no other note links to, `dangling` the links that lead to no note. Without either flag, both. Each list is at most 10,000 long (`truncated`). Read from the index and the packed texts, as a search is.',
+    params: S.MemoryParams,
+    query: S.LinksQuery,
+    ok: { status: 200, description: 'The lists asked for', schema: S.MemoryLinksSchema, etag: true },
+    errors: read,
+  },
+  noteLinks: {
+    summary: "A note's links both ways",
+    description:
+      "`outgoing`: the note's links, one per destination, each with the note it leads to (`path`, null when dangling); `incoming`: the notes that link to it, one entry per note. Wikilinks resolve by path, then by file name or partial path, then by title (the note in the linking note's folder, else the shortest path, when several fit); markdown links as relative (or `/`-rooted) paths. Served by the note route (`…/notes/{path}` with a path ending in `.md/links`).",
+    params: S.NoteParams,
+    query: S.NoteLinksQuery,
+    ok: { status: 200, description: 'The links', schema: S.NoteLinksSchema, etag: true },
+    errors: read,
+  },
+  memoryTool: {
+    summary: "Claude's memory tool, backed by this memory",
+    description:
+      "One command of the client-side memory tool (`memory_20250818`: `view`, `create`, `str_replace`, `insert`, `delete`, `rename` on paths under `/memories`), exactly as the model emits it. `/memories/<path>` is the note `<path>`; only `.md` names can be created. The answer's `content` is the string the tool's documentation says a handler returns; a mistake of the model's is `is_error: true` (still 200). `view` needs memory:read, the other commands memory:write. Each write is one commit (a directory's delete or rename, one per note); If-Match makes the first expect a rev. The memory is created by the first write.",
+    params: S.MemoryParams,
+    body: { schema: S.MemoryToolCommandSchema, required: true },
+    ok: { status: 200, description: 'The tool result', schema: S.MemoryToolResultSchema, etag: true },
+    ifMatch: true,
     errors: write,
   },
   gitInfoRefs: {
@@ -229,6 +258,14 @@ const IfMatchHeader = z.object({
     .openapi({ description: 'The rev the write expects (`sha` or `"sha"`); when the memory has moved on, 409 CONFLICT and nothing is written.' }),
 });
 
+/**
+ * Operations served under another route's template: `GET …/notes/{path}/links` is the note route
+ * with a path ending in `.md/links` (API Gateway allows a greedy variable only as the last segment).
+ */
+const SERVED_BY_NOTE_ROUTE: readonly RouteDef[] = [
+  { method: 'GET', path: '/v1/memories/{memory}/notes/{path+}/links', fn: 'memory', operationId: 'noteLinks' },
+];
+
 export function buildMemoryOpenApiDocument(): Record<string, unknown> {
   const registry = new OpenAPIRegistry();
   registry.registerComponent('securitySchemes', 'bearerAuth', {
@@ -238,7 +275,7 @@ export function buildMemoryOpenApiDocument(): Record<string, unknown> {
       'OAuth 2.1 access token (the one an MCP client receives), or a personal access token (`mcpm_pat_…`, from POST /v1/tokens); scopes memory:read (GET) and memory:write (writes).',
   });
   const error = registry.register('Error', S.ErrorSchema);
-  for (const route of [...MEMORY_ROUTES, ...TOKEN_ROUTES]) {
+  for (const route of [...MEMORY_ROUTES, ...SERVED_BY_NOTE_ROUTE, ...TOKEN_ROUTES]) {
     const op = OPS[route.operationId];
     if (!op) throw new Error(`no OpenAPI description for ${route.operationId}`);
     const okHeaders = {

@@ -26,7 +26,12 @@ const route = (method: RouteDef['method'], tail: string, operationId: string): R
   operationId,
 });
 
-/** The twelve endpoints of spec 2 and the documented recovery route, under `/v1/memories`. */
+/**
+ * The twelve endpoints of spec 2, the documented recovery route and the additions (versions, links,
+ * the memory tool, the git remote), under `/v1/memories`. A note's links,
+ * `GET …/notes/{path}/links`, are served by `readNote`: API Gateway allows a greedy `{path+}` only
+ * as the last segment, and no note path can end in `.md/links` (a folder may not end in `.md`).
+ */
 export const MEMORY_ROUTES: readonly RouteDef[] = [
   route('GET', '', 'listMemories'),
   route('POST', '', 'createMemory'),
@@ -44,6 +49,9 @@ export const MEMORY_ROUTES: readonly RouteDef[] = [
   route('GET', '/{memory}/history', 'history'),
   route('GET', '/{memory}/diff', 'diff'),
   route('POST', '/{memory}/move', 'move'),
+  route('GET', '/{memory}/links', 'links'),
+  // Claude's memory tool: one command per request; `view` reads, the others write (checked per command).
+  route('POST', '/{memory}/memory-tool', 'memoryTool'),
   // The git remote (`/v1/memories/<name>.git`, smart HTTP): `{memory}` is the name with or without `.git`.
   route('GET', '/{memory}/info/refs', 'gitInfoRefs'),
   route('POST', '/{memory}/git-upload-pack', 'gitUploadPack'),
@@ -95,11 +103,13 @@ export function baseOperation(r: RouteDef): string {
  * Reads need `memory:read`, writes `memory:write`. git's requests are read or write by service, not
  * by verb: a clone POSTs to git-upload-pack (a read), and `info/refs` advertises for a push
  * (`?service=git-receive-pack`, which needs write: a read-only token learns at once it cannot push).
+ * The memory tool's route needs `memory:read` (its `view` reads); its writing commands check
+ * `memory:write` themselves.
  */
 export function scopeOf(r: RouteDef, query?: Map<string, string[]>): OperationScope | undefined {
   const op = baseOperation(r);
   if (isTokenOperation(op)) return undefined;
-  if (op === 'gitUploadPack') return 'memory:read';
+  if (op === 'gitUploadPack' || op === 'memoryTool') return 'memory:read';
   if (op === 'gitInfoRefs') return query?.get('service')?.[0] === 'git-receive-pack' ? 'memory:write' : 'memory:read';
   return r.method === 'GET' ? 'memory:read' : 'memory:write';
 }

@@ -151,9 +151,41 @@ export const RestoreBody = z
   })
   .openapi('RestoreRequest');
 
+/** A query flag: `true` or `false` (`1`, `0` and a bare `?flag` too); anything else is 400. */
+const flag = (description: string) =>
+  z
+    .string()
+    .transform((v, ctx) => {
+      if (v === 'true' || v === '1' || v === '') return true;
+      if (v === 'false' || v === '0') return false;
+      ctx.addIssue({ code: 'custom', message: 'must be true or false' });
+      return z.NEVER;
+    })
+    .optional()
+    .openapi({ type: 'boolean', description });
+
 export const ReadNoteQuery = z.object({
   rev: revParam('Read the note as it was at this rev (404 when it did not exist there).'),
+  section: z.string().optional().openapi({
+    description:
+      "Only this section: a heading's text (`June`, case-insensitive, markup ignored), with its level (`### June`) or a path from an enclosing heading (`Plans > June`). A repeated heading is the first one unless the address ends in `#N` (`June#2`). The section runs to the next heading of its level. 404 naming the note's headings when there is none.",
+    example: 'Plans > June',
+  }),
+  lines: z
+    .string()
+    .optional()
+    .openapi({ description: 'Only these body lines: `10-40`, `10` or `10-` (1-based, inclusive; cut at the last line).', example: '10-40' }),
+  frontmatterOnly: flag('Only the front matter: `body` is empty (`Accept: text/markdown`: the front-matter block as stored).'),
+  includeLinks: flag("Add `links`: the note's outgoing links (resolved or dangling) and the notes linking to it."),
 });
+
+export const LinksQuery = z.object({
+  orphans: flag('List the notes no other note links to.'),
+  dangling: flag('List the links that lead to no note. Without either flag, both lists.'),
+  rev: revParam('The links as they were at this rev.'),
+});
+
+export const NoteLinksQuery = z.object({ rev: revParam('The links as they were at this rev.') });
 
 export const HistoryQuery = z.object({
   path: z.string().optional().openapi({ description: 'Only the commits that touched this note, following it through renames and moves.' }),
@@ -255,6 +287,43 @@ export const NoteListingSchema = z
   })
   .openapi('NoteListing');
 
+const linkKind = z.enum(['wikilink', 'markdown']).openapi({ description: '`[[wikilink]]` (or `![[embed]]`), or a markdown link or reference' });
+
+export const OutgoingLinkSchema = z
+  .strictObject({
+    target: z.string().openapi({ description: "As written: a wikilink's target, or a markdown link's destination." }),
+    kind: linkKind,
+    line: z.number().int().openapi({ description: 'The body line of its first occurrence (1-based).' }),
+    path: z.string().nullable().openapi({ description: 'The note it leads to; null when no note is there (a dangling link).' }),
+  })
+  .openapi('OutgoingLink');
+
+export const IncomingLinkSchema = z
+  .strictObject({
+    path: z.string().openapi({ description: 'The linking note.' }),
+    target: z.string(),
+    kind: linkKind,
+    line: z.number().int(),
+    dangling: z.literal(true).optional().openapi({ description: 'The link names this path but no note is there.' }),
+  })
+  .openapi('IncomingLink');
+
+export const LinksSchema = z
+  .strictObject({
+    outgoing: z.array(OutgoingLinkSchema).openapi({ description: 'One per destination, in the order written.' }),
+    incoming: z.array(IncomingLinkSchema).openapi({ description: 'One per linking note, in path order.' }),
+  })
+  .openapi('Links');
+
+export const NotePartSchema = z
+  .strictObject({
+    section: z.string().optional().openapi({ description: "The section's address (what `section` takes back)." }),
+    lines: z.tuple([z.number().int(), z.number().int()]).optional().openapi({ description: 'The body lines returned, 1-based and inclusive.' }),
+    frontmatterOnly: z.literal(true).optional(),
+    of: z.number().int().openapi({ description: 'Lines of the whole body.' }),
+  })
+  .openapi('NotePart', { description: 'A partial read: which part `body` is.' });
+
 export const NoteSchema = z
   .strictObject({
     path: z.string(),
@@ -264,8 +333,29 @@ export const NoteSchema = z
     tags: z.array(z.string()),
     sizeBytes: z.number().int(),
     updated: iso,
+    rev: sha.optional().openapi({ description: 'The rev this read is consistent with (the ETag): the If-Match of an edit based on it.' }),
+    part: NotePartSchema.optional(),
+    links: LinksSchema.optional(),
   })
   .openapi('Note');
+
+export const NoteLinksSchema = z
+  .strictObject({ path: z.string(), rev: sha, outgoing: z.array(OutgoingLinkSchema), incoming: z.array(IncomingLinkSchema) })
+  .openapi('NoteLinks');
+
+export const MemoryLinksSchema = z
+  .strictObject({
+    rev: sha.nullable(),
+    notes: z.number().int(),
+    links: z.number().int().openapi({ description: 'Links between notes (one per linking note and destination).' }),
+    orphans: z.array(z.string()).optional().openapi({ description: 'Notes no other note links to, in path order.' }),
+    dangling: z
+      .array(z.strictObject({ path: z.string(), target: z.string(), kind: linkKind, line: z.number().int() }))
+      .optional()
+      .openapi({ description: 'Links that lead to no note, by linking note.' }),
+    truncated: z.literal(true).optional().openapi({ description: 'A list was cut at 10,000 entries.' }),
+  })
+  .openapi('MemoryLinks');
 
 export const WriteResultSchema = z.strictObject({ path: z.string(), rev: sha, updated: iso }).openapi('WriteResult');
 
@@ -274,7 +364,17 @@ export const NoteDeletedSchema = z
   .openapi('NoteDeleted');
 
 export const SearchHitSchema = z
-  .strictObject({ path: z.string(), title: z.string(), snippet: z.string(), score: z.number().int(), updated: iso })
+  .strictObject({
+    path: z.string(),
+    title: z.string(),
+    snippet: z.string(),
+    score: z.number().int(),
+    updated: iso,
+    section: z
+      .string()
+      .optional()
+      .openapi({ description: "The section of the first match: its heading's address, as a read's `section` takes it. Absent before the first heading." }),
+  })
   .openapi('SearchHit');
 
 export const SearchPageSchema = z.strictObject({ results: z.array(SearchHitSchema), nextCursor: z.string().optional() }).openapi('SearchPage');
@@ -366,6 +466,33 @@ export const TokenListSchema = z
   .openapi('PersonalTokenList');
 
 export const TokenRevokedSchema = z.strictObject({ id: z.string(), deleted: z.literal(true) }).openapi('PersonalTokenRevoked');
+
+const toolPath = (description: string) => z.string().openapi({ description, example: '/memories/notes.md' });
+
+/** Claude's memory tool commands, for the contract (the handler parses them itself, `memory-tool-command.ts`). */
+export const MemoryToolCommandSchema = z
+  .union([
+    z.object({
+      command: z.literal('view'),
+      path: toolPath('`/memories`, a directory under it, or a note (`.md`).'),
+      view_range: z.tuple([z.number().int(), z.number().int()]).optional().openapi({ description: '1-based lines; `-1` ends at the last line.' }),
+    }),
+    z.object({ command: z.literal('create'), path: toolPath('A new note: the name must end in `.md`.'), file_text: z.string() }),
+    z.object({ command: z.literal('str_replace'), path: toolPath('A note.'), old_str: z.string(), new_str: z.string().optional() }),
+    z.object({ command: z.literal('insert'), path: toolPath('A note.'), insert_line: z.number().int(), insert_text: z.string() }),
+    z.object({ command: z.literal('delete'), path: toolPath('A note or a directory (every note in it).') }),
+    z.object({ command: z.literal('rename'), old_path: toolPath('A note or a directory.'), new_path: toolPath('Where it goes (a note keeps `.md`).') }),
+  ])
+  .openapi('MemoryToolCommand', { description: "One command of Claude's memory tool (`memory_20250818`), exactly the `input` of its `tool_use` block." });
+
+export const MemoryToolResultSchema = z
+  .strictObject({
+    content: z.string().openapi({
+      description: "The tool result's text, as the memory tool's documentation words it (a listing, a numbered view, a confirmation or an error).",
+    }),
+    is_error: z.boolean().openapi({ description: 'True when `content` is an error for the model (an unknown path, an ambiguous `old_str`, a refused note).' }),
+  })
+  .openapi('MemoryToolResult', { description: 'The two fields of the `tool_result` block to send back: `{ type: "tool_result", tool_use_id, ...result }`.' });
 
 export const ErrorSchema = z
   .strictObject({ error: z.strictObject({ code: z.enum(V1_ERROR_CODES as [string, ...string[]]), message: z.string() }) })

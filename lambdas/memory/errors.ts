@@ -23,6 +23,7 @@ export type MemoryErrorReason =
   | 'not_granted'
   | 'memory_not_found'
   | 'note_not_found'
+  | 'section_not_found'
   | 'no_history'
   | 'rev_not_found'
   | 'unexportable_history'

@@ -15,3 +15,6 @@ export { MAIN_REF, type PushCommand, type PushOutcome } from './push';
 export type { FetchPack } from './fetch';
 export type { FrontMatter, JsonValue } from './markdown';
 export type { FileListEntry, FolderEntry, ListEntry, ListSort, ListType, SearchHit } from './listing';
+export type { DanglingLink, IncomingLink, LinksSummary, NoteLinks, OutgoingLink } from './link-graph';
+export type { LinkKind } from './links';
+export type { NotePart, PartQuery } from './sections';

@@ -1,3 +1,4 @@
+import { comparePaths } from './listing';
 import { linesWithFences, trySplit, withoutCodeSpans } from './markdown';
 import { baseName, parentFolder } from './paths';
 
@@ -113,8 +114,19 @@ function wikiTarget(raw: string, spec: MoveSpec, names: NameRules): string | und
   return lead + next + (withMd ? '.md' : '') + trail;
 }
 
-/** A link destination re-aimed for the move, or undefined when it stays as it is. */
-function relinked(dest: string, place: Place, spec: MoveSpec): string | undefined {
+/** A markdown link destination taken apart: undefined for an external, in-page or empty one. */
+interface Destination {
+  angle: boolean;
+  /** The path part as written, and decoded (a malformed escape is taken as written). */
+  rawPath: string;
+  decoded: string;
+  /** `#anchor` or `?query`, as written. */
+  suffix: string;
+  /** `/`-rooted: from the memory's root. */
+  rooted: boolean;
+}
+
+function destination(dest: string): Destination | undefined {
   const angle = dest.startsWith('<');
   const url = angle ? dest.slice(1, -1) : dest;
   if (url === '' || url.startsWith('#') || url.startsWith('//') || /^[A-Za-z][A-Za-z0-9+.-]*:/.test(url)) return undefined;
@@ -128,8 +140,20 @@ function relinked(dest: string, place: Place, spec: MoveSpec): string | undefine
   } catch {
     // A malformed escape: taken as written.
   }
-  const rooted = decoded.startsWith('/');
-  const target = resolve(rooted ? '' : parentFolder(place.before), rooted ? decoded.slice(1) : decoded);
+  return { angle, rawPath, decoded, suffix, rooted: decoded.startsWith('/') };
+}
+
+/** The note path a destination leads to from a note at `from` (undefined when it climbs above the root). */
+function destinationTarget(d: Destination, from: string): string | undefined {
+  return resolve(d.rooted ? '' : parentFolder(from), d.rooted ? d.decoded.slice(1) : d.decoded);
+}
+
+/** A link destination re-aimed for the move, or undefined when it stays as it is. */
+function relinked(dest: string, place: Place, spec: MoveSpec): string | undefined {
+  const d = destination(dest);
+  if (!d) return undefined;
+  const { angle, rawPath, decoded, suffix, rooted } = d;
+  const target = destinationTarget(d, place.before);
   if (target === undefined) return undefined;
   const moved = target === spec.from;
   const relocated = place.before !== place.after;
@@ -173,4 +197,88 @@ function encodeSegments(path: string): string {
 /** Only what would end or break a bare link destination is escaped. */
 function escapeDestination(path: string): string {
   return path.replace(/[ ()<>]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
+// ------------------------------------------------------------------------------------------------
+// Links as they are (the link graph reads them with the same rules a move rewrites them by)
+
+export type LinkKind = 'wikilink' | 'markdown';
+
+/** A link to a note, as written in a body: its target text and the body line it is on (1-based). */
+export interface FoundLink {
+  kind: LinkKind;
+  /** `[[target]]`'s target (without `#heading` or `|alias`), or a markdown destination as written. */
+  target: string;
+  line: number;
+}
+
+/** File types a `[[wikilink]]` or `![[embed]]` may name that are attachments, not notes. */
+const ATTACHMENT = /\.(?:png|jpe?g|gif|svg|webp|bmp|ico|avif|pdf|mp3|wav|ogg|m4a|flac|mp4|webm|mov|mkv|canvas|excalidraw|base|csv|zip|txt|json)$/i;
+
+/**
+ * The links to notes in a body, in order: `[[wikilinks]]` and `![[embeds]]` (not of attachments),
+ * relative or `/`-rooted markdown links, images and reference definitions whose path ends in `.md`.
+ * Nothing in code (fences, code spans) counts; external and in-page links are not links to notes.
+ */
+export function findLinks(body: string): FoundLink[] {
+  const out: FoundLink[] = [];
+  let line = 0;
+  for (const { line: text, code } of linesWithFences(body)) {
+    line++;
+    if (code || !text.includes('[')) continue;
+    const masked = withoutCodeSpans(text);
+    for (const m of masked.matchAll(WIKILINK)) {
+      const target = m[2].trim();
+      if (target !== '' && !ATTACHMENT.test(target)) out.push({ kind: 'wikilink', target, line });
+    }
+    const dests = [...masked.matchAll(INLINE_DEST)].map((m) => m[2]);
+    const ref = REFERENCE.exec(masked);
+    if (ref) dests.push(ref[2]);
+    for (const dest of dests) {
+      const d = destination(dest);
+      if (d && /\.md$/i.test(d.decoded)) out.push({ kind: 'markdown', target: d.angle ? dest.slice(1, -1) : dest, line });
+    }
+  }
+  return out;
+}
+
+/** What resolution needs of a commit's notes. */
+export interface NoteLookup {
+  has(path: string): boolean;
+  /** Note paths by file name without `.md`. */
+  byStem: ReadonlyMap<string, readonly string[]>;
+  /** Note paths by title. */
+  byTitle: ReadonlyMap<string, readonly string[]>;
+}
+
+/**
+ * Where a link leads from the note at `from`: the note (`to`), or null when no note is there
+ * (dangling), with the path it names (`missing`) when it names one. Wikilinks resolve by path from
+ * the root (`.md` optional), then by file name or partial path (`[[plan]]`, `[[alpha/plan]]`),
+ * then by title; when several notes fit, the one in the linking note's folder, else the one with
+ * the shortest path (then code-point order), as Obsidian prefers. Markdown links resolve as paths.
+ */
+export function resolveLink(link: FoundLink, from: string, notes: NoteLookup): { to: string | null; missing?: string } {
+  if (link.kind === 'markdown') {
+    const d = destination(link.target.startsWith('<') ? link.target : `<${link.target}>`);
+    const target = d && destinationTarget(d, from);
+    if (target === undefined || target === '') return { to: null };
+    return notes.has(target) ? { to: target } : { to: null, missing: target };
+  }
+  const bare = link.target.replace(/\.md$/i, '').replace(/^\/+/, '');
+  const exact = `${bare}.md`;
+  if (notes.has(exact)) return { to: exact };
+  const stem = bare.slice(bare.lastIndexOf('/') + 1);
+  const byName = (notes.byStem.get(stem) ?? []).filter((p) => !bare.includes('/') || p.endsWith(`/${exact}`));
+  const pick = preferred(byName, from) ?? preferred(notes.byTitle.get(link.target) ?? [], from);
+  if (pick !== undefined) return { to: pick };
+  return bare === '' ? { to: null } : { to: null, missing: exact };
+}
+
+function preferred(paths: readonly string[], from: string): string | undefined {
+  if (paths.length <= 1) return paths[0];
+  const folder = parentFolder(from);
+  const here = paths.filter((p) => parentFolder(p) === folder);
+  if (here.length === 1) return here[0];
+  return [...(here.length > 0 ? here : paths)].sort((a, b) => a.length - b.length || comparePaths(a, b))[0];
 }

@@ -2,6 +2,7 @@ import { firstInOrder } from '../shared/first-in-order';
 import type { FileEntry, NoteIndex } from './note-index';
 import { isInside, relativeTo } from './paths';
 import { headingTitle } from './markdown';
+import { headingAt, parseHeadings, sectionAddress } from './sections';
 
 /**
  * Listing and search over one commit's index: pure functions, so both transports and the tests
@@ -137,6 +138,21 @@ export interface SearchHit {
   snippet: string;
   score: number;
   updated: string;
+  /** The section of the body's first match: its heading's address (what a read's `section` takes); absent before any heading or outside the body. */
+  section?: string;
+}
+
+/** The address of the section holding the first match of `re` in `body`, if the match is under a heading. */
+export function sectionOfMatch(re: RegExp, body: string): string | undefined {
+  re.lastIndex = 0;
+  const m = re.exec(body);
+  re.lastIndex = 0;
+  if (!m) return undefined;
+  let line = 1;
+  for (let i = body.indexOf('\n'); i >= 0 && i < m.index; i = body.indexOf('\n', i + 1)) line++;
+  const headings = parseHeadings(body);
+  const k = headingAt(headings, line);
+  return k === undefined ? undefined : sectionAddress(headings, k);
 }
 
 /**
@@ -184,8 +200,9 @@ export function noteScore(
 }
 
 /** A search hit before its page is cut: the snippet is made only for the hits a page returns. */
-export interface RankedHit extends Omit<SearchHit, 'snippet'> {
+export interface RankedHit extends Omit<SearchHit, 'snippet' | 'section'> {
   snippet: () => string;
+  section: () => string | undefined;
 }
 
 /** Scores one note for search; `null` when it does not match. */
@@ -199,14 +216,18 @@ export function rankNote(
   const s = noteScore(re, e.title, body, e.tags, fileStem);
   if (s.score <= 0) return null;
   const snippet = (): string => (s.inBody ? makeSnippet(re, body, '') : (s.snippet ?? e.excerpt));
-  return { path, title: e.title, snippet, score: s.score, updated: e.updated };
+  const section = (): string | undefined => (s.inBody ? sectionOfMatch(re, body) : undefined);
+  return { path, title: e.title, snippet, section, score: s.score, updated: e.updated };
 }
 
 /** The hits of one page in rank order (`compareHits`), with their snippets, and whether more follow. */
 export function pageOfHits(hits: readonly RankedHit[], offset: number, limit: number): { page: SearchHit[]; more: boolean } {
   const ranked = firstInOrder(hits, offset + limit, compareHits);
   return {
-    page: ranked.slice(offset).map((h) => ({ path: h.path, title: h.title, snippet: h.snippet(), score: h.score, updated: h.updated })),
+    page: ranked.slice(offset).map((h) => {
+      const section = h.section();
+      return { path: h.path, title: h.title, snippet: h.snippet(), score: h.score, updated: h.updated, ...(section !== undefined && { section }) };
+    }),
     more: hits.length > offset + limit,
   };
 }

@@ -256,7 +256,7 @@ const MAX_TITLE = 200;
  * The text of an ATX heading line (`## Text ##`), or null. Parsed by hand: the obvious pattern with
  * a lazy body and optional closing hashes backtracks quadratically on long runs of spaces.
  */
-function atxHeading(line: string): string | null {
+export function atxHeading(line: string): string | null {
   const open = /^ {0,3}#{1,6}(?=[ \t]|$)/.exec(line);
   if (!open) return null;
   let text = line.slice(open[0].length).trim();

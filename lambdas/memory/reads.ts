@@ -6,15 +6,20 @@ import type { GitOverlay } from './git-overlay';
 import { resolveRev } from './history';
 import type { IndexStore } from './index-store';
 import type { Lineages } from './lineage';
+import { summarize, type LinkGraphs } from './link-graph';
 import { listEntries, pageOfHits, type ListSort, type ListType } from './listing';
-import { parseNoteLenient } from './markdown';
+import { parseNoteLenient, trySplit } from './markdown';
 import type { Memories } from './memories';
-import type { FileEntry, Tombstone } from './note-index';
+import type { FileEntry, NoteIndex, Tombstone } from './note-index';
 import { validateFolder, validateNotePath } from './paths';
 import type { MemoryRecord } from './ports';
 import type { NoteSearch } from './search';
+import { checkPartQuery, selectPart } from './sections';
 import type { NoteTexts } from './texts';
-import type { Caller, ListNotesQuery, Note, NoteListing, SearchPage, SearchQuery } from './types';
+import type { Caller, ListNotesQuery, MemoryLinks, Note, NoteLinksResult, NoteListing, ReadOptions, SearchPage, SearchQuery } from './types';
+
+/** The longest list of orphans or dangling links a memory-wide link view returns. */
+export const MAX_LINK_LIST = 10000;
 
 export interface ReadsDeps {
   memories: Memories;
@@ -25,6 +30,7 @@ export interface ReadsDeps {
   lineages: Lineages;
   limits: MemoryLimits;
   git: (rec: MemoryRecord) => GitOverlay;
+  links: LinkGraphs;
   /** How the caller's transport restores a note (`path` given) or a memory. */
   restoreHint: (name: string, path?: string) => string;
 }
@@ -36,35 +42,79 @@ export interface ReadsDeps {
 export class NoteReads {
   constructor(private readonly deps: ReadsDeps) {}
 
-  async readNote(caller: Caller, rawName: string, rawPath: string, opts: { includeDeleted?: boolean; rev?: string } = {}): Promise<Note> {
+  /**
+   * A note (see `ReadOptions`): with `section`, `lines` or `frontmatterOnly` only that part of it
+   * (`body` and `markdown` are the part, `part` says which); with `includeLinks` its links both ways.
+   */
+  async readNote(caller: Caller, rawName: string, rawPath: string, opts: ReadOptions = {}): Promise<Note> {
+    const name = this.deps.memories.access(caller, rawName);
+    const path = validateNotePath(rawPath, this.deps.limits);
+    checkPartQuery(opts);
+    const rec = await this.deps.memories.active(caller, name);
+    const commit = await this.commitOf(rec, path, opts.rev);
+    const note = await this.readAt(rec, commit, path, opts.includeDeleted === true);
+    const selected = selectPart(note.body, opts, path);
+    const links = opts.includeLinks ? await this.deps.links.forNote(rec, await this.deps.indexes.load(rec, commit), path, note.body) : undefined;
+    if (!selected && !links) return note;
+    return {
+      ...note,
+      ...(selected && {
+        body: selected.text,
+        markdown: selected.part.frontmatterOnly ? (trySplit(note.markdown)?.head ?? '') : selected.text,
+        part: selected.part,
+      }),
+      ...(links && { links }),
+    };
+  }
+
+  /** A note's links both ways, at the head or at `rev`: outgoing (resolved or dangling) and incoming. */
+  async noteLinks(caller: Caller, rawName: string, rawPath: string, opts: { rev?: string } = {}): Promise<NoteLinksResult> {
     const name = this.deps.memories.access(caller, rawName);
     const path = validateNotePath(rawPath, this.deps.limits);
     const rec = await this.deps.memories.active(caller, name);
-    if (opts.rev !== undefined) {
-      const rev = await resolveRev(this.deps.lineages, rec, this.deps.git(rec), opts.rev);
-      return this.readAt(rec, rev, path, opts.includeDeleted === true);
-    }
+    const commit = await this.commitOf(rec, path, opts.rev);
+    const index = await this.deps.indexes.load(rec, commit);
+    this.entryAt(rec, index, path, false);
+    const graph = await this.deps.links.graph(rec, index);
+    return { path, rev: commit, outgoing: graph.outgoing.get(path) ?? [], incoming: graph.incoming.get(path) ?? [] };
+  }
+
+  /** The memory's orphans (notes nothing links to) and dangling links, as asked (both when neither is). */
+  async memoryLinks(caller: Caller, rawName: string, opts: { orphans?: boolean; dangling?: boolean; rev?: string } = {}): Promise<MemoryLinks> {
+    const name = this.deps.memories.access(caller, rawName);
+    const rec = await this.deps.memories.active(caller, name);
+    const both = !opts.orphans && !opts.dangling;
+    const want = { orphans: both || opts.orphans === true, dangling: both || opts.dangling === true };
+    const commit = opts.rev === undefined ? rec.head : await resolveRev(this.deps.lineages, rec, this.deps.git(rec), opts.rev);
+    if (!commit) return { rev: null, notes: 0, links: 0, ...(want.orphans && { orphans: [] }), ...(want.dangling && { dangling: [] }) };
+    const index = await this.deps.indexes.load(rec, commit);
+    return { rev: commit, ...summarize(await this.deps.links.graph(rec, index), want, MAX_LINK_LIST) };
+  }
+
+  /** The commit a read of `path` is at: `rev` (a commit of the history) or the head. */
+  private async commitOf(rec: MemoryRecord, path: string, rev: string | undefined): Promise<string> {
+    if (rev !== undefined) return resolveRev(this.deps.lineages, rec, this.deps.git(rec), rev);
     if (!rec.head) throw notFound('note_not_found', `note "${path}" does not exist`);
-    return this.readAt(rec, rec.head, path, opts.includeDeleted === true);
+    return rec.head;
   }
 
   /** The note at `path` as of `commit` (a soft-deleted one only with `includeDeleted`). */
   async readAt(rec: MemoryRecord, commit: string, path: string, includeDeleted: boolean): Promise<Note> {
     const index = await this.deps.indexes.load(rec, commit);
-    let entry: FileEntry | Tombstone | undefined = index.files.get(path);
-    let deleted = false;
-    if (!entry && includeDeleted) {
-      entry = index.tombstones.get(path);
-      deleted = entry !== undefined;
-    }
-    if (!entry) {
-      const tomb = index.tombstones.get(path);
-      if (tomb) throw notFound('note_not_found', `note "${path}" was deleted at ${tomb.deleted}; ${this.deps.restoreHint(rec.name, path)}`);
-      throw notFound('note_not_found', `note "${path}" does not exist`);
-    }
+    const { entry, deleted } = this.entryAt(rec, index, path, includeDeleted);
     const markdown = await this.deps.texts.text(rec, this.deps.git(rec), entry.blob);
     const { frontmatter, body } = parseNoteLenient(markdown, this.deps.limits);
     return { path, title: entry.title, frontmatter, body, tags: entry.tags, sizeBytes: entry.size, updated: entry.updated, deleted, markdown, rev: commit };
+  }
+
+  /** The index entry of `path` (a tombstone only with `includeDeleted`), or NOT_FOUND saying whether it was deleted. */
+  private entryAt(rec: MemoryRecord, index: NoteIndex, path: string, includeDeleted: boolean): { entry: FileEntry | Tombstone; deleted: boolean } {
+    const live = index.files.get(path);
+    if (live) return { entry: live, deleted: false };
+    const tomb = index.tombstones.get(path);
+    if (tomb && includeDeleted) return { entry: tomb, deleted: true };
+    if (tomb) throw notFound('note_not_found', `note "${path}" was deleted at ${tomb.deleted}; ${this.deps.restoreHint(rec.name, path)}`);
+    throw notFound('note_not_found', `note "${path}" does not exist`);
   }
 
   async listNotes(caller: Caller, rawName: string, query: ListNotesQuery = {}): Promise<NoteListing> {

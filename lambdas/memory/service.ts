@@ -14,6 +14,7 @@ import { PackedObjects } from './packed-objects';
 import { GitOverlay } from './git-overlay';
 import { StoredIndexes, type IndexStore } from './index-store';
 import { Lineages } from './lineage';
+import { LinkGraphs } from './link-graph';
 import { Memories } from './memories';
 import { Pushes, type PushCommand, type PushOutcome } from './push';
 import { NoteReads } from './reads';
@@ -36,10 +37,13 @@ import type {
   MoveResult,
   ListNotesQuery,
   Memory,
+  MemoryLinks,
   Note,
+  NoteLinksResult,
   NoteEdit,
   NoteInput,
   NoteListing,
+  ReadOptions,
   SearchPage,
   SearchQuery,
   WriteOptions,
@@ -146,6 +150,7 @@ export class MemoryService {
       lineages,
       limits,
       git,
+      links: new LinkGraphs({ cache, packed, texts, policy, git }),
     });
     this.writes = new NoteWrites({ memories, commits, texts, indexes, lineages, limits, clock });
     this.history = new MemoryHistory({ memories, lineages, texts, cursors: deps.cursors, limits, git });
@@ -193,13 +198,24 @@ export class MemoryService {
 
   /**
    * A note at the head, or with `rev` as it was at that rev (a commit of this memory's history); with
-   * `includeDeleted`, a soft-deleted note's last content (`deleted: true`).
+   * `includeDeleted`, a soft-deleted note's last content (`deleted: true`); with `section`, `lines`
+   * or `frontmatterOnly` only that part; with `includeLinks`, its links both ways.
    */
-  readNote(caller: Caller, rawName: string, rawPath: string, opts: { includeDeleted?: boolean; rev?: string } = {}): Promise<Note> {
+  readNote(caller: Caller, rawName: string, rawPath: string, opts: ReadOptions = {}): Promise<Note> {
     return guard(() => {
       scopePath(caller, rawPath);
       return this.reads.readNote(caller, rawName, rawPath, opts);
     });
+  }
+
+  /** A note's links both ways (outgoing, resolved or dangling; incoming), read from the commit's index and packed texts. */
+  noteLinks(caller: Caller, rawName: string, rawPath: string, opts: { rev?: string } = {}): Promise<NoteLinksResult> {
+    return guard(() => this.reads.noteLinks(caller, rawName, rawPath, opts));
+  }
+
+  /** Orphans and dangling links of a memory. */
+  memoryLinks(caller: Caller, rawName: string, opts: { orphans?: boolean; dangling?: boolean; rev?: string } = {}): Promise<MemoryLinks> {
+    return guard(() => this.reads.memoryLinks(caller, rawName, opts));
   }
 
   // History and versions

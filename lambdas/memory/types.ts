@@ -1,6 +1,8 @@
 import type { KeyedWrite } from '../shared/idempotency/store';
 import type { FrontMatter } from './markdown';
+import type { LinksSummary, NoteLinks } from './link-graph';
 import type { ListEntry, ListSort, ListType, SearchHit } from './listing';
+import type { NotePart, PartQuery } from './sections';
 
 /** Who calls the core: the account (the token's `sub`), its grants and the commit author. */
 export interface Caller {
@@ -43,6 +45,31 @@ export interface Note {
   markdown: string;
   /** The rev the read is consistent with (ETag). */
   rev: string;
+  /** A partial read (`section`, `lines`, `frontmatterOnly`): which part `body` and `markdown` are. */
+  part?: NotePart;
+  /** With `includeLinks`: the note's links both ways. */
+  links?: NoteLinks;
+}
+
+/** Options of a note read. */
+export interface ReadOptions extends PartQuery {
+  /** A soft-deleted note's last content (`deleted: true`). */
+  includeDeleted?: boolean;
+  /** The note as it was at this rev. */
+  rev?: string;
+  /** Add the note's links both ways. */
+  includeLinks?: boolean;
+}
+
+/** A note's links at a rev. */
+export interface NoteLinksResult extends NoteLinks {
+  path: string;
+  rev: string;
+}
+
+/** The memory-wide link view at a rev (null: an empty memory). */
+export interface MemoryLinks extends LinksSummary {
+  rev: string | null;
 }
 
 /** Options of every write. */

@@ -4,7 +4,7 @@ import { startMemoryStack, type MemoryStack } from './memory-api-harness';
 /**
  * Property-based fuzzing of every parser a request reaches, over HTTP against the local stack:
  * query strings (catalog), note paths, front matter and bodies (/v1), JSON-RPC messages and tool
- * arguments (MCP), OAuth parameters. Whatever the input, the answer is never a 5xx (a 503 only when
+ * arguments (MCP), Claude's memory tool commands, OAuth parameters. Whatever the input, the answer is never a 5xx (a 503 only when
  * the stack says a backend is busy, which it never is here) and always the API's own envelope.
  * Seeds are fixed (reproducible in CI); `FUZZ_RUNS` raises the number of runs locally.
  */
@@ -114,9 +114,11 @@ test('/v1: any note path, query and body', async () => {
     hostile.map((v) => ({ type: 'application/json', body: v })),
   );
   const methods = fc.constantFrom('GET', 'PUT', 'PATCH', 'DELETE', 'POST');
+  // A partial read's parameter (one at a time: two are refused before either is parsed), or a note's links.
+  const partKey = fc.constantFrom('section', 'lines', 'frontmatterOnly', 'includeLinks', 'rev', '/links');
   await fc.assert(
-    fc.asyncProperty(methods, fc.array(hostile, { minLength: 1, maxLength: 3 }), hostile, bodies, async (method, segments, q, b) => {
-      const path = `/v1/memories/m/notes/${segments.map(enc).join('/')}.md?q=${enc(q)}&limit=${enc(q)}&cursor=${enc(q)}`;
+    fc.asyncProperty(methods, fc.array(hostile, { minLength: 1, maxLength: 3 }), hostile, bodies, partKey, async (method, segments, q, b, part) => {
+      const path = `/v1/memories/m/notes/${segments.map(enc).join('/')}.md${part.endsWith('/links') ? '/links?' : '?'}q=${enc(q)}&limit=${enc(q)}&cursor=${enc(q)}&${part.replace('/links', 'rev')}=${enc(q)}`;
       const headers = { ...s.bearer('fuzz'), ...(method !== 'GET' && method !== 'DELETE' && { 'content-type': b.type }) };
       const res = await s.fetch(path, { method, headers, ...(method !== 'GET' && method !== 'DELETE' && { body: b.body }) });
       await expectEnvelope(res, 'v1');
@@ -169,6 +171,54 @@ test('/mcp: any JSON-RPC message and any tool arguments', async () => {
         await expectEnvelope(res, 'any');
       },
     ),
+    opts,
+  );
+}, 300000);
+
+test("Claude's memory tool: any command, any parameters, any body, answered by a tool result or the /v1 envelope", async () => {
+  const path = fc.oneof(
+    hostile,
+    hostile.map((v) => `/memories/${v}`),
+    hostile.map((v) => `/memories/${v}.md`),
+    fc.constantFrom('/memories', '/memories/', '/memories/a.md', '/memories/dir', '/memories/../x.md', '/memories/.git/x.md', '/memories/a.md/b'),
+  );
+  const command = fc.record(
+    {
+      command: fc.oneof(fc.constantFrom('view', 'create', 'str_replace', 'insert', 'delete', 'rename'), hostile),
+      path,
+      old_path: path,
+      new_path: path,
+      file_text: fc.oneof(hostile, fc.constant('---\nx: [\n---\n')),
+      old_str: hostile,
+      new_str: hostile,
+      insert_line: fc.oneof(fc.integer({ min: -3, max: 5 }), fc.jsonValue()),
+      insert_text: hostile,
+      view_range: fc.oneof(fc.tuple(fc.integer({ min: -2, max: 9 }), fc.integer({ min: -2, max: 9 })), fc.jsonValue()),
+    },
+    { requiredKeys: ['command'] },
+  );
+  const body = fc.oneof(
+    command.map((c) => JSON.stringify(c)),
+    fc.jsonValue().map((v) => JSON.stringify(v)),
+    hostile,
+  );
+  await fc.assert(
+    fc.asyncProperty(body, async (raw) => {
+      const res = await s.fetch('/v1/memories/m/memory-tool', {
+        method: 'POST',
+        headers: { ...s.bearer('fuzz'), 'content-type': 'application/json' },
+        body: raw,
+      });
+      const text = await res.text();
+      if (res.status >= 500) throw new Error(`${res.status}: ${text.slice(0, 300)}`);
+      const answer = JSON.parse(text) as { content?: string; is_error?: boolean; error?: { code: string; message: string } };
+      if (res.status === 200) {
+        // A tool result: text for the model, an error flagged as one.
+        expect(typeof answer.content).toBe('string');
+        expect(typeof answer.is_error).toBe('boolean');
+        if (answer.is_error) expect(answer.content).toMatch(/^(Error: |The path |No replacement |File .* exceeds)/);
+      } else expect(answer).toMatchObject({ error: { code: expect.any(String), message: expect.any(String) } });
+    }),
     opts,
   );
 }, 300000);

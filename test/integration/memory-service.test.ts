@@ -518,7 +518,15 @@ describe('search', () => {
     ]);
     expect(page.nextCursor).toBeUndefined();
     const fox = page.results[0];
-    expect(fox).toEqual({ path: 'fox.md', title: 'The Quick Fox', snippet: expect.stringContaining('Quick Fox'), score: 5, updated: expect.any(String) });
+    // The first match is in the title heading: its section is that heading's.
+    expect(fox).toEqual({
+      path: 'fox.md',
+      title: 'The Quick Fox',
+      snippet: expect.stringContaining('Quick Fox'),
+      score: 5,
+      updated: expect.any(String),
+      section: 'The Quick Fox',
+    });
   });
 
   test('spaces around the query are part of the literal', async () => {

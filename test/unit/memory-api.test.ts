@@ -27,21 +27,22 @@ import { checkContract } from '../support/contract-snapshot';
 import { expectMemoryError } from '../support/memory-harness';
 
 describe('the /v1 route table', () => {
-  it('has the twelve endpoints of spec 2, restore, history, diff, move and the git remote, each with a handler, and an alias twin of each, and the token routes', () => {
-    expect(MEMORY_ROUTES).toHaveLength(19);
-    expect(VAULT_ALIAS_ROUTES).toHaveLength(19);
+  it('has the twelve endpoints of spec 2, restore, history, diff, move, links, the memory tool and the git remote, each with a handler, and an alias twin of each, and the token routes', () => {
+    expect(MEMORY_ROUTES).toHaveLength(21);
+    expect(VAULT_ALIAS_ROUTES).toHaveLength(21);
     expect(TOKEN_ROUTES).toHaveLength(3);
     for (const r of MEMORY_API.routes) expect(MEMORY_HANDLERS[baseOperation(r)]).toBeDefined();
-    expect(new Set(MEMORY_API.routes.map(routeKey)).size).toBe(41);
-    expect(new Set(MEMORY_API.routes.map((r) => r.operationId)).size).toBe(41);
+    expect(new Set(MEMORY_API.routes.map(routeKey)).size).toBe(45);
+    expect(new Set(MEMORY_API.routes.map((r) => r.operationId)).size).toBe(45);
   });
 
-  it('needs memory:read on GET and memory:write elsewhere, except git, whose scope follows the service', () => {
+  it('needs memory:read on GET and memory:write elsewhere, except git, whose scope follows the service, and the memory tool, whose commands check their own', () => {
     for (const r of MEMORY_API.routes) {
-      if (isGitOperation(r.operationId)) continue;
+      if (isGitOperation(r.operationId) || baseOperation(r) === 'memoryTool') continue;
       // Token management is checked by its own rules (a sign-in with a memory scope), not by the route.
       expect(scopeOf(r)).toBe(TOKEN_ROUTES.includes(r) ? undefined : r.method === 'GET' ? 'memory:read' : 'memory:write');
     }
+    expect(scopeOf(MEMORY_ROUTES.find((r) => r.operationId === 'memoryTool') as (typeof MEMORY_ROUTES)[number])).toBe('memory:read');
     const git = (op: string) => MEMORY_ROUTES.find((r) => r.operationId === op) as (typeof MEMORY_ROUTES)[number];
     expect(scopeOf(git('gitUploadPack'))).toBe('memory:read');
     expect(scopeOf(git('gitReceivePack'))).toBe('memory:write');
@@ -59,6 +60,10 @@ describe('the /v1 route table', () => {
     expect(note?.route.operationId).toBe('readNote');
     expect(note?.pathParameters).toEqual({ memory: 'work', path: 'a/b/c.md' });
     expect(m.match('GET', '/v1/memories/work/notes/x%252F.md').match?.pathParameters.path).toBe('x%2F.md');
+    // A note's links are the note route's, with the path ending in `.md/links`.
+    const links = m.match('GET', '/v1/memories/work/notes/a/b.md/links').match;
+    expect(links?.route.operationId).toBe('readNote');
+    expect(links?.pathParameters.path).toBe('a/b.md/links');
   });
 
   it('knows the alias paths', () => {
