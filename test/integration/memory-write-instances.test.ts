@@ -23,11 +23,18 @@ let proxy: GatedProxy;
 
 const ENV = { MEMORY_RATE_LIMIT: '1000000', MCP_RATE_PER_MINUTE: '1000000' };
 
+/**
+ * The test run's own SDK budgets (global-setup.ts: 20 s per DynamoDB call, for a loaded machine's
+ * fixtures) are not passed on: these instances answer as a deployed function does, with the
+ * stack's defaults, or a paused DynamoDB holds a write past any client's patience.
+ */
+const { AWS_CONNECT_TIMEOUT_MS, AWS_DYNAMODB_TIMEOUT_MS, AWS_S3_TIMEOUT_MS, ...inherited } = process.env;
+
 /** `npm start` as `spawnStack` runs it, in a process group of its own: a crash kills tsx and the server it runs. */
 function start(port: number, dir = dataDir, env: Record<string, string> = {}): ChildProcess {
   const child = spawn(TSX, ['bin/local.ts'], {
     cwd: ROOT,
-    env: { ...process.env, DATA_DIR: dir, PORT: String(port), LOG_LEVEL: 'SILENT', ...ENV, ...env },
+    env: { ...inherited, DATA_DIR: dir, PORT: String(port), LOG_LEVEL: 'SILENT', ...ENV, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
     detached: true,
   });
