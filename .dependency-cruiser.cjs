@@ -17,13 +17,15 @@ module.exports = {
     feature('shared', []),
     feature('identity', ['lambdas/shared/']),
     feature('oauth', ['lambdas/identity/', 'lambdas/shared/']),
-    feature('catalog', ['lambdas/identity/', 'lambdas/shared/']),
+    // Transitional (the move of the catalog core): the core still reads the catalog's configuration.
+    feature('catalog-core', ['lambdas/catalog/config', 'lambdas/shared/']),
+    feature('catalog', ['lambdas/catalog-core/', 'lambdas/identity/', 'lambdas/shared/']),
     // The crawler is built on the catalog's domain, its ports' adapters and its search adapters, never on its API.
-    feature('crawler', ['lambdas/catalog/domain/', 'lambdas/catalog/adapters/', 'lambdas/catalog/search/', 'lambdas/catalog/reindex', 'lambdas/catalog/icons', 'lambdas/catalog/tables', 'lambdas/catalog/config', 'lambdas/shared/']),
+    feature('crawler', ['lambdas/catalog-core/', 'lambdas/catalog/config', 'lambdas/shared/']),
     feature('memory', ['lambdas/shared/']),
     feature('memory-api', ['lambdas/memory/', 'lambdas/identity/', 'lambdas/shared/']),
     feature('mcp', ['lambdas/memory/', 'lambdas/identity/', 'lambdas/shared/']),
-    feature('site', ['lambdas/catalog/', 'lambdas/identity/', 'lambdas/shared/']),
+    feature('site', ['lambdas/catalog-core/', 'lambdas/catalog/', 'lambdas/identity/', 'lambdas/shared/']),
     feature('edge', []),
     // Operations functions (the Lambda@Edge log retention sweep): shared helpers only.
     feature('ops', ['lambdas/shared/']),

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
-import { DynamoCatalogStore } from '../lambdas/catalog/adapters/dynamo-catalog-store';
-import { S3IconStore } from '../lambdas/catalog/adapters/s3-icon-store';
-import { EmbeddedSearchIndex } from '../lambdas/catalog/search/embedded';
+import { DynamoCatalogStore } from '../lambdas/catalog-core/adapters/dynamo-catalog-store';
+import { S3IconStore } from '../lambdas/catalog-core/adapters/s3-icon-store';
+import { EmbeddedSearchIndex } from '../lambdas/catalog-core/search/embedded';
 import { DynamoCrawlState, crawlerTableDefinitions } from '../lambdas/crawler/adapters/dynamo-crawl-state';
 import { loadCrawlerConfig } from '../lambdas/crawler/config';
 import { CrawlAbortedError, runCrawl } from '../lambdas/crawler/crawler';

@@ -1,8 +1,8 @@
-import { DynamoCatalogStore } from '../lambdas/catalog/adapters/dynamo-catalog-store';
-import type { SearchIndex } from '../lambdas/catalog/domain/ports';
-import { rebuildIndex } from '../lambdas/catalog/reindex';
-import { EmbeddedSearchIndex } from '../lambdas/catalog/search/embedded';
-import { searchIndexForWrites } from '../lambdas/catalog/search/engines';
+import { DynamoCatalogStore } from '../lambdas/catalog-core/adapters/dynamo-catalog-store';
+import type { SearchIndex } from '../lambdas/catalog-core/domain/ports';
+import { rebuildIndex } from '../lambdas/catalog-core/reindex';
+import { EmbeddedSearchIndex } from '../lambdas/catalog-core/search/embedded';
+import { searchIndexForWrites } from '../lambdas/catalog-core/search/engines';
 import { documentClient, dynamoClient, loadBatchSdkBudget } from '../lambdas/shared/aws/clients';
 import { loadCatalogConfig } from '../lambdas/catalog/config';
 import { openBackends } from './local-stack/catalog-env';

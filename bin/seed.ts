@@ -1,4 +1,4 @@
-import { EmbeddedSearchIndex } from '../lambdas/catalog/search/embedded';
+import { EmbeddedSearchIndex } from '../lambdas/catalog-core/search/embedded';
 import { flags, nonNegativeInt, positiveInt } from './cli-args';
 import { openBackends } from './local-stack/catalog-env';
 import { seedCatalog } from './local-stack/seed';

@@ -9,7 +9,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { acknowledge, nagRef } from './nag';
-import { CATALOG_TABLE } from '../lambdas/catalog/tables';
+import { CATALOG_TABLE } from '../lambdas/catalog-core/tables';
 import { RATE_LIMIT_TABLE } from '../lambdas/shared/rate-limit/tables';
 import { tableKeys } from './tables';
 

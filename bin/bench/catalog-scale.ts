@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { cpSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EmbeddedSearchIndex } from '../../lambdas/catalog/search/embedded';
+import { EmbeddedSearchIndex } from '../../lambdas/catalog-core/search/embedded';
 import { createCatalogDeps } from '../../lambdas/catalog/wiring';
 import { freePort, startDynamoLocal, startS3Server } from '../local-stack/backends';
 import { localCatalogConfig, provision } from '../local-stack/catalog-env';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
 import { handleCatalogRequest } from '../../lambdas/catalog/api';
-import { EmbeddedSearchIndex } from '../../lambdas/catalog/search/embedded';
+import { EmbeddedSearchIndex } from '../../lambdas/catalog-core/search/embedded';
 import { generateCatalog, toSearchDocument, TOPICS } from '../local-stack/synthetic';
 import { createCatalogDeps } from '../../lambdas/catalog/wiring';
 import type { CatalogDeps } from '../../lambdas/catalog/deps';

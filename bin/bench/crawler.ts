@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { BenchSection } from './stats';
 import { verdict } from './stats';
 import { startDynamoLocal, startS3Server } from '../local-stack/backends';
-import { toServerJson } from '../../lambdas/catalog/domain/registry-record';
+import { toServerJson } from '../../lambdas/catalog-core/domain/registry-record';
 import { generateCatalog } from '../local-stack/synthetic';
 import { runCrawl } from '../../lambdas/crawler/crawler';
 import type { CrawlReport } from '../../lambdas/crawler/domain/types';

@@ -3,11 +3,11 @@
  * are categorised, on the real registry sample (judged fixtures under `test/fixtures/relevance/`),
  * plus the three measured complaints of the issue on the demo catalog. No timing here.
  */
-import { EmbeddedSearchIndex } from '../../lambdas/catalog/search/embedded';
+import { EmbeddedSearchIndex } from '../../lambdas/catalog-core/search/embedded';
 import { classifyByRules, looksLikeDemo } from '../../lambdas/crawler/domain/classify';
 import { generateCatalog, toSearchDocument } from '../local-stack/synthetic';
 import { classifierInput, loadCorpusDocuments, loadCorpusServers } from './relevance/corpus';
-import { parseGithubRepo } from '../../lambdas/catalog/domain/repo-ref';
+import { parseGithubRepo } from '../../lambdas/catalog-core/domain/repo-ref';
 import { embeddedRanker, evaluate, isHeldOutQuery, isHeldOutServer, loadJudgedCategories, loadJudgedQueries, openSearchRanker } from './relevance/evaluate';
 import { loadReadmeCache, type ReadmeCache } from './relevance/readmes';
 import { scoreLabels } from './relevance/metrics';

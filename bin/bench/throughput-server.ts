@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { createCatalogHandler } from '../../lambdas/catalog/api';
 import { CATALOG_API } from '../../lambdas/catalog/routes';
-import { EmbeddedSearchIndex } from '../../lambdas/catalog/search/embedded';
+import { EmbeddedSearchIndex } from '../../lambdas/catalog-core/search/embedded';
 import { generateCatalog, toSearchDocument } from '../local-stack/synthetic';
 import { createCatalogDeps } from '../../lambdas/catalog/wiring';
 import { localCatalogConfig } from '../local-stack/catalog-env';

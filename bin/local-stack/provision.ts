@@ -7,7 +7,7 @@ import {
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, type S3Client } from '@aws-sdk/client-s3';
-import { CATALOG_TABLE, FAVORITES_TABLE } from '../../lambdas/catalog/tables';
+import { CATALOG_TABLE, FAVORITES_TABLE } from '../../lambdas/catalog-core/tables';
 import { CLIENT_TABLE, TOKEN_TABLE, type AuthTableNames } from '../../lambdas/identity/tables';
 import { tableDefinition, type TableDefinition } from '../../lambdas/shared/aws/table-schema';
 import { RATE_LIMIT_TABLE } from '../../lambdas/shared/rate-limit/tables';

@@ -13,10 +13,10 @@
  * downloads. The word lists are exported so tests can search for words they know are there.
  */
 
-import { searchDocumentOf } from '../../lambdas/catalog/reindex';
+import { searchDocumentOf } from '../../lambdas/catalog-core/reindex';
 import { createHash } from 'node:crypto';
 
-import { isOfficialNamespace, licenseGrade, maintenanceGrade, popularityScore } from '../../lambdas/catalog/domain/scoring';
+import { isOfficialNamespace, licenseGrade, maintenanceGrade, popularityScore } from '../../lambdas/catalog-core/domain/scoring';
 import type {
   CatalogHealth,
   CatalogRecord,
@@ -29,9 +29,9 @@ import type {
   RegistryRemote,
   RegistryRepository,
   SearchDocument,
-} from '../../lambdas/catalog/domain/types';
-import { ICON_KIND_COUNT } from '../../lambdas/catalog/icons';
-import { slugFromName } from '../../lambdas/catalog/domain/slug';
+} from '../../lambdas/catalog-core/domain/types';
+import { ICON_KIND_COUNT } from '../../lambdas/catalog-core/icons';
+import { slugFromName } from '../../lambdas/catalog-core/domain/slug';
 
 export interface SyntheticServer {
   record: CatalogRecord;

@@ -3,7 +3,7 @@ import { createIdentity } from '../identity/wiring';
 import { loadCatalogConfig } from './config';
 import { createCatalogHandler } from './api';
 import type { CatalogDeps } from './deps';
-import { searchIndexForReads } from './search/engines';
+import { searchIndexForReads } from '../catalog-core/search/engines';
 import { createCatalogDeps } from './wiring';
 import { retryingOnce } from '../shared/concurrency';
 

@@ -1,6 +1,6 @@
 import { extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
 import * as z from 'zod';
-import { API_SORTS, CATEGORIES, REGISTRY_TYPES, VIEWS } from './domain/types';
+import { API_SORTS, CATEGORIES, REGISTRY_TYPES, VIEWS } from '../catalog-core/domain/types';
 
 /**
  * The catalog contract, written once: these schemas validate requests, type the handlers and

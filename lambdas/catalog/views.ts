@@ -1,5 +1,5 @@
-import { toServerJson } from './domain/registry-record';
-import { lastModified, type CatalogDetail, type CatalogRecord, type View } from './domain/types';
+import { toServerJson } from '../catalog-core/domain/registry-record';
+import { lastModified, type CatalogDetail, type CatalogRecord, type View } from '../catalog-core/domain/types';
 import type { CatalogServerDetailOut, CatalogServerOut } from './schemas';
 
 /** Projections of the stored record onto the API shapes of spec document 1. */

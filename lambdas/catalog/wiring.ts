@@ -5,10 +5,10 @@ import { dynamoClient, documentClient, s3Config } from '../shared/aws/clients';
 import { traced } from '../shared/observability/tracing';
 import type { CatalogConfig } from './config';
 import { cursorCodec, originSecretGetter, secretsClient } from '../shared/secrets';
-import { DynamoCatalogStore } from './adapters/dynamo-catalog-store';
-import { S3IconStore } from './adapters/s3-icon-store';
+import { DynamoCatalogStore } from '../catalog-core/adapters/dynamo-catalog-store';
+import { S3IconStore } from '../catalog-core/adapters/s3-icon-store';
 import type { CatalogDeps } from './deps';
-import type { SearchIndex } from './domain/ports';
+import type { SearchIndex } from '../catalog-core/domain/ports';
 
 /**
  * Builds the catalog's dependencies from configuration. The search index is passed in: the Lambda

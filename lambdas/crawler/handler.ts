@@ -22,11 +22,11 @@
  * - `handler({ action: 'plan' | 'unit' | 'finalize', … })` dispatches to the three.
  */
 
-import { DynamoCatalogStore } from '../catalog/adapters/dynamo-catalog-store';
-import { S3IconStore } from '../catalog/adapters/s3-icon-store';
-import { rebuildIndex } from '../catalog/reindex';
-import { searchIndexForWrites } from '../catalog/search/engines';
-import type { S3SnapshotWriter } from '../catalog/search/s3-snapshot';
+import { DynamoCatalogStore } from '../catalog-core/adapters/dynamo-catalog-store';
+import { S3IconStore } from '../catalog-core/adapters/s3-icon-store';
+import { rebuildIndex } from '../catalog-core/reindex';
+import { searchIndexForWrites } from '../catalog-core/search/engines';
+import type { S3SnapshotWriter } from '../catalog-core/search/s3-snapshot';
 import { documentClient, dynamoClient, loadBatchSdkBudget, s3Config } from '../shared/aws/clients';
 import { loadCatalogConfig } from '../catalog/config';
 import { logger } from '../shared/logger';
@@ -37,7 +37,7 @@ import { DynamoCrawlState } from './adapters/dynamo-crawl-state';
 import { loadCrawlerConfig } from './config';
 import type { Crawler } from './crawler';
 import type { PlanMode } from './settings';
-import type { CatalogStore } from '../catalog/domain/ports';
+import type { CatalogStore } from '../catalog-core/domain/ports';
 import type { UnitRef } from './domain/ports';
 import { createCrawler } from './wiring';
 

@@ -1,10 +1,10 @@
-import type { CatalogDetail, CatalogHealth, CatalogRecord, CatalogTool, Category, ReadmeContent } from '../catalog/domain/types';
-import { searchDocumentOf } from '../catalog/reindex';
+import type { CatalogDetail, CatalogHealth, CatalogRecord, CatalogTool, Category, ReadmeContent } from '../catalog-core/domain/types';
+import { searchDocumentOf } from '../catalog-core/reindex';
 import { classifyByRules } from './domain/classify';
 import { isRejection, normaliseRow, rowIdentity } from './domain/normalise';
 import type { CachedResponse, GithubSource, NameState, RepoRef, UnitRef } from './domain/ports';
 import { buildEntry, type BuiltEntry } from './domain/record';
-import { parseGithubRepo } from '../catalog/domain/repo-ref';
+import { parseGithubRepo } from '../catalog-core/domain/repo-ref';
 import { starsGained, utcDay, withStarSnapshot, type StarHistory } from './domain/trending';
 import {
   emptyUnitResult,

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { CATEGORIES, SORTS } from '../catalog/domain/types';
+import { CATEGORIES, SORTS } from '../catalog-core/domain/types';
 import { filterParams, intParam, MULTI_KEYS, SlugParamSchema } from '../catalog/schemas';
 
 /**

@@ -1,7 +1,7 @@
 import { loadCatalogConfig, type CatalogConfig } from '../catalog/config';
-import { DynamoCatalogStore } from '../catalog/adapters/dynamo-catalog-store';
-import type { CatalogStore, SearchIndex } from '../catalog/domain/ports';
-import { searchIndexForReads } from '../catalog/search/engines';
+import { DynamoCatalogStore } from '../catalog-core/adapters/dynamo-catalog-store';
+import type { CatalogStore, SearchIndex } from '../catalog-core/domain/ports';
+import { searchIndexForReads } from '../catalog-core/search/engines';
 import { documentClient, dynamoClient } from '../shared/aws/clients';
 import { sharedLimiter } from '../shared/rate-limit/leasing-config';
 import type { RateLimiter } from '../shared/rate-limit/rate-limiter';

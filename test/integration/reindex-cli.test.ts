@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../bin/local-stack/backends';
-import { EmbeddedSearchIndex } from '../../lambdas/catalog/search/embedded';
+import { EmbeddedSearchIndex } from '../../lambdas/catalog-core/search/embedded';
 import { ROOT, spawnStack, stopStack, TSX, until } from '../support/stack-process';
 
 /**

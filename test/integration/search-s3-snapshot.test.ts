@@ -11,9 +11,9 @@ import { ensureBuckets, ensureTables, tableDefinitions } from '../../bin/local-s
 import { generateCatalog, toSearchDocument } from '../../bin/local-stack/synthetic';
 import { handleCatalogRequest } from '../../lambdas/catalog/api';
 import { loadCatalogConfig } from '../../lambdas/catalog/config';
-import { EmbeddedSearchIndex } from '../../lambdas/catalog/search/embedded';
-import { searchIndexForReads } from '../../lambdas/catalog/search/engines';
-import { S3SnapshotIndex, S3SnapshotStore, S3SnapshotWriter } from '../../lambdas/catalog/search/s3-snapshot';
+import { EmbeddedSearchIndex } from '../../lambdas/catalog-core/search/embedded';
+import { searchIndexForReads } from '../../lambdas/catalog-core/search/engines';
+import { S3SnapshotIndex, S3SnapshotStore, S3SnapshotWriter } from '../../lambdas/catalog-core/search/s3-snapshot';
 import { createCatalogDeps } from '../../lambdas/catalog/wiring';
 import { crawlerTableDefinitions } from '../../lambdas/crawler/adapters/dynamo-crawl-state';
 import type * as CrawlerHandler from '../../lambdas/crawler/handler';

@@ -5,10 +5,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DynamoCatalogStore } from '../../lambdas/catalog/adapters/dynamo-catalog-store';
-import type { CatalogRecord } from '../../lambdas/catalog/domain/types';
+import { DynamoCatalogStore } from '../../lambdas/catalog-core/adapters/dynamo-catalog-store';
+import type { CatalogRecord } from '../../lambdas/catalog-core/domain/types';
 import { documentClient, dynamoClient, loadBatchSdkBudget } from '../../lambdas/shared/aws/clients';
-import { installOptions } from '../../lambdas/site/render/install';
+import { installOptions } from '../../lambdas/catalog-core/install/snippets';
 import { checkSnippet } from '../support/install-checker';
 import { sampleRecords } from '../support/sample-records';
 import { startTestSite, type TestSite } from '../support/site-harness';

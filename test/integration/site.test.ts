@@ -7,9 +7,9 @@
 import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { generateCatalog } from '../../bin/local-stack/synthetic';
-import { searchDocumentOf } from '../../lambdas/catalog/reindex';
-import type { CatalogFilters } from '../../lambdas/catalog/domain/ports';
-import type { CatalogRecord, SortKey } from '../../lambdas/catalog/domain/types';
+import { searchDocumentOf } from '../../lambdas/catalog-core/reindex';
+import type { CatalogFilters } from '../../lambdas/catalog-core/domain/ports';
+import type { CatalogRecord, SortKey } from '../../lambdas/catalog-core/domain/types';
 import { startTestSite, type TestSite } from '../support/site-harness';
 
 let t: TestSite;

@@ -8,7 +8,7 @@ import { createLocalServer, listen, type LambdaLike, type RunningServer } from '
 import { createCatalogHandler } from '../../lambdas/catalog/api';
 import type { CatalogDeps } from '../../lambdas/catalog/deps';
 import { CATALOG_API } from '../../lambdas/catalog/routes';
-import { EmbeddedSearchIndex } from '../../lambdas/catalog/search/embedded';
+import { EmbeddedSearchIndex } from '../../lambdas/catalog-core/search/embedded';
 import { createCatalogDeps } from '../../lambdas/catalog/wiring';
 import type { CatalogConfig } from '../../lambdas/catalog/config';
 

@@ -4,11 +4,11 @@
  */
 
 import { randomBytes } from 'node:crypto';
-import { DynamoCatalogStore } from '../../lambdas/catalog/adapters/dynamo-catalog-store';
-import { S3IconStore } from '../../lambdas/catalog/adapters/s3-icon-store';
-import type { CatalogStore, CatalogWrite, IconStore, SearchIndex } from '../../lambdas/catalog/domain/ports';
-import type { CatalogDetail, SearchDocument } from '../../lambdas/catalog/domain/types';
-import { EmbeddedSearchIndex } from '../../lambdas/catalog/search/embedded';
+import { DynamoCatalogStore } from '../../lambdas/catalog-core/adapters/dynamo-catalog-store';
+import { S3IconStore } from '../../lambdas/catalog-core/adapters/s3-icon-store';
+import type { CatalogStore, CatalogWrite, IconStore, SearchIndex } from '../../lambdas/catalog-core/domain/ports';
+import type { CatalogDetail, SearchDocument } from '../../lambdas/catalog-core/domain/types';
+import { EmbeddedSearchIndex } from '../../lambdas/catalog-core/search/embedded';
 import { DynamoCrawlState, crawlerTableDefinitions } from '../../lambdas/crawler/adapters/dynamo-crawl-state';
 import { loadCrawlerConfig, type CrawlerConfig } from '../../lambdas/crawler/config';
 import type { Crawler } from '../../lambdas/crawler/crawler';

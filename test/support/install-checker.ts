@@ -20,8 +20,8 @@ import Ajv from 'ajv';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as shellParse } from 'shell-quote';
-import type { CatalogRecord, RegistryPackage, RegistryRemote } from '../../lambdas/catalog/domain/types';
-import type { InstallOption, Snippet } from '../../lambdas/site/render/install';
+import type { CatalogRecord, RegistryPackage, RegistryRemote } from '../../lambdas/catalog-core/domain/types';
+import type { InstallOption, Snippet } from '../../lambdas/catalog-core/install/snippets';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);

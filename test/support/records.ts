@@ -1,5 +1,5 @@
-import type { CatalogRecord, CatalogTool, ReadmeContent, SearchDocument } from '../../lambdas/catalog/domain/types';
-import { searchDocumentOf } from '../../lambdas/catalog/reindex';
+import type { CatalogRecord, CatalogTool, ReadmeContent, SearchDocument } from '../../lambdas/catalog-core/domain/types';
+import { searchDocumentOf } from '../../lambdas/catalog-core/reindex';
 
 /** A valid catalog record with overridable fields, for tests that need exact control. */
 export function makeRecord(slug: string, over: Partial<CatalogRecord> = {}): CatalogRecord {

@@ -1,6 +1,6 @@
-import { EmbeddedSearchIndex } from '../../lambdas/catalog/search/embedded';
-import { renderIcon } from '../../lambdas/catalog/icons';
-import type { ReadmeContent } from '../../lambdas/catalog/domain/types';
+import { EmbeddedSearchIndex } from '../../lambdas/catalog-core/search/embedded';
+import { renderIcon } from '../../lambdas/catalog-core/icons';
+import type { ReadmeContent } from '../../lambdas/catalog-core/domain/types';
 import { randomBytes } from 'node:crypto';
 import { ensureTables } from '../../bin/local-stack/provision';
 import { crawlerTableDefinitions, DynamoCrawlState } from '../../lambdas/crawler/adapters/dynamo-crawl-state';

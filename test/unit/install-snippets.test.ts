@@ -8,8 +8,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { RegistryPackage, RegistryRemote } from '../../lambdas/catalog/domain/types';
-import { installOptions, type InstallOption, type Snippet } from '../../lambdas/site/render/install';
+import type { RegistryPackage, RegistryRemote } from '../../lambdas/catalog-core/domain/types';
+import { installOptions, type InstallOption, type Snippet } from '../../lambdas/catalog-core/install/snippets';
 import { loadSampleRows } from '../support/crawler-fakes';
 import { checkRecord, checkSnippet } from '../support/install-checker';
 import { sampleRecords } from '../support/sample-records';

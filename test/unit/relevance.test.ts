@@ -19,7 +19,7 @@ import {
 import { ndcgAt, precisionAt, reciprocalRank, scoreLabels } from '../../bin/bench/relevance/metrics';
 import { bm25Idf, luceneLength, OpenSearchSimulator } from '../../bin/bench/relevance/opensearch-sim';
 import { loadCorpusDocuments } from '../../bin/bench/relevance/corpus';
-import { CATEGORIES } from '../../lambdas/catalog/domain/types';
+import { CATEGORIES } from '../../lambdas/catalog-core/domain/types';
 import { classifyByRules } from '../../lambdas/crawler/domain/classify';
 
 const SEARCH_FLOOR = 0.79;

@@ -9,7 +9,7 @@ import {
   popularityScore,
   POPULARITY_WEIGHTS,
   REPUBLISHER_NAMESPACES,
-} from '../../lambdas/catalog/domain/scoring';
+} from '../../lambdas/catalog-core/domain/scoring';
 
 const NOW = new Date('2026-11-01T00:00:00.000Z');
 const DAY = 86_400_000;

@@ -3,9 +3,9 @@ import { mkdtempSync, rmSync, utimesSync, writeFileSync, existsSync, readdirSync
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { README_INDEX_CHARS } from '../../lambdas/catalog/domain/types';
-import { EmbeddedSearchIndex } from '../../lambdas/catalog/search/embedded';
-import type { SearchDocument } from '../../lambdas/catalog/domain/types';
+import { README_INDEX_CHARS } from '../../lambdas/catalog-core/domain/types';
+import { EmbeddedSearchIndex } from '../../lambdas/catalog-core/search/embedded';
+import type { SearchDocument } from '../../lambdas/catalog-core/domain/types';
 import { makeDoc, makeRecord, searchIndexContract } from './search-contract';
 import { searchFacetsContract } from './search-contract-facets';
 

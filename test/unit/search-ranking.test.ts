@@ -6,8 +6,8 @@
  */
 import { embeddedRanker, openSearchRanker, type Ranker } from '../../bin/bench/relevance/evaluate';
 import { generateCatalog, toSearchDocument } from '../../bin/local-stack/synthetic';
-import type { SearchDocument } from '../../lambdas/catalog/domain/types';
-import { EmbeddedSearchIndex } from '../../lambdas/catalog/search/embedded';
+import type { SearchDocument } from '../../lambdas/catalog-core/domain/types';
+import { EmbeddedSearchIndex } from '../../lambdas/catalog-core/search/embedded';
 import { makeDoc, makeRecord } from './search-contract';
 
 const doc = (name: string, description: string, more: { title?: string; readmeText?: string; toolText?: string; popularity?: number } = {}) =>

@@ -7,8 +7,8 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CatalogRecord, RegistryPackage, RegistryRemote } from '../../lambdas/catalog/domain/types';
-import { configKey, installOptions, shellQuote, type InstallOption } from '../../lambdas/site/render/install';
+import type { CatalogRecord, RegistryPackage, RegistryRemote } from '../../lambdas/catalog-core/domain/types';
+import { configKey, installOptions, shellQuote, type InstallOption } from '../../lambdas/catalog-core/install/snippets';
 import { sampleRecords } from '../support/sample-records';
 
 function record(over: Partial<CatalogRecord>): CatalogRecord {

@@ -6,10 +6,10 @@ import Ajv, { type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import sharp from 'sharp';
 
-import { SERVER_SCHEMA_URL, SERVER_TEXT_MAX, toServerJson } from '../../lambdas/catalog/domain/registry-record';
-import { isOfficialNamespace, licenseGrade, maintenanceGrade, popularityScore } from '../../lambdas/catalog/domain/scoring';
-import { CATEGORIES, REGISTRY_TYPES, type CatalogRecord } from '../../lambdas/catalog/domain/types';
-import { ICON_KIND_COUNT, ICON_SIZE, isWebp128, renderIcon } from '../../lambdas/catalog/icons';
+import { SERVER_SCHEMA_URL, SERVER_TEXT_MAX, toServerJson } from '../../lambdas/catalog-core/domain/registry-record';
+import { isOfficialNamespace, licenseGrade, maintenanceGrade, popularityScore } from '../../lambdas/catalog-core/domain/scoring';
+import { CATEGORIES, REGISTRY_TYPES, type CatalogRecord } from '../../lambdas/catalog-core/domain/types';
+import { ICON_KIND_COUNT, ICON_SIZE, isWebp128, renderIcon } from '../../lambdas/catalog-core/icons';
 import {
   DEFAULT_NOW_ISO,
   generateCatalog,
@@ -20,7 +20,7 @@ import {
   toSearchDocument,
   type SyntheticServer,
 } from '../../bin/local-stack/synthetic';
-import { slugFromName } from '../../lambdas/catalog/domain/slug';
+import { slugFromName } from '../../lambdas/catalog-core/domain/slug';
 
 const NOW = new Date(DEFAULT_NOW_ISO);
 const REPO_ROOT = join(__dirname, '../..');

@@ -6,10 +6,10 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { SearchDocument } from '../../../lambdas/catalog/domain/types';
-import { EmbeddedSearchIndex } from '../../../lambdas/catalog/search/embedded';
-import { indexDefinition, toIndexedDocument } from '../../../lambdas/catalog/search/opensearch-requests';
-import { buildSearchRequest, fuzzyWordsFrom } from '../../../lambdas/catalog/search/opensearch-search';
+import type { SearchDocument } from '../../../lambdas/catalog-core/domain/types';
+import { EmbeddedSearchIndex } from '../../../lambdas/catalog-core/search/embedded';
+import { indexDefinition, toIndexedDocument } from '../../../lambdas/catalog-core/search/opensearch-requests';
+import { buildSearchRequest, fuzzyWordsFrom } from '../../../lambdas/catalog-core/search/opensearch-search';
 import { FIXTURE_DIR } from './corpus';
 import { type Grades, mean, type RankingScores, scoreRanking } from './metrics';
 import { OpenSearchSimulator } from './opensearch-sim';

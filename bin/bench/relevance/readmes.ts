@@ -13,7 +13,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { parseGithubRepo } from '../../../lambdas/catalog/domain/repo-ref';
+import { parseGithubRepo } from '../../../lambdas/catalog-core/domain/repo-ref';
 import { classifyByRules } from '../../../lambdas/crawler/domain/classify';
 import { classifierInput, loadCorpusServers } from './corpus';
 

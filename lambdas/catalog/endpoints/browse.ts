@@ -2,7 +2,7 @@ import { validateQuery } from '../../shared/http/query';
 import { json, type HandlerResponse } from '../../shared/http/types';
 import { notFound } from '../errors';
 import { successBody } from '../envelope';
-import { ICON_CACHE_CONTROL } from '../adapters/s3-icon-store';
+import { ICON_CACHE_CONTROL } from '../../catalog-core/adapters/s3-icon-store';
 import type { CatalogDeps } from '../deps';
 import { AutocompleteQuerySchema } from '../schemas';
 import { toAutocompleteItem } from '../views';

@@ -2,7 +2,7 @@ import { validateQuery } from '../../shared/http/query';
 import { json, type HandlerResponse } from '../../shared/http/types';
 import { invalidQuery, notFound } from '../errors';
 import { successBody } from '../envelope';
-import { SearchWindowError, type CatalogFilters, type PageResult } from '../domain/ports';
+import { SearchWindowError, type CatalogFilters, type PageResult } from '../../catalog-core/domain/ports';
 import type { CatalogDeps } from '../deps';
 import { ListQuerySchema, MULTI_KEYS, SearchQuerySchema, SlugParamSchema } from '../schemas';
 import { catalogServerJson, listEnvelopeJson, toDetail } from '../views';

@@ -1,6 +1,6 @@
 import type { RequestCtx } from '../endpoints/context';
 import { truncate, validateSlug } from '../endpoints/servers';
-import type { CatalogRecord } from '../domain/types';
+import type { CatalogRecord } from '../../catalog-core/domain/types';
 import { toCatalogServer } from '../views';
 import { invalidQuery, notFound } from '../errors';
 import { successBody } from '../envelope';

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { VIEWS } from '../domain/types';
+import { VIEWS } from '../../catalog-core/domain/types';
 // Imported for its side effect too: it extends zod with `.openapi()` before the schemas below use it.
 import { CatalogServer, envelope, SlugParamSchema } from '../schemas';
 

@@ -18,9 +18,9 @@
  */
 
 import { createHash } from 'node:crypto';
-import { toServerJson } from '../../catalog/domain/registry-record';
-import { isOfficialNamespace, licenseGrade, maintenanceGrade, popularityScore } from '../../catalog/domain/scoring';
-import type { CatalogDetail, CatalogHealth, CatalogRecord, CatalogTool, Category, GithubInfo, ReadmeContent } from '../../catalog/domain/types';
+import { toServerJson } from '../../catalog-core/domain/registry-record';
+import { isOfficialNamespace, licenseGrade, maintenanceGrade, popularityScore } from '../../catalog-core/domain/scoring';
+import type { CatalogDetail, CatalogHealth, CatalogRecord, CatalogTool, Category, GithubInfo, ReadmeContent } from '../../catalog-core/domain/types';
 import type { Enrichment, NormalisedServer } from './types';
 
 /** JSON with object keys sorted and `undefined` dropped, so equal values hash equally. */

@@ -18,7 +18,7 @@
  */
 
 import { createHash } from 'node:crypto';
-import { SLUG_MAX, slugFromName } from '../../catalog/domain/slug';
+import { SLUG_MAX, slugFromName } from '../../catalog-core/domain/slug';
 
 export { SLUG_MAX };
 const HASH_LENGTHS = [8, 12, 16, 24, 32] as const;

@@ -12,7 +12,7 @@ import type {
   RegistryPackage,
   RegistryRemote,
   RegistryRepository,
-} from '../../catalog/domain/types';
+} from '../../catalog-core/domain/types';
 
 export type UpstreamStatus = 'active' | 'deprecated' | 'deleted';
 

@@ -1,5 +1,5 @@
 import { validateSlug } from '../../catalog/endpoints/servers';
-import type { CatalogDetail } from '../../catalog/domain/types';
+import type { CatalogDetail } from '../../catalog-core/domain/types';
 import type { HandlerResponse } from '../../shared/http/types';
 import type { SiteDeps } from '../deps';
 import { pageNotFound } from '../errors';

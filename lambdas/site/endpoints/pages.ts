@@ -1,5 +1,5 @@
-import { SearchWindowError, type PageResult } from '../../catalog/domain/ports';
-import type { FacetCounts } from '../../catalog/domain/types';
+import { SearchWindowError, type PageResult } from '../../catalog-core/domain/ports';
+import type { FacetCounts } from '../../catalog-core/domain/types';
 import { filtersOf } from '../../catalog/endpoints/servers';
 import { validateQuery } from '../../shared/http/query';
 import type { HandlerResponse } from '../../shared/http/types';

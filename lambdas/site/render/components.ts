@@ -1,6 +1,6 @@
-import { isTestEntry } from '../../catalog/domain/standing';
+import { isTestEntry } from '../../catalog-core/domain/standing';
 import { iconPath } from '../../catalog/views';
-import type { CatalogRecord, Grade, NameCount } from '../../catalog/domain/types';
+import type { CatalogRecord, Grade, NameCount } from '../../catalog-core/domain/types';
 import { compactNumber, fullNumber } from './format';
 import { html, type SafeHtml } from './html';
 

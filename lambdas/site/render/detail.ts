@@ -1,6 +1,6 @@
 import { iconPath } from '../../catalog/views';
-import { parseGithubRepo } from '../../catalog/domain/repo-ref';
-import { isTestEntry } from '../../catalog/domain/standing';
+import { parseGithubRepo } from '../../catalog-core/domain/repo-ref';
+import { isTestEntry } from '../../catalog-core/domain/standing';
 import {
   lastModified,
   registryTime,
@@ -9,12 +9,12 @@ import {
   type CatalogTool,
   type Grade,
   type RegistryPackage,
-} from '../../catalog/domain/types';
+} from '../../catalog-core/domain/types';
 import type { SiteConfig } from '../config';
 import { displayTitle, icon, LICENSE_GRADE_TEXT, MAINTENANCE_GRADE_TEXT, pinButton, serverPath } from './components';
 import { compactNumber, fullNumber, isoDate, plural, relativeTime } from './format';
 import { html, trusted, type SafeHtml } from './html';
-import { installOptions, type InputNote, type InstallOption } from './install';
+import { installOptions, type InputNote, type InstallOption } from '../../catalog-core/install/snippets';
 import { absolute, layout } from './layout';
 
 /**

@@ -1,6 +1,6 @@
 import { s3Config } from '../../shared/aws/clients';
 import { traced } from '../../shared/observability/tracing';
-import type { CatalogConfig } from '../config';
+import type { CatalogConfig } from '../../catalog/config';
 import type { SearchIndex } from '../domain/ports';
 import type { OpenSearchIndex } from './opensearch';
 import type { S3SnapshotStore, S3SnapshotWriter } from './s3-snapshot';

@@ -1,6 +1,6 @@
-import type { CatalogRecord, RegistryPackage, RegistryRemote } from '../../catalog/domain/types';
-import { type Command, commandOf } from './install-command';
-import { type InputNote, Inputs, keyValues, plain, type Value, VsInputs } from './install-values';
+import type { CatalogRecord, RegistryPackage, RegistryRemote } from '../domain/types';
+import { type Command, commandOf } from './command';
+import { type InputNote, Inputs, keyValues, plain, type Value, VsInputs } from './values';
 
 /**
  * Install snippets per MCP client, built from what the registry says about a server: each package
