@@ -80,7 +80,7 @@ export interface CatalogDataProps {
   /**
    * `opensearch` (the default: a managed domain) or `embedded`, the small-catalog mode: no domain;
    * the crawler writes the embedded index as one snapshot object to a bucket of its own and every
-   * catalog instance loads it (lambdas/catalog/search/s3-snapshot.ts).
+   * catalog instance loads it (lambdas/catalog-core/search/s3-snapshot.ts).
    * @default 'opensearch'
    */
   readonly searchEngine?: SearchEngine;

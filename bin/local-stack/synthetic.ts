@@ -13,25 +13,27 @@
  * downloads. The word lists are exported so tests can search for words they know are there.
  */
 
-import { searchDocumentOf } from '../../lambdas/catalog-core/reindex';
+import {
+  searchDocumentOf,
+  isOfficialNamespace,
+  licenseGrade,
+  maintenanceGrade,
+  popularityScore,
+  type CatalogHealth,
+  type CatalogRecord,
+  type CatalogTool,
+  type Category,
+  type GithubInfo,
+  type ReadmeContent,
+  type RegistryIcon,
+  type RegistryPackage,
+  type RegistryRemote,
+  type RegistryRepository,
+  type SearchDocument,
+  ICON_KIND_COUNT,
+  slugFromName,
+} from '../../lambdas/catalog-core';
 import { createHash } from 'node:crypto';
-
-import { isOfficialNamespace, licenseGrade, maintenanceGrade, popularityScore } from '../../lambdas/catalog-core/domain/scoring';
-import type {
-  CatalogHealth,
-  CatalogRecord,
-  CatalogTool,
-  Category,
-  GithubInfo,
-  ReadmeContent,
-  RegistryIcon,
-  RegistryPackage,
-  RegistryRemote,
-  RegistryRepository,
-  SearchDocument,
-} from '../../lambdas/catalog-core/domain/types';
-import { ICON_KIND_COUNT } from '../../lambdas/catalog-core/icons';
-import { slugFromName } from '../../lambdas/catalog-core/domain/slug';
 
 export interface SyntheticServer {
   record: CatalogRecord;

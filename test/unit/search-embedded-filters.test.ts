@@ -1,5 +1,4 @@
-import { CATEGORIES, REGISTRY_TYPES, SORTS, type CatalogRecord } from '../../lambdas/catalog-core/domain/types';
-import type { CatalogFilters } from '../../lambdas/catalog-core/domain/ports';
+import { CATEGORIES, REGISTRY_TYPES, SORTS, type CatalogRecord, type CatalogFilters } from '../../lambdas/catalog-core';
 import { EmbeddedSearchIndex } from '../../lambdas/catalog-core/search/embedded';
 import { buildView, prefixMatches, toEntry } from '../../lambdas/catalog-core/search/embedded-view';
 import { generateCatalog, LANGUAGES, toSearchDocument } from '../../bin/local-stack/synthetic';

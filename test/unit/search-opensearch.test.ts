@@ -1,6 +1,5 @@
+import { SearchWindowError, README_INDEX_CHARS } from '../../lambdas/catalog-core';
 import { Client, type API } from '@opensearch-project/opensearch';
-import { SearchWindowError } from '../../lambdas/catalog-core/domain/ports';
-import { README_INDEX_CHARS } from '../../lambdas/catalog-core/domain/types';
 import {
   buildAutocompleteRequest,
   buildBulkDelete,

@@ -1,3 +1,20 @@
+import {
+  SERVER_SCHEMA_URL,
+  SERVER_TEXT_MAX,
+  toServerJson,
+  isOfficialNamespace,
+  licenseGrade,
+  maintenanceGrade,
+  popularityScore,
+  CATEGORIES,
+  REGISTRY_TYPES,
+  type CatalogRecord,
+  ICON_KIND_COUNT,
+  ICON_SIZE,
+  isWebp128,
+  renderIcon,
+  slugFromName,
+} from '../../lambdas/catalog-core';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describeUnless } from '../support/skips';
@@ -6,10 +23,6 @@ import Ajv, { type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import sharp from 'sharp';
 
-import { SERVER_SCHEMA_URL, SERVER_TEXT_MAX, toServerJson } from '../../lambdas/catalog-core/domain/registry-record';
-import { isOfficialNamespace, licenseGrade, maintenanceGrade, popularityScore } from '../../lambdas/catalog-core/domain/scoring';
-import { CATEGORIES, REGISTRY_TYPES, type CatalogRecord } from '../../lambdas/catalog-core/domain/types';
-import { ICON_KIND_COUNT, ICON_SIZE, isWebp128, renderIcon } from '../../lambdas/catalog-core/icons';
 import {
   DEFAULT_NOW_ISO,
   generateCatalog,
@@ -20,7 +33,6 @@ import {
   toSearchDocument,
   type SyntheticServer,
 } from '../../bin/local-stack/synthetic';
-import { slugFromName } from '../../lambdas/catalog-core/domain/slug';
 
 const NOW = new Date(DEFAULT_NOW_ISO);
 const REPO_ROOT = join(__dirname, '../..');

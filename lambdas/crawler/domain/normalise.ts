@@ -34,8 +34,7 @@
  * unknown type, and anything that still fails the zod mirror of the 2025-12-11 schema.
  */
 
-import type { RegistryIcon, RegistryPackage, RegistryRemote, RegistryRepository } from '../../catalog-core/domain/types';
-import { SERVER_SCHEMA_URL } from '../../catalog-core/domain/registry-record';
+import { type RegistryIcon, type RegistryPackage, type RegistryRemote, type RegistryRepository, SERVER_SCHEMA_URL } from '../../catalog-core';
 import { codePointLength, isUri, serverJsonIssues } from './server-schema';
 import type { NormaliseResult, NormalisedServer, RejectCode, Rejection, RowMeta, UpstreamStatus } from './types';
 

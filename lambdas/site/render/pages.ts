@@ -7,8 +7,8 @@ import {
   type Facets,
   type NameCount,
   type SortKey,
-} from '../../catalog-core/domain/types';
-import type { CatalogFilters } from '../../catalog-core/domain/ports';
+  type CatalogFilters,
+} from '../../catalog-core';
 import { tokensRedirectUri, type SiteConfig } from '../config';
 import type { SiteError } from '../errors';
 import { cardList, facetLabel, pagination, searchForm } from './components';
