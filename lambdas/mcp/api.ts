@@ -10,7 +10,7 @@ import { logger } from '../shared/logger';
 import type { RateLimiter, RatePolicy } from '../shared/rate-limit/rate-limiter';
 import { normaliseOrigin, type McpConfig } from './config';
 import { MCP_API } from './routes';
-import { createMcpServer } from './server';
+import { createMcpServer } from '../shared/mcp/server';
 import type { IdempotencyStore } from '../shared/idempotency/store';
 import type { OriginSecretGetter } from '../shared/http/origin-guard';
 

@@ -1,7 +1,7 @@
 import type { input } from 'zod';
 import type { Caller, FrontMatter } from '../memory';
 import { ToolError } from './errors';
-import { against, defineTool, isMissingMemory, type McpTool, type ToolContext } from './define-tool';
+import { against, defineTool, isMissingMemory, type McpTool, type ToolContext } from '../shared/mcp/define-tool';
 import { listFolder } from './list';
 import {
   deleteInput,
@@ -21,7 +21,7 @@ import {
 } from './schemas';
 import { DEFAULT_MEMORY, defaultTarget, display, parseFolder, parseNotePath, vaultTarget, type FolderTarget, type NoteTarget, type Target } from './vault';
 
-export { toolErrorResult, type McpTool, type ToolContext } from './define-tool';
+export { toolErrorResult, type McpTool, type ToolContext } from '../shared/mcp/define-tool';
 
 // ------------------------------------------------------------------------------------------------
 // The six tools

@@ -67,7 +67,11 @@ test('importing the face loads no search engine module', () => {
   const script = `require(${JSON.stringify(face)}); console.log(JSON.stringify(Object.keys(require.cache)))`;
   const tsx = resolve(__dirname, '../../node_modules/.bin/tsx');
   const loaded = JSON.parse(execFileSync(tsx, ['-e', script], { encoding: 'utf8' })) as string[];
-  const engines = loaded.filter((p) => /catalog-core[\\/]search[\\/](embedded|opensearch|s3-snapshot|text-index|snapshot-file)/.test(p) || /[\\/]node_modules[\\/](minisearch|@opensearch-project)[\\/]/.test(p));
+  const engines = loaded.filter(
+    (p) =>
+      /catalog-core[\\/]search[\\/](embedded|opensearch|s3-snapshot|text-index|snapshot-file)/.test(p) ||
+      /[\\/]node_modules[\\/](minisearch|@opensearch-project)[\\/]/.test(p),
+  );
   expect(loaded.some((p) => p.endsWith('catalog-core/index.ts'))).toBe(true);
   expect(engines).toEqual([]);
 });

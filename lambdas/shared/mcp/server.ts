@@ -10,7 +10,7 @@ import {
   type RequestId,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { TOOLS, TOOLS_BY_NAME, type ToolContext } from './tools';
+import { TOOLS, TOOLS_BY_NAME, type ToolContext } from '../../mcp/tools';
 
 /**
  * One MCP server per request (stateless Streamable HTTP: every POST stands alone, so any Lambda

@@ -5,13 +5,13 @@
  */
 import type { CallToolResult, Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { toJSONSchema, type core, type input, type output, type ZodType } from 'zod';
-import { hasScope, type MemoryScope, type Principal } from '../identity/principal';
-import { MemoryError, type Caller, type MemoryService } from '../memory';
-import { logger } from '../shared/logger';
-import { fingerprintOf, runOnce, scopedKey, type IdempotencyStore } from '../shared/idempotency/store';
-import type { McpConfig } from './config';
-import { isUnexpected, toToolError, ToolError, type ErrorContext } from './errors';
-import { errorOutput } from './schemas';
+import { hasScope, type MemoryScope, type Principal } from '../../identity/principal';
+import { MemoryError, type Caller, type MemoryService } from '../../memory';
+import { logger } from '../logger';
+import { fingerprintOf, runOnce, scopedKey, type IdempotencyStore } from '../idempotency/store';
+import type { McpConfig } from '../../mcp/config';
+import { isUnexpected, toToolError, ToolError, type ErrorContext } from '../../mcp/errors';
+import { errorOutput } from '../../mcp/schemas';
 
 /** What a tool call runs with: the verified principal as the core's caller, and the core. */
 export interface ToolContext {
