@@ -17,8 +17,7 @@ const CATALOG_CORE = 'lambdas/catalog-core/index\\.ts$';
 module.exports = {
   forbidden: [
     { name: 'no-circular', severity: 'error', comment: 'modules form no cycle', from: {}, to: { circular: true } },
-    // Transitional (the move of the MCP plumbing into shared/mcp): the moved modules still name the memory tools.
-    { ...feature('shared', ['lambdas/memory/', 'lambdas/mcp/', 'lambdas/identity/']), name: 'shared-imports' },
+    feature('shared', []),
     feature('identity', ['lambdas/shared/']),
     feature('oauth', ['lambdas/identity/', 'lambdas/shared/']),
     // The catalog core (domain, ports, adapters, search): shared helpers only.

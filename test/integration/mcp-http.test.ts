@@ -2,7 +2,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { signJwt } from '../../lambdas/identity/local-issuer';
-import { toolList } from '../../lambdas/shared/mcp/server';
+import { toolList } from '../../lambdas/mcp/server';
 import { ok, startMcpHarness, toolError, type McpHarness } from './mcp-harness';
 
 /**

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { toolList } from '../../lambdas/shared/mcp/server';
+import { toolList } from '../../lambdas/mcp/server';
 import { nonAdditiveChanges } from '../support/additive';
 import { checkContract } from '../support/contract-snapshot';
 

@@ -1,72 +1,47 @@
 /**
- * The machinery every memory tool shares: scope check, argument validation with messages that
- * name the argument, the `idempotencyKey` protocol, results and error results, and the tools/list
- * JSON schemas. The six tools themselves are in `tools.ts`.
+ * The machinery every MCP tool shares, whichever endpoint serves it (the memory tools at `/mcp`, the
+ * catalog's): argument validation with messages that name the argument, results and error results,
+ * and the `tools/list` entry with JSON Schemas whose output admits the `{ error }` of a failed call.
+ * An endpoint adds its own rules through a `ToolPolicy` (the memory tools' scope check and
+ * `idempotencyKey`, its error mapping) and gets its `defineTool` from `toolDefiner`.
  */
 import type { CallToolResult, Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { toJSONSchema, type core, type input, type output, type ZodType } from 'zod';
-import { hasScope, type MemoryScope, type Principal } from '../../identity/principal';
-import { MemoryError, type Caller, type MemoryService } from '../../memory';
 import { logger } from '../logger';
-import { fingerprintOf, runOnce, scopedKey, type IdempotencyStore } from '../idempotency/store';
-import type { McpConfig } from '../../mcp/config';
-import { isUnexpected, toToolError, ToolError, type ErrorContext } from '../../mcp/errors';
-import { errorOutput } from '../../mcp/schemas';
+import { ToolError, toolErrorResult, toolResult } from './tool-error';
 
-/** What a tool call runs with: the verified principal as the core's caller, and the core. */
-export interface ToolContext {
-  service: MemoryService;
-  principal: Principal;
-  caller: Caller;
-  config: McpConfig;
-  requestId: string;
-  /** Remembers the results of write calls that carry an `idempotencyKey`. */
-  idempotency?: IdempotencyStore;
-}
-
-interface ToolSpec<I extends ZodType, O extends ZodType> {
+export interface ToolSpec<I extends ZodType, O extends ZodType, Ctx> {
   name: string;
   title: string;
   description: string;
-  scope: MemoryScope;
   annotations: ToolAnnotations;
+  /** Icons of the tool in `tools/list` (MCP 2025-11-25). */
+  icons?: Tool['icons'];
   input: I;
   output: O;
-  run(args: output<I>, ctx: ToolContext): Promise<input<O>>;
+  run(args: output<I>, ctx: Ctx): Promise<input<O>>;
 }
 
-export interface McpTool {
+export interface McpTool<Ctx> {
   name: string;
-  scope: MemoryScope;
   /** The `tools/list` entry. */
   definition: Tool;
-  call(rawArgs: unknown, ctx: ToolContext): Promise<CallToolResult>;
+  call(rawArgs: unknown, ctx: Ctx): Promise<CallToolResult>;
 }
 
-// ------------------------------------------------------------------------------------------------
-// Results
-
-function ok(structured: Record<string, unknown>): CallToolResult {
-  // The same JSON as text, for clients that read only `content` (protocol versions before 2025-06-18).
-  return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
+/** What an endpoint adds to every tool it defines. `Extra` is what its specs declare beyond `ToolSpec` (the memory tools' `scope`). */
+export interface ToolPolicy<Ctx, Extra> {
+  /** The structured error every output schema admits (`errorOutput(codes)` of `tool-error.ts`). */
+  errorOutput: ZodType;
+  /** Refuses a call before its arguments are read, by throwing a `ToolError`. */
+  guard?(spec: { name: string } & Extra, ctx: Ctx): void;
+  /** Runs a call whose arguments are valid (default: runs it): the place for `idempotencyKey`. */
+  around?(tool: string, args: unknown, ctx: Ctx, run: () => Promise<Record<string, unknown>>): Promise<Record<string, unknown>>;
+  /** A failure the caller can act on, as its tool error; `undefined` for a bug (logged, answered `unavailable`). */
+  toolError(err: unknown): ToolError | undefined;
+  /** The request's id, for the log line of an unexpected failure. */
+  requestId(ctx: Ctx): string;
 }
-
-export function toolErrorResult(err: ToolError): CallToolResult {
-  const structured = { error: { code: err.code, message: err.message } };
-  return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured, isError: true };
-}
-
-/** Runs `fn` against one addressed memory, turning core errors into tool errors in its terms. */
-export async function against<T>(ctx: ErrorContext, fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    if (isUnexpected(err)) throw err;
-    throw toToolError(err, ctx);
-  }
-}
-
-export const isMissingMemory = (err: unknown): boolean => err instanceof MemoryError && err.reason === 'memory_not_found';
 
 // ------------------------------------------------------------------------------------------------
 // Argument validation: the SDK's own would answer a plain-text error without a code, so the tools
@@ -103,10 +78,10 @@ function describeIssues(tool: string, input: ZodType, issues: readonly core.$Zod
       return `arguments must be an object of named arguments (${known.join(', ')}), not ${kindOf(rawArgs)}`;
     }
     if (issue.code === 'invalid_type' && /received undefined/.test(issue.message)) return `${field} is required (${issue.expected})`;
-    // A message written in schemas.ts names its argument already (e.g. "limit must be an integer").
+    // A message written in the tool's schema names its argument already (e.g. "limit must be an integer").
     if (issue.code === 'invalid_type' && issue.message.startsWith(`${field.split('.')[0]} `)) return issue.message;
     if (issue.code === 'invalid_type') return `${field} must be ${EXPECTED[issue.expected] ?? `of type ${issue.expected}`}`;
-    // A check of schemas.ts that says what the value must be (`custom`: the JSON-object arguments).
+    // A check of the schema that says what the value must be (`custom`: the JSON-object arguments).
     if (issue.code === 'custom' && field !== '' && issue.message.startsWith('must ')) return `${field} ${issue.message}`;
     if (field !== '' && issue.message.startsWith(field.split('.')[0])) return issue.message;
     return field === '' ? issue.message : `${field}: ${issue.message}`;
@@ -114,77 +89,48 @@ function describeIssues(tool: string, input: ZodType, issues: readonly core.$Zod
   return parts.join('; ');
 }
 
-/**
- * A write tool's `idempotencyKey` (the MCP twin of /v1's Idempotency-Key, same store and rules): the
- * first call with a key runs and its result is remembered for a day, per user; a retry with the
- * same key and arguments gets that result again and changes nothing; other arguments under the same
- * key are `invalid_argument`, a retry while the first still runs `conflict`. A failed call
- * remembers nothing. Calls without a key run as they are.
- */
-async function onceByKey(tool: string, args: unknown, ctx: ToolContext, run: () => Promise<Record<string, unknown>>): Promise<Record<string, unknown>> {
-  const { idempotencyKey, ...rest } = (args ?? {}) as { idempotencyKey?: unknown };
-  if (typeof idempotencyKey !== 'string' || !ctx.idempotency) return run();
-  const once = await runOnce(
-    ctx.idempotency,
-    scopedKey('mcp', ctx.principal.sub, idempotencyKey),
-    fingerprintOf([tool, JSON.stringify(rest)]),
-    run,
-    (result) => ({
-      status: 200,
-      body: JSON.stringify(result),
-      headers: {},
-    }),
-  );
-  switch (once.kind) {
-    case 'ran':
-      return once.value;
-    case 'replay':
-      return JSON.parse(once.answer.body) as Record<string, unknown>;
-    case 'mismatch':
-      throw new ToolError('invalid_argument', 'idempotencyKey was already used with other arguments; use a new key for a new change');
-    case 'in_progress':
-      throw new ToolError('conflict', 'a call with this idempotencyKey is still running; retry in a second');
-  }
-}
-
-export function defineTool<I extends ZodType, O extends ZodType>(spec: ToolSpec<I, O>): McpTool {
-  let definition: Tool | undefined;
-  return {
-    name: spec.name,
-    scope: spec.scope,
-    // Built on the first tools/list, not at module load: a cold start that only calls tools skips it.
-    get definition(): Tool {
-      definition ??= {
-        name: spec.name,
-        title: spec.title,
-        description: spec.description,
-        inputSchema: inputJsonSchema(spec.input),
-        outputSchema: outputJsonSchema(spec.output),
-        annotations: spec.annotations,
-      };
-      return definition;
-    },
-    async call(rawArgs, ctx) {
-      try {
-        if (!hasScope(ctx.principal, spec.scope)) {
-          const held = ctx.principal.scopes.length ? ctx.principal.scopes.join(' ') : 'no memory scope';
-          throw new ToolError('forbidden', `${spec.name} needs the ${spec.scope} scope; this token has ${held}`);
-        }
-        // A missing `arguments` is no arguments; anything else that is not an object fails validation.
-        const parsed = spec.input.safeParse(rawArgs === undefined ? {} : rawArgs);
-        if (!parsed.success) throw new ToolError('invalid_argument', describeIssues(spec.name, spec.input, parsed.error.issues, rawArgs));
-        return ok(await onceByKey(spec.name, parsed.data, ctx, async () => (await spec.run(parsed.data, ctx)) as Record<string, unknown>));
-      } catch (err) {
-        if (isUnexpected(err)) {
+/** The `defineTool` of an endpoint: every tool it defines follows `policy`. */
+export function toolDefiner<Ctx, Extra extends object = Record<never, never>>(policy: ToolPolicy<Ctx, Extra>) {
+  return function defineTool<I extends ZodType, O extends ZodType>(spec: ToolSpec<I, O, Ctx> & Extra): McpTool<Ctx> & Extra {
+    let definition: Tool | undefined;
+    const { name, title, description, annotations, icons, input, output, run, ...extra } = spec;
+    return {
+      ...(extra as unknown as Extra),
+      name,
+      // Built on the first tools/list, not at module load: a cold start that only calls tools skips it.
+      get definition(): Tool {
+        definition ??= {
+          name,
+          title,
+          description,
+          ...(icons && { icons }),
+          inputSchema: inputJsonSchema(input),
+          outputSchema: outputJsonSchema(output, policy.errorOutput),
+          annotations,
+        };
+        return definition;
+      },
+      async call(rawArgs, ctx) {
+        try {
+          policy.guard?.(spec, ctx);
+          // A missing `arguments` is no arguments; anything else that is not an object fails validation.
+          const parsed = input.safeParse(rawArgs === undefined ? {} : rawArgs);
+          if (!parsed.success) throw new ToolError('invalid_argument', describeIssues(name, input, parsed.error.issues, rawArgs));
+          const once = async () => (await run(parsed.data, ctx)) as Record<string, unknown>;
+          return toolResult(await (policy.around ? policy.around(name, parsed.data, ctx, once) : once()));
+        } catch (err) {
+          const known = err instanceof ToolError ? err : policy.toolError(err);
+          if (known) return toolErrorResult(known);
           logger.error('tool failed unexpectedly', {
-            requestId: ctx.requestId,
-            tool: spec.name,
+            requestId: policy.requestId(ctx),
+            tool: name,
             err: err instanceof Error ? { name: err.name, message: err.message, stack: err.stack } : String(err),
           });
+          // A bug, not the caller's fault: say so without leaking internals.
+          return toolErrorResult(new ToolError('unavailable', 'internal error; retry later'));
         }
-        return toolErrorResult(toToolError(err, { label: 'the memory' }));
-      }
-    },
+      },
+    } as McpTool<Ctx> & Extra;
   };
 }
 
@@ -210,7 +156,7 @@ function inputJsonSchema(schema: ZodType): Tool['inputSchema'] {
  * Clients (the TypeScript SDK's among them) validate a failed call's structured content against the
  * output schema too, so an error shape outside it would turn every tool error into a client error.
  */
-function outputJsonSchema(schema: ZodType): NonNullable<Tool['outputSchema']> {
+function outputJsonSchema(schema: ZodType, errorOutput: ZodType): NonNullable<Tool['outputSchema']> {
   const js = jsonSchema(schema);
   const error = (jsonSchema(errorOutput).properties as JsonObject).error;
   const { required, properties, ...rest } = js;

@@ -3,6 +3,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CallToolRequestSchema,
   ErrorCode,
+  type Implementation,
   isJSONRPCRequest,
   ListToolsRequestSchema,
   McpError,
@@ -10,45 +11,29 @@ import {
   type RequestId,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { TOOLS, TOOLS_BY_NAME, type ToolContext } from '../../mcp/tools';
+import type { McpTool } from './define-tool';
 
 /**
  * One MCP server per request (stateless Streamable HTTP: every POST stands alone, so any Lambda
- * instance can answer any call). The SDK's low-level `Server` is used rather than `McpServer`:
- * `McpServer.registerTool` validates arguments itself and answers a failure as plain text without
- * an error code, and its `tools/list` cannot carry an output schema that also admits the
- * `{ error }` of a failed call. Here the tools validate their own arguments (tools.ts), so a bad
- * argument is always the `invalid_argument` tool error of spec 3, never a protocol error.
+ * instance can answer any call), for any set of tools. The SDK's low-level `Server` is used rather
+ * than `McpServer`: `McpServer.registerTool` validates arguments itself and answers a failure as
+ * plain text without an error code, and its `tools/list` cannot carry an output schema that also
+ * admits the `{ error }` of a failed call. Here the tools validate their own arguments
+ * (`define-tool.ts`), so a bad argument is always the `invalid_argument` tool error, never a
+ * protocol error.
  */
-export const SERVER_INFO = { name: 'memory', title: 'Markdown memory', version: '1.0.0' };
-
-export const INSTRUCTIONS = [
-  'A markdown memory shared by every MCP client of this account: notes written here are read back by other agents and sessions.',
-  'Notes are addressed by POSIX path ending in .md (e.g. "projects/acme/decisions.md"), never by title.',
-  'Find notes with memory__search (one literal keyword) or memory__list (a folder tree), then memory__read them by path.',
-  'Save with memory__write (whole note) or memory__edit (append, replace, or str_replace part of a note). Deletes are soft.',
-  'A bare path is the default memory; "@<vault>/<path>" addresses a named vault. Never store credentials: they are refused.',
-].join(' ');
-
-/** `tools/list` is the same for every caller and request: built once per instance, when first asked for. */
-let toolListCache: Tool[] | undefined;
-
-export function toolList(): Tool[] {
-  toolListCache ??= TOOLS.map((t) => t.definition);
-  return toolListCache;
-}
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * The SDK checks every `tools/call` against its own schema before any handler runs, and answers an
  * `arguments` that is present but not an object (`null`, a string, an array, a number) with a
- * JSON-RPC error carrying zod's raw issue dump. Spec 3 wants bad arguments to be the tool error
+ * JSON-RPC error carrying zod's raw issue dump. A bad argument must be the tool error
  * `invalid_argument`, so such an `arguments` is set aside on its way from the transport to the SDK
  * (the request goes on without it) and handed to the tool, whose own validation reports it. A
  * missing `arguments` is left alone: the tool takes it as `{}`.
  */
-class MemoryMcpServer extends Server {
+class ToolServer extends Server {
   private readonly setAside = new Map<RequestId, unknown>();
 
   override async connect(transport: Transport): Promise<void> {
@@ -74,14 +59,40 @@ class MemoryMcpServer extends Server {
   }
 }
 
-export function createMcpServer(ctx: ToolContext): Server {
-  const server = new MemoryMcpServer(SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolList() }));
+/** What an endpoint serves: who it is, how an agent should use it, its tools. */
+export interface ToolServerSpec<Ctx> {
+  info: Implementation;
+  instructions: string;
+  tools: readonly McpTool<Ctx>[];
+}
+
+/** `tools/list` is the same for every caller and request: built once per instance and tool set, when first asked for. */
+const toolLists = new WeakMap<readonly McpTool<never>[], Tool[]>();
+const toolsByName = new WeakMap<readonly McpTool<never>[], ReadonlyMap<string, McpTool<never>>>();
+
+export function toolListOf<Ctx>(tools: readonly McpTool<Ctx>[]): Tool[] {
+  let list = toolLists.get(tools);
+  if (!list) {
+    list = tools.map((t) => t.definition);
+    toolLists.set(tools, list);
+  }
+  return list;
+}
+
+/** A fresh server for one request: `initialize`, `tools/list`, and `tools/call` with the request's context. */
+export function createToolServer<Ctx>(spec: ToolServerSpec<Ctx>, ctx: Ctx): Server {
+  let byName = toolsByName.get(spec.tools) as ReadonlyMap<string, McpTool<Ctx>> | undefined;
+  if (!byName) {
+    byName = new Map(spec.tools.map((t) => [t.name, t]));
+    toolsByName.set(spec.tools, byName);
+  }
+  const server = new ToolServer(spec.info, { capabilities: { tools: { listChanged: false } }, instructions: spec.instructions });
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolListOf(spec.tools) }));
   server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
     const args = server.argumentsOf(extra.requestId, request.params.arguments);
-    const tool = TOOLS_BY_NAME.get(request.params.name);
+    const tool = byName.get(request.params.name);
     // An unknown tool is a protocol error (the client asked for something tools/list never offered).
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool "${request.params.name}"; the tools are ${TOOLS.map((t) => t.name).join(', ')}`);
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool "${request.params.name}"; the tools are ${spec.tools.map((t) => t.name).join(', ')}`);
     return tool.call(args, ctx);
   });
   return server;
