@@ -11,22 +11,41 @@ const feature = (name, allowed) => ({
   to: { path: '^(lambdas|bin|lib|test|layers)/', pathNot: [`^lambdas/${name}/`, ...allowed.map((a) => `^${a}`)] },
 });
 
+/** The catalog core's public face (lambdas/catalog-core/index.ts): all a feature may import of the core. */
+const CATALOG_CORE = 'lambdas/catalog-core/index\\.ts$';
+
 module.exports = {
   forbidden: [
     { name: 'no-circular', severity: 'error', comment: 'modules form no cycle', from: {}, to: { circular: true } },
     feature('shared', []),
     feature('identity', ['lambdas/shared/']),
     feature('oauth', ['lambdas/identity/', 'lambdas/shared/']),
-    feature('catalog', ['lambdas/identity/', 'lambdas/shared/']),
-    // The crawler is built on the catalog's domain, its ports' adapters and its search adapters, never on its API.
-    feature('crawler', ['lambdas/catalog/domain/', 'lambdas/catalog/adapters/', 'lambdas/catalog/search/', 'lambdas/catalog/reindex', 'lambdas/catalog/icons', 'lambdas/catalog/tables', 'lambdas/catalog/config', 'lambdas/shared/']),
+    // The catalog core (domain, ports, adapters, search): shared helpers only.
+    feature('catalog-core', ['lambdas/shared/']),
+    // The catalog's HTTP API, the site and the crawler are built on the core through its one face, never on its internals.
+    feature('catalog', [CATALOG_CORE, 'lambdas/identity/', 'lambdas/shared/']),
+    feature('crawler', [CATALOG_CORE, 'lambdas/shared/']),
     feature('memory', ['lambdas/shared/']),
     feature('memory-api', ['lambdas/memory/', 'lambdas/identity/', 'lambdas/shared/']),
     feature('mcp', ['lambdas/memory/', 'lambdas/identity/', 'lambdas/shared/']),
-    feature('site', ['lambdas/catalog/', 'lambdas/identity/', 'lambdas/shared/']),
+    feature('site', [CATALOG_CORE, 'lambdas/identity/', 'lambdas/shared/']),
     feature('edge', []),
     // Operations functions (the Lambda@Edge log retention sweep): shared helpers only.
     feature('ops', ['lambdas/shared/']),
+    {
+      name: 'tooling-through-catalog-core-face',
+      comment: 'the local stack and the CLIs use the catalog core through its face too',
+      severity: 'error',
+      from: { path: '^bin/', pathNot: '^bin/bench/' },
+      to: { path: '^lambdas/catalog-core/', pathNot: `^${CATALOG_CORE}` },
+    },
+    {
+      name: 'benches-through-catalog-core-face',
+      comment: 'benches use the face; those that measure a search engine itself (relevance, the S3 snapshot) may reach its search modules',
+      severity: 'error',
+      from: { path: '^bin/bench/' },
+      to: { path: '^lambdas/catalog-core/', pathNot: [`^${CATALOG_CORE}`, '^lambdas/catalog-core/search/'] },
+    },
     {
       name: 'no-feature-into-tooling',
       comment: 'code that runs in a Lambda never imports the local stack, the CDK app or tests',

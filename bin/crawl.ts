@@ -1,7 +1,5 @@
+import { DynamoCatalogStore, S3IconStore, embeddedSearchIndex } from '../lambdas/catalog-core';
 import { writeFileSync } from 'node:fs';
-import { DynamoCatalogStore } from '../lambdas/catalog/adapters/dynamo-catalog-store';
-import { S3IconStore } from '../lambdas/catalog/adapters/s3-icon-store';
-import { EmbeddedSearchIndex } from '../lambdas/catalog/search/embedded';
 import { DynamoCrawlState, crawlerTableDefinitions } from '../lambdas/crawler/adapters/dynamo-crawl-state';
 import { loadCrawlerConfig } from '../lambdas/crawler/config';
 import { CrawlAbortedError, runCrawl } from '../lambdas/crawler/crawler';
@@ -67,7 +65,7 @@ async function main(): Promise<void> {
     const doc = documentClient(ddb);
     const { crawler, http } = createCrawler(config, {
       store: new DynamoCatalogStore(doc, backends.config.catalogTable),
-      index: new EmbeddedSearchIndex({ snapshotPath: backends.config.searchSnapshotPath }),
+      index: embeddedSearchIndex({ snapshotPath: backends.config.searchSnapshotPath }),
       icons,
       state: new DynamoCrawlState(doc, config.stateTable),
       region: backends.config.region,

@@ -1,8 +1,4 @@
-import { DynamoCatalogStore } from '../lambdas/catalog/adapters/dynamo-catalog-store';
-import type { SearchIndex } from '../lambdas/catalog/domain/ports';
-import { rebuildIndex } from '../lambdas/catalog/reindex';
-import { EmbeddedSearchIndex } from '../lambdas/catalog/search/embedded';
-import { searchIndexForWrites } from '../lambdas/catalog/search/engines';
+import { DynamoCatalogStore, type SearchIndex, rebuildIndex, embeddedSearchIndex, searchIndexForWrites } from '../lambdas/catalog-core';
 import { documentClient, dynamoClient, loadBatchSdkBudget } from '../lambdas/shared/aws/clients';
 import { loadCatalogConfig } from '../lambdas/catalog/config';
 import { openBackends } from './local-stack/catalog-env';
@@ -28,7 +24,7 @@ async function main(): Promise<void> {
   try {
     const ddb = dynamoClient(backends.config, loadBatchSdkBudget());
     const store = new DynamoCatalogStore(documentClient(ddb), backends.config.catalogTable);
-    const n = await rebuildIndex(store, new EmbeddedSearchIndex({ snapshotPath: backends.config.searchSnapshotPath }));
+    const n = await rebuildIndex(store, embeddedSearchIndex({ snapshotPath: backends.config.searchSnapshotPath }));
     ddb.destroy();
     console.log(`reindexed ${n} servers in ${Date.now() - started} ms`);
   } finally {

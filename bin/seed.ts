@@ -1,4 +1,4 @@
-import { EmbeddedSearchIndex } from '../lambdas/catalog/search/embedded';
+import { embeddedSearchIndex } from '../lambdas/catalog-core';
 import { flags, nonNegativeInt, positiveInt } from './cli-args';
 import { openBackends } from './local-stack/catalog-env';
 import { seedCatalog } from './local-stack/seed';
@@ -14,7 +14,7 @@ async function main(): Promise<void> {
   const backends = await openBackends();
   try {
     console.error(`[seed] ${backends.attached ? 'using the running local stack' : 'started local backends'} in ${backends.dir.root}`);
-    const index = new EmbeddedSearchIndex({ snapshotPath: backends.config.searchSnapshotPath });
+    const index = embeddedSearchIndex({ snapshotPath: backends.config.searchSnapshotPath });
     // A terminal gets one line rewritten in place; a pipe or a log file gets a line per tenth.
     const tty = process.stderr.isTTY === true;
     let reported = 0;

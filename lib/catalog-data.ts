@@ -9,7 +9,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { acknowledge, nagRef } from './nag';
-import { CATALOG_TABLE } from '../lambdas/catalog/tables';
+import { CATALOG_TABLE } from '../lambdas/catalog-core/tables';
 import { RATE_LIMIT_TABLE } from '../lambdas/shared/rate-limit/tables';
 import { tableKeys } from './tables';
 
@@ -80,7 +80,7 @@ export interface CatalogDataProps {
   /**
    * `opensearch` (the default: a managed domain) or `embedded`, the small-catalog mode: no domain;
    * the crawler writes the embedded index as one snapshot object to a bucket of its own and every
-   * catalog instance loads it (lambdas/catalog/search/s3-snapshot.ts).
+   * catalog instance loads it (lambdas/catalog-core/search/s3-snapshot.ts).
    * @default 'opensearch'
    */
   readonly searchEngine?: SearchEngine;

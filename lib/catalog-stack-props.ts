@@ -16,7 +16,7 @@ import type { SharpLayerSource } from './crawler/sharp-layer';
 import type { CognitoEmailSettings } from './identity';
 import type { MemoryApiProps } from './memory-api';
 import type { MemoryMcpProps } from './memory-mcp';
-import type { AlarmSettings } from './monitoring';
+import type { AlarmSettings } from './alarm-settings';
 import type { OAuthFrontSettings } from './oauth-front';
 import type { PersonalTokenLimits } from '../lambdas/identity/config';
 import type { SiteProps } from './site';

@@ -6,7 +6,8 @@ import { metricsNamespace } from '../lambdas/shared/observability/metric-names';
 import { CatalogStack } from './catalog-stack';
 import type { CatalogStackProps } from './catalog-stack-props';
 import { LogGroupsWithRetention } from './log-groups';
-import { Monitoring, unreachedAlarms } from './monitoring';
+import { unreachedAlarms } from './alarm-settings';
+import { Monitoring } from './monitoring';
 import { AccountGlobalNames, checkStage, stackIds } from './naming';
 
 /** One deployment of the product: a stage in a region (and account). */

@@ -6,7 +6,7 @@ import type * as kms from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
 import { MEMORY_SCOPES } from '../lambdas/identity/principal';
 import { acknowledge } from './nag';
-import { FAVORITES_TABLE } from '../lambdas/catalog/tables';
+import { FAVORITES_TABLE } from '../lambdas/catalog/favorites/tables';
 import type { PersonalTokenLimits } from '../lambdas/identity/config';
 import { CLIENT_TABLE, PERSONAL_TOKEN_KEYS, TOKEN_TABLE } from '../lambdas/identity/tables';
 import { grantTable, tableKeys } from './tables';

@@ -13,55 +13,14 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
-import type * as opensearch from 'aws-cdk-lib/aws-opensearchservice';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { CRAWL_METRICS, EVENT_METRICS, REQUEST_METRICS } from '../lambdas/shared/observability/metric-names';
+import type { AlarmSettings } from './alarm-settings';
 import { acknowledge } from './nag';
-
-/** Where alarms go and when they fire. Every field has a documented default. */
-export interface AlarmSettings {
-  /**
-   * ARN of an existing SNS topic in the stack's region to send alarms to (e.g. one wired to a
-   * pager). With it, no topic is created.
-   * @default - a topic of this stack
-   */
-  readonly topicArn?: string;
-  /**
-   * Email addresses subscribed to the topic this stack creates (each confirms once by email).
-   * @default - none: a synth warning, and `npm run preflight` fails, unless `noSubscriberOnPurpose`
-   */
-  readonly emails?: string[];
-  /**
-   * The stage's alarms reach no one and that is meant (a developer's stage; or subscriptions made
-   * by hand after the deploy): no synth warning, and `npm run preflight` passes.
-   * @default false
-   */
-  readonly noSubscriberOnPurpose?: boolean;
-  /**
-   * The same for CloudFront's alarms, which live in us-east-1 (its metrics exist only there) when
-   * the stack is in another region: an existing topic in us-east-1.
-   * @default - a topic of the us-east-1 alarms stack, with `emails` subscribed
-   */
-  readonly usEast1TopicArn?: string;
-  /** Share of requests answered 5xx (API Gateway, the MCP function URL, CloudFront) over 5 minutes, in percent. @default 1 */
-  readonly faultRatePercent?: number;
-  /** Requests in 5 minutes below which a fault rate is not judged (a single 5xx of three requests is not an outage). @default 20 */
-  readonly minRequests?: number;
-  /** HTTP API p99 latency, over 5 minutes, three periods in a row, in milliseconds. @default 3000 */
-  readonly p99LatencyMs?: number;
-  /** Errors (unhandled failures and timeouts) of any one function in 5 minutes. @default 1 */
-  readonly functionErrors?: number;
-  /** OpenSearch JVM memory pressure, percent, 15 minutes in a row. @default 80 */
-  readonly jvmMemoryPressurePercent?: number;
-  /** OpenSearch free storage per node, as a share of the volume, percent. @default 25 */
-  readonly freeStoragePercent?: number;
-  /** OpenSearch CPU credits (burstable t3 nodes) below which the node is about to be throttled. @default 20 */
-  readonly cpuCreditBalance?: number;
-}
 
 export interface MonitoringProps {
   readonly settings?: AlarmSettings;
@@ -75,7 +34,7 @@ export interface MonitoringProps {
   readonly topicArn?: string;
 }
 
-const FIVE_MINUTES = Duration.minutes(5);
+export const FIVE_MINUTES = Duration.minutes(5);
 
 /** The operations a table's system-errors alarm reads when the caller names none. */
 const DEFAULT_TABLE_OPERATIONS = [dynamodb.Operation.GET_ITEM, dynamodb.Operation.PUT_ITEM, dynamodb.Operation.UPDATE_ITEM, dynamodb.Operation.QUERY];
@@ -184,7 +143,8 @@ export class Monitoring extends Construct {
     this.alarms.push(alarm);
   }
 
-  private widgets(...w: cloudwatch.IWidget[]): void {
+  /** Rows on the dashboard (none without one). */
+  widgets(...w: cloudwatch.IWidget[]): void {
     this.dashboard?.addWidgets(...w);
   }
 
@@ -337,96 +297,6 @@ export class Monitoring extends Construct {
     return [throttles, systemErrors];
   }
 
-  /** Health of the OpenSearch domain: red, yellow, storage, JVM pressure, CPU credits, blocked writes, snapshots. */
-  watchSearchDomain(domain: opensearch.IDomain, opts: { volumeGiB: number; burstable: boolean; dataNodes: number }): cloudwatch.Alarm[] {
-    const m = (metric: cloudwatch.Metric) => metric.with({ period: Duration.minutes(1) });
-    const alarms = [
-      this.alarm('SearchClusterRed', {
-        alarmDescription:
-          'OpenSearch cluster is red: a primary shard is unassigned; searches miss results and indexing fails. `npm run reindex` rebuilds the index from DynamoDB',
-        metric: m(domain.metricClusterStatusRed({ statistic: 'Maximum' })),
-        threshold: 1,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        evaluationPeriods: 1,
-        treatMissingData: cloudwatch.TreatMissingData.BREACHING,
-      }),
-      this.alarm('SearchClusterYellow', {
-        alarmDescription: 'OpenSearch cluster is yellow for 10 minutes: a replica shard is unassigned (a node is down or being replaced)',
-        metric: m(domain.metricClusterStatusYellow({ statistic: 'Maximum' })),
-        threshold: 1,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        evaluationPeriods: 10,
-        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      }),
-      this.alarm('SearchFreeStorage', {
-        alarmDescription: `OpenSearch: a node has less than ${this.settings.freeStoragePercent}% of its ${opts.volumeGiB} GiB volume free`,
-        metric: m(domain.metricFreeStorageSpace({ statistic: 'Minimum' })),
-        // FreeStorageSpace is in MiB.
-        threshold: Math.floor((opts.volumeGiB * 1024 * this.settings.freeStoragePercent) / 100),
-        comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_OR_EQUAL_TO_THRESHOLD,
-        evaluationPeriods: 1,
-        // A gap in this metric says nothing about storage (the red alarm speaks for a silent domain).
-        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      }),
-      this.alarm('SearchJvmMemoryPressure', {
-        alarmDescription: `OpenSearch: JVM memory pressure above ${this.settings.jvmMemoryPressurePercent}% for 15 minutes (the node risks out-of-memory errors; consider a larger instance)`,
-        metric: domain.metricJVMMemoryPressure({ statistic: 'Maximum', period: FIVE_MINUTES }),
-        threshold: this.settings.jvmMemoryPressurePercent,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        evaluationPeriods: 3,
-        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      }),
-      this.alarm('SearchWritesBlocked', {
-        alarmDescription: 'OpenSearch is blocking writes (storage or memory pressure): the crawler cannot index',
-        metric: domain.metricClusterIndexWritesBlocked({ statistic: 'Maximum', period: FIVE_MINUTES }),
-        threshold: 1,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        evaluationPeriods: 1,
-        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      }),
-      this.alarm('SearchSnapshotFailed', {
-        alarmDescription: 'OpenSearch: an automated snapshot failed',
-        metric: domain.metricAutomatedSnapshotFailure({ statistic: 'Maximum', period: FIVE_MINUTES }),
-        threshold: 1,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        evaluationPeriods: 1,
-        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      }),
-    ];
-    if (opts.burstable) {
-      alarms.push(
-        this.alarm('SearchCpuCredits', {
-          alarmDescription: `OpenSearch: a burstable node has fewer than ${this.settings.cpuCreditBalance} CPU credits left; it will be throttled to its baseline`,
-          metric: domain.metric('CPUCreditBalance', { statistic: 'Minimum', period: FIVE_MINUTES }),
-          threshold: this.settings.cpuCreditBalance,
-          comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_OR_EQUAL_TO_THRESHOLD,
-          evaluationPeriods: 3,
-          treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-        }),
-      );
-    }
-    this.widgets(
-      new cloudwatch.GraphWidget({
-        title: 'OpenSearch: cluster status (red, yellow), nodes',
-        left: [domain.metricClusterStatusRed({ statistic: 'Maximum' }), domain.metricClusterStatusYellow({ statistic: 'Maximum' })],
-        right: [domain.metricNodes({ statistic: 'Minimum' })],
-        width: 8,
-      }),
-      new cloudwatch.GraphWidget({
-        title: 'OpenSearch: JVM pressure, CPU (%)',
-        left: [domain.metricJVMMemoryPressure({ statistic: 'Maximum' }), domain.metricCPUUtilization({ statistic: 'Maximum' })],
-        width: 8,
-      }),
-      new cloudwatch.GraphWidget({
-        title: 'OpenSearch: free storage (MiB), search latency (ms)',
-        left: [domain.metricFreeStorageSpace({ statistic: 'Minimum' })],
-        right: [domain.metricSearchLatency({ statistic: 'p99' })],
-        width: 8,
-      }),
-    );
-    return alarms;
-  }
-
   /** Messages waiting in a dead-letter queue. */
   watchQueue(name: string, queue: sqs.IQueue): cloudwatch.Alarm {
     return this.alarm(`${name}Depth`, {
@@ -577,28 +447,4 @@ export class Monitoring extends Construct {
   appMetric(name: string, service: string, options: cloudwatch.MetricOptions = {}): cloudwatch.Metric {
     return new cloudwatch.Metric({ namespace: this.namespace, metricName: name, dimensionsMap: { service }, ...options });
   }
-}
-
-/**
- * The topics of a deployment whose alarms would reach no one, each as a sentence naming the setting
- * to change (the synth warning and `npm run preflight` say it): the home region's topic without
- * `emails` or `topicArn`, and outside us-east-1 CloudFront's topic without `emails` or
- * `usEast1TopicArn`. An existing topic is taken to have its subscribers. Empty when the stage says
- * so on purpose (`noSubscriberOnPurpose`).
- */
-export function unreachedAlarms(settings: AlarmSettings | undefined, opts: { stage: string; homeRegion: string }): string[] {
-  const s = settings ?? {};
-  if (s.noSubscriberOnPurpose) return [];
-  const emails = (s.emails ?? []).length > 0;
-  const where = `stage '${opts.stage}' in bin/stages.ts`;
-  const out: string[] = [];
-  if (!emails && !s.topicArn)
-    out.push(
-      `The alarms of ${opts.homeRegion} notify a topic nobody is subscribed to: set alarms.emails or alarms.topicArn of ${where} (or alarms.noSubscriberOnPurpose: true)`,
-    );
-  if (opts.homeRegion !== 'us-east-1' && !emails && !s.usEast1TopicArn && s.topicArn)
-    out.push(
-      `CloudFront's alarms (us-east-1) notify a topic nobody is subscribed to: set alarms.usEast1TopicArn or alarms.emails of ${where} (or alarms.noSubscriberOnPurpose: true)`,
-    );
-  return out;
 }

@@ -14,6 +14,7 @@ import type { MemoryApi } from './memory-api';
 import type { MemoryGit } from './memory-git';
 import type { MemoryMcp } from './memory-mcp';
 import type { Monitoring } from './monitoring';
+import { watchSearchDomain } from './monitoring-search';
 import type { OAuthFront } from './oauth-front';
 import type { Site } from './site';
 
@@ -73,7 +74,7 @@ export function watchDeployment(stack: WatchedDeployment, props: CatalogStackPro
   for (const [name, table, operations] of tables) m.watchTable(name, table, operations);
 
   if (stack.data.searchDomain && stack.data.searchDomainSize) {
-    m.watchSearchDomain(stack.data.searchDomain, stack.data.searchDomainSize);
+    watchSearchDomain(m, stack.data.searchDomain, stack.data.searchDomainSize);
   } else {
     m.alarm('SearchSnapshotLoadFailed', {
       alarmDescription:

@@ -1,4 +1,4 @@
-import { CATEGORIES, REGISTRY_TYPES } from '../../lambdas/catalog/domain/types';
+import { CATEGORIES, REGISTRY_TYPES } from '../../lambdas/catalog-core';
 import { LANGUAGES, TOPICS, type SyntheticServer } from '../local-stack/synthetic';
 
 /**

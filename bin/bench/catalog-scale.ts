@@ -1,9 +1,9 @@
+import { embeddedSearchIndex } from '../../lambdas/catalog-core';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { cpSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EmbeddedSearchIndex } from '../../lambdas/catalog/search/embedded';
 import { createCatalogDeps } from '../../lambdas/catalog/wiring';
 import { freePort, startDynamoLocal, startS3Server } from '../local-stack/backends';
 import { localCatalogConfig, provision } from '../local-stack/catalog-env';
@@ -181,7 +181,7 @@ async function runCatalogScaleBench(n: number, log: (m: string) => void): Promis
         };
         await provision(config);
         const loadStarted = performance.now();
-        const fromFile = new EmbeddedSearchIndex({ snapshotPath: snapshot });
+        const fromFile = embeddedSearchIndex({ snapshotPath: snapshot });
         await fromFile.facets(); // loads the snapshot and builds the view
         rows.push([`${label}snapshot load and first read (in-process)`, ms(performance.now() - loadStarted), '', '']);
         const deps = await createCatalogDeps(config, fromFile);

@@ -1,3 +1,4 @@
+import { embeddedSearchIndex } from '../../lambdas/catalog-core';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -6,7 +7,6 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
 import { handleCatalogRequest } from '../../lambdas/catalog/api';
-import { EmbeddedSearchIndex } from '../../lambdas/catalog/search/embedded';
 import { generateCatalog, toSearchDocument, TOPICS } from '../local-stack/synthetic';
 import { createCatalogDeps } from '../../lambdas/catalog/wiring';
 import type { CatalogDeps } from '../../lambdas/catalog/deps';
@@ -207,7 +207,7 @@ export async function runCatalogBench(log: (m: string) => void): Promise<BenchSe
     };
     await provision(config);
     log(`generating and indexing ${COUNT} synthetic servers`);
-    const index = new EmbeddedSearchIndex({});
+    const index = embeddedSearchIndex({});
     const servers = generateCatalog(COUNT);
     await index.replaceAll(servers.map(toSearchDocument));
     const mix = catalogQueryMix(servers);

@@ -5,13 +5,13 @@
  * requests and catalog writes. Returns a `BenchSection` for bin/bench.ts.
  */
 
+import { toServerJson } from '../../lambdas/catalog-core';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BenchSection } from './stats';
 import { verdict } from './stats';
 import { startDynamoLocal, startS3Server } from '../local-stack/backends';
-import { toServerJson } from '../../lambdas/catalog/domain/registry-record';
 import { generateCatalog } from '../local-stack/synthetic';
 import { runCrawl } from '../../lambdas/crawler/crawler';
 import type { CrawlReport } from '../../lambdas/crawler/domain/types';

@@ -3,11 +3,10 @@
  * are categorised, on the real registry sample (judged fixtures under `test/fixtures/relevance/`),
  * plus the three measured complaints of the issue on the demo catalog. No timing here.
  */
-import { EmbeddedSearchIndex } from '../../lambdas/catalog/search/embedded';
+import { embeddedSearchIndex, parseGithubRepo } from '../../lambdas/catalog-core';
 import { classifyByRules, looksLikeDemo } from '../../lambdas/crawler/domain/classify';
 import { generateCatalog, toSearchDocument } from '../local-stack/synthetic';
 import { classifierInput, loadCorpusDocuments, loadCorpusServers } from './relevance/corpus';
-import { parseGithubRepo } from '../../lambdas/catalog/domain/repo-ref';
 import { embeddedRanker, evaluate, isHeldOutQuery, isHeldOutServer, loadJudgedCategories, loadJudgedQueries, openSearchRanker } from './relevance/evaluate';
 import { loadReadmeCache, type ReadmeCache } from './relevance/readmes';
 import { scoreLabels } from './relevance/metrics';
@@ -67,7 +66,7 @@ export interface DemoFigures {
 /** The issue's three measurements on the 300 demo servers `npm start` seeds. */
 export async function demoFigures(): Promise<DemoFigures> {
   const catalog = generateCatalog(300);
-  const index = new EmbeddedSearchIndex();
+  const index = embeddedSearchIndex();
   await index.replaceAll(catalog.map(toSearchDocument));
   const search = (q: string, limit = 100) => index.search({ q, filters: {}, page: { offset: 0, limit } });
   const github = await search('github');

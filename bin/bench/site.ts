@@ -1,3 +1,4 @@
+import { embeddedSearchIndex, type CatalogDetail } from '../../lambdas/catalog-core';
 import { loadavg } from 'node:os';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { createSiteDispatcher } from '../../lambdas/site/api';
@@ -5,8 +6,6 @@ import { assets } from '../../lambdas/site/assets';
 import { loadSiteConfig } from '../../lambdas/site/config';
 import type { SiteDeps } from '../../lambdas/site/deps';
 import { SITE_ROUTES } from '../../lambdas/site/routes';
-import { EmbeddedSearchIndex } from '../../lambdas/catalog/search/embedded';
-import type { CatalogDetail } from '../../lambdas/catalog/domain/types';
 import { RouteMatcher, routeKey } from '../../lambdas/shared/http/route-table';
 import type { HttpEvent } from '../../lambdas/shared/http/types';
 import { generateCatalog, toSearchDocument } from '../local-stack/synthetic';
@@ -50,7 +49,7 @@ const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`;
 export async function runSiteBench(log: (m: string) => void): Promise<BenchSection> {
   log(`generating ${COUNT} servers`);
   const servers = generateCatalog(COUNT);
-  const index = new EmbeddedSearchIndex({});
+  const index = embeddedSearchIndex({});
   await index.replaceAll(servers.map(toSearchDocument));
   const details = new Map<string, CatalogDetail>(servers.map((s) => [s.record.slug, { record: s.record, readme: s.readme, tools: s.tools }]));
   // One server whose README is ten times the render cap: the page must still fit.

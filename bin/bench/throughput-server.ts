@@ -1,9 +1,9 @@
+import { embeddedSearchIndex } from '../../lambdas/catalog-core';
 import './env';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { createCatalogHandler } from '../../lambdas/catalog/api';
 import { CATALOG_API } from '../../lambdas/catalog/routes';
-import { EmbeddedSearchIndex } from '../../lambdas/catalog/search/embedded';
 import { generateCatalog, toSearchDocument } from '../local-stack/synthetic';
 import { createCatalogDeps } from '../../lambdas/catalog/wiring';
 import { localCatalogConfig } from '../local-stack/catalog-env';
@@ -64,7 +64,7 @@ async function main(): Promise<void> {
     ...(!env.cache && { responseCacheEntries: 0 }),
     ...(env.batch === false && { rateBatchTakes: false }),
   };
-  const index = new EmbeddedSearchIndex({});
+  const index = embeddedSearchIndex({});
   await index.replaceAll(generateCatalog(env.count).map(toSearchDocument));
   const deps = await createCatalogDeps(config, index);
   const running = await listen(

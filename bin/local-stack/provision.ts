@@ -1,3 +1,4 @@
+import { CATALOG_TABLE } from '../../lambdas/catalog-core';
 import {
   CreateTableCommand,
   DeleteTableCommand,
@@ -7,7 +8,7 @@ import {
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, type S3Client } from '@aws-sdk/client-s3';
-import { CATALOG_TABLE, FAVORITES_TABLE } from '../../lambdas/catalog/tables';
+import { FAVORITES_TABLE } from '../../lambdas/catalog/favorites/tables';
 import { CLIENT_TABLE, TOKEN_TABLE, type AuthTableNames } from '../../lambdas/identity/tables';
 import { tableDefinition, type TableDefinition } from '../../lambdas/shared/aws/table-schema';
 import { RATE_LIMIT_TABLE } from '../../lambdas/shared/rate-limit/tables';

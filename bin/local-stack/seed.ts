@@ -1,12 +1,8 @@
+import { DynamoCatalogStore, S3IconStore, type SearchIndex, renderIcon, searchDocumentOf } from '../../lambdas/catalog-core';
 import { documentClient, dynamoClient, loadBatchSdkBudget, s3Config } from '../../lambdas/shared/aws/clients';
 import type { CatalogConfig } from '../../lambdas/catalog/config';
-import { DynamoCatalogStore } from '../../lambdas/catalog/adapters/dynamo-catalog-store';
-import { S3IconStore } from '../../lambdas/catalog/adapters/s3-icon-store';
-import type { SearchIndex } from '../../lambdas/catalog/domain/ports';
-import { renderIcon } from '../../lambdas/catalog/icons';
 import { chunk, mapLimit } from '../../lambdas/shared/concurrency';
 import { generateCatalog } from './synthetic';
-import { searchDocumentOf } from '../../lambdas/catalog/reindex';
 import { loadCrawlerConfig } from '../../lambdas/crawler/config';
 import { dropTable } from './provision';
 

@@ -1,3 +1,4 @@
+import { rebuildIndex, embeddedSearchIndex } from '../../lambdas/catalog-core';
 import { loadAuthConfig, localIssuerIdentity, publicUrl, type AuthConfig } from '../../lambdas/identity/config';
 import { createFavoritesHandler } from '../../lambdas/catalog/favorites/api';
 import { loadFavoritesConfig, type FavoritesDeps } from '../../lambdas/catalog/favorites/deps';
@@ -12,8 +13,6 @@ import { OAUTH_API, wellKnownTable } from '../../lambdas/oauth/routes';
 import { createClientStore, createOAuthDeps, createOAuthLimiter } from '../../lambdas/oauth/wiring';
 import { CATALOG_POLICY, createCatalogHandler } from '../../lambdas/catalog/api';
 import { CATALOG_API } from '../../lambdas/catalog/routes';
-import { rebuildIndex } from '../../lambdas/catalog/reindex';
-import { EmbeddedSearchIndex } from '../../lambdas/catalog/search/embedded';
 import { createCatalogDeps } from '../../lambdas/catalog/wiring';
 import type { CatalogDeps } from '../../lambdas/catalog/deps';
 import type { HttpResult } from '../../lambdas/shared/http/types';
@@ -240,7 +239,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       keyRing: parseKeyRing(readFileSync(dir.cursorKeys, 'utf8')),
       limiter: createOAuthLimiter(oauthConfig, authConfig),
     });
-    const index = new EmbeddedSearchIndex({ snapshotPath: dir.searchSnapshot });
+    const index = embeddedSearchIndex({ snapshotPath: dir.searchSnapshot });
     deps = await createCatalogDeps(config, index, authDeps.verifier);
     favoritesDeps = await createFavoritesDeps(config, loadFavoritesConfig(authEnv), authDeps.verifier);
     const siteDeps = await createSiteDeps(siteConfig, { store: deps.store, index, limiter: deps.limiter, originSecret: () => config.originVerifySecret });

@@ -1,8 +1,8 @@
+import type { CatalogStore, IconStore, SearchIndex } from '../catalog-core';
 import type { CursorCodec } from '../shared/cursor';
 import type { OriginSecretGetter } from '../shared/http/origin-guard';
 import type { RateLimiter } from '../shared/rate-limit/rate-limiter';
 import type { CatalogConfig } from './config';
-import type { CatalogStore, IconStore, SearchIndex } from './domain/ports';
 import type { CallerResolver } from './callers';
 
 /** Everything a catalog handler may use, injected so tests and the local stack swap adapters only. */

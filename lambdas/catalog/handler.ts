@@ -1,9 +1,9 @@
+import { searchIndexForReads } from '../catalog-core';
 import { loadAuthConfig } from '../identity/config';
 import { createIdentity } from '../identity/wiring';
 import { loadCatalogConfig } from './config';
 import { createCatalogHandler } from './api';
 import type { CatalogDeps } from './deps';
-import { searchIndexForReads } from './search/engines';
 import { createCatalogDeps } from './wiring';
 import { retryingOnce } from '../shared/concurrency';
 

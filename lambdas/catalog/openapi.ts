@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { BEARER_SECURITY_SCHEME, FAVORITES_ERROR_TEXT, FAVORITES_OPENAPI } from './favorites/schemas';
 import type { RouteDef } from '../shared/http/route-table';
 import { CATALOG_API } from './routes';
+import { SlugParamSchema } from '../catalog-core';
 import * as S from './schemas';
 
 /**
@@ -39,7 +40,7 @@ const OPS: Record<string, Op> = {
   },
   getServer: {
     summary: 'One server with README and tools',
-    params: S.SlugParamSchema,
+    params: SlugParamSchema,
     ok: { description: 'The server', schema: S.envelope(S.CatalogServerDetail) },
     errors: [400, 404],
   },
@@ -66,7 +67,7 @@ const OPS: Record<string, Op> = {
   getIcon: {
     summary: 'Server icon',
     description: '128x128 webp, immutable and cached for a year; exempt from rate limits.',
-    params: S.SlugParamSchema,
+    params: SlugParamSchema,
     ok: { description: 'The icon', content: 'image/webp' },
     errors: [400, 404],
   },

@@ -1,31 +1,15 @@
 import { extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
 import * as z from 'zod';
-import { API_SORTS, CATEGORIES, REGISTRY_TYPES, VIEWS } from './domain/types';
+import { API_SORTS, CATEGORIES, filterParams, intParam, VIEWS } from '../catalog-core';
 
 /**
  * The catalog contract, written once: these schemas validate requests, type the handlers and
- * generate `/openapi.json` (see `openapi.ts`).
+ * generate `/openapi.json` (see `openapi.ts`). The filter, slug and paging parameters every surface
+ * shares are the core's (`lambdas/catalog-core/query.ts`).
  */
 extendZodWithOpenApi(z);
 
 // ---------- parameters ----------
-
-const INT = /^[+-]?\d+$/;
-
-/** A query integer: digits only (no `1.5`, `1e3`, ` 5`), then range-checked, with plain messages. */
-export function intParam(min: number, max: number, def: number, description: string) {
-  return z
-    .preprocess(
-      (v) => (typeof v === 'string' && INT.test(v) ? Number(v) : v),
-      z
-        .number({ error: 'must be an integer' })
-        .int({ error: 'must be an integer' })
-        .min(min, { error: `must be at least ${min}` })
-        .max(max, { error: `must be at most ${max}` }),
-    )
-    .default(def)
-    .openapi({ type: 'integer', minimum: min, maximum: max, default: def, description });
-}
 
 function trimmed(min: number, max: number, description: string) {
   return z
@@ -35,39 +19,6 @@ function trimmed(min: number, max: number, description: string) {
     .max(max, { error: `must be at most ${max} characters` })
     .openapi({ description });
 }
-
-const MULTI_NOTE =
-  'Several values may be given as repeated parameters (`?{p}=a&{p}=b`) or as a comma-separated list (`?{p}=a,b`); values of one parameter OR-combine, different parameters AND-combine.';
-
-function multi<T extends z.ZodType>(item: T, name: string, description: string) {
-  return z
-    .array(item)
-    .min(1)
-    .max(20, { error: 'at most 20 values' })
-    .optional()
-    .openapi({
-      description: `${description} ${MULTI_NOTE.replaceAll('{p}', name)}`,
-      param: { style: 'form', explode: true },
-    });
-}
-
-const typeItem = z.enum(REGISTRY_TYPES, { error: `must be one of ${REGISTRY_TYPES.join(', ')}` });
-const categoryItem = z.enum(CATEGORIES, { error: `must be one of the ${CATEGORIES.length} category labels: ${CATEGORIES.join(', ')}` });
-const freeItem = (what: string) =>
-  z
-    .string()
-    .trim()
-    .min(1, { error: `${what} values must not be empty` })
-    .max(80, { error: `${what} values must be at most 80 characters` });
-
-export const filterParams = {
-  type: multi(typeItem, 'type', 'Package registry type; `remote` means the server has at least one hosted endpoint.'),
-  category: multi(categoryItem, 'category', 'Category label (exact).'),
-  language: multi(freeItem('language'), 'language', 'Exact GitHub language; an unknown value matches nothing.'),
-  license: multi(freeItem('license'), 'license', 'GitHub license name or SPDX id; an unknown value matches nothing.'),
-};
-
-export const MULTI_KEYS = ['type', 'category', 'language', 'license'] as const;
 
 const view = z
   .enum(VIEWS, { error: `must be one of ${VIEWS.join(', ')}` })
@@ -130,15 +81,6 @@ export const RegistryQuerySchema = z.object({
 });
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
-
-export const SlugParamSchema = z.object({
-  slug: z
-    .string()
-    .trim()
-    .min(1, { error: 'must not be empty' })
-    .max(200, { error: 'must be at most 200 characters' })
-    .openapi({ description: 'Catalog identifier, 1-200 characters.' }),
-});
 
 // ---------- responses ----------
 

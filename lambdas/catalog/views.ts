@@ -1,12 +1,7 @@
-import { toServerJson } from './domain/registry-record';
-import { lastModified, type CatalogDetail, type CatalogRecord, type View } from './domain/types';
+import { iconPath, type CatalogDetail, type CatalogRecord, type View } from '../catalog-core';
 import type { CatalogServerDetailOut, CatalogServerOut } from './schemas';
 
-/** Projections of the stored record onto the API shapes of spec document 1. */
-
-export function iconPath(slug: string): string {
-  return `/api/icons/${encodeURIComponent(slug)}`;
-}
+/** Projections of the stored record onto the API shapes of spec document 1 (the registry entry is the core's, `toRegistryEntry`). */
 
 export function toCatalogServer(r: CatalogRecord, view: View): CatalogServerOut {
   const out: CatalogServerOut = {
@@ -91,25 +86,4 @@ export function toDetail(d: CatalogDetail): CatalogServerDetailOut {
 
 export function toAutocompleteItem(r: CatalogRecord) {
   return { slug: r.slug, name: r.name, title: r.title ?? r.name, description: r.description };
-}
-
-export interface RegistryMetaOptions {
-  brand: string;
-  siteUrlTemplate?: string;
-}
-
-export function toRegistryEntry(r: CatalogRecord, opts: RegistryMetaOptions) {
-  const meta = {
-    slug: r.slug,
-    grades: r.grades,
-    ...(r.categories.length > 0 && { categories: [...r.categories] }),
-    ...(r.toolCount !== undefined && { toolCount: r.toolCount }),
-    ...(r.health && { health: r.health }),
-    ...(r.downloads !== undefined && { downloads: r.downloads }),
-    updatedAt: lastModified(r),
-    ...(r.publishedAt !== undefined && { publishedAt: r.publishedAt }),
-    ...(r.registryUpdatedAt !== undefined && { registryUpdatedAt: r.registryUpdatedAt }),
-    ...(opts.siteUrlTemplate && { url: opts.siteUrlTemplate.replaceAll('{slug}', encodeURIComponent(r.slug)) }),
-  };
-  return { server: toServerJson(r), _meta: { [`io.${opts.brand}.catalog/v0`]: meta } };
 }

@@ -1,3 +1,4 @@
+import { DynamoCatalogStore, S3IconStore, type SearchIndex } from '../catalog-core';
 import { sharedLimiter } from '../shared/rate-limit/leasing-config';
 import { AnonymousCallers, BearerCallers } from './callers';
 import type { TokenVerifier } from '../identity/verifier';
@@ -5,10 +6,7 @@ import { dynamoClient, documentClient, s3Config } from '../shared/aws/clients';
 import { traced } from '../shared/observability/tracing';
 import type { CatalogConfig } from './config';
 import { cursorCodec, originSecretGetter, secretsClient } from '../shared/secrets';
-import { DynamoCatalogStore } from './adapters/dynamo-catalog-store';
-import { S3IconStore } from './adapters/s3-icon-store';
 import type { CatalogDeps } from './deps';
-import type { SearchIndex } from './domain/ports';
 
 /**
  * Builds the catalog's dependencies from configuration. The search index is passed in: the Lambda

@@ -22,13 +22,16 @@
  * - `handler({ action: 'plan' | 'unit' | 'finalize', … })` dispatches to the three.
  */
 
-import { DynamoCatalogStore } from '../catalog/adapters/dynamo-catalog-store';
-import { S3IconStore } from '../catalog/adapters/s3-icon-store';
-import { rebuildIndex } from '../catalog/reindex';
-import { searchIndexForWrites } from '../catalog/search/engines';
-import type { S3SnapshotWriter } from '../catalog/search/s3-snapshot';
+import {
+  DynamoCatalogStore,
+  loadCatalogStoreConfig,
+  rebuildIndex,
+  S3IconStore,
+  searchIndexForWrites,
+  type CatalogStore,
+  type S3SnapshotWriter,
+} from '../catalog-core';
 import { documentClient, dynamoClient, loadBatchSdkBudget, s3Config } from '../shared/aws/clients';
-import { loadCatalogConfig } from '../catalog/config';
 import { logger } from '../shared/logger';
 import { CRAWL_METRICS } from '../shared/observability/metric-names';
 import { countMetric, flushMetrics } from '../shared/observability/metrics';
@@ -37,7 +40,6 @@ import { DynamoCrawlState } from './adapters/dynamo-crawl-state';
 import { loadCrawlerConfig } from './config';
 import type { Crawler } from './crawler';
 import type { PlanMode } from './settings';
-import type { CatalogStore } from '../catalog/domain/ports';
 import type { UnitRef } from './domain/ports';
 import { createCrawler } from './wiring';
 
@@ -58,7 +60,7 @@ let instance: Instance | undefined;
  */
 function crawlerInstance(): Instance {
   if (instance) return instance;
-  const catalog = loadCatalogConfig();
+  const catalog = loadCatalogStoreConfig();
   const config = loadCrawlerConfig();
   // Tasks of up to 15 minutes with no caller waiting: a slow batch is waited for, not failed.
   const doc = documentClient(dynamoClient(catalog, loadBatchSdkBudget()));

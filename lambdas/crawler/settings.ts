@@ -1,4 +1,4 @@
-import type { CatalogStore, SearchIndex, IconStore } from '../catalog/domain/ports';
+import type { CatalogStore, SearchIndex, IconStore } from '../catalog-core';
 import type { CategoryClassifier } from './domain/classify';
 import type { Clock, CrawlStateStore, DownloadsSource, GithubSource, HealthChecker, IconFetcher, RunMeta, UnitRef, UpstreamRegistry } from './domain/ports';
 import type { CrawlMode, EnrichStep, UnitResult } from './domain/types';

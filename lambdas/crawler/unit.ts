@@ -1,10 +1,17 @@
-import type { CatalogDetail, CatalogHealth, CatalogRecord, CatalogTool, Category, ReadmeContent } from '../catalog/domain/types';
-import { searchDocumentOf } from '../catalog/reindex';
+import {
+  type CatalogDetail,
+  type CatalogHealth,
+  type CatalogRecord,
+  type CatalogTool,
+  type Category,
+  type ReadmeContent,
+  searchDocumentOf,
+  parseGithubRepo,
+} from '../catalog-core';
 import { classifyByRules } from './domain/classify';
 import { isRejection, normaliseRow, rowIdentity } from './domain/normalise';
 import type { CachedResponse, GithubSource, NameState, RepoRef, UnitRef } from './domain/ports';
 import { buildEntry, type BuiltEntry } from './domain/record';
-import { parseGithubRepo } from '../catalog/domain/repo-ref';
 import { starsGained, utcDay, withStarSnapshot, type StarHistory } from './domain/trending';
 import {
   emptyUnitResult,

@@ -1,4 +1,4 @@
-import type { CatalogStore, IconStore, SearchIndex } from '../catalog/domain/ports';
+import type { CatalogStore, IconStore, SearchIndex } from '../catalog-core';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { logger } from '../shared/logger';
 import { CachedSecret, secretsClient } from '../shared/secrets';

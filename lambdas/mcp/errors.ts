@@ -1,23 +1,11 @@
 import { MemoryError } from '../memory';
 import { IdempotencyUnavailable } from '../shared/idempotency/store';
+import { ToolError } from '../shared/mcp/tool-error';
 
 /**
- * The MCP error model (DECISIONS): a failed tool call is a tool result `{ isError: true }` whose
- * structured content is `{ error: { code, message } }`, plus the same JSON as text for clients that
- * read only `content`. Protocol errors (JSON-RPC) are kept for what is not a tool call at all.
+ * The memory tools' errors, in the shared MCP error model (`shared/mcp/tool-error.ts`, DECISIONS):
+ * every code of its vocabulary, `refused_content` included (spec 3).
  */
-export const TOOL_ERROR_CODES = ['not_found', 'conflict', 'invalid_argument', 'refused_content', 'forbidden', 'rate_limited', 'unavailable'] as const;
-export type ToolErrorCode = (typeof TOOL_ERROR_CODES)[number];
-
-export class ToolError extends Error {
-  constructor(
-    readonly code: ToolErrorCode,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'ToolError';
-  }
-}
 
 /** How the memory a call addressed reads in messages: the default memory or `@<vault>`. */
 export interface ErrorContext {
@@ -39,7 +27,7 @@ export function toToolError(err: unknown, ctx: ErrorContext): ToolError {
   if (err instanceof IdempotencyUnavailable)
     return new ToolError('unavailable', 'the record of this idempotencyKey cannot be read or written; retry shortly (nothing was written)');
   if (!(err instanceof MemoryError)) {
-    // A bug, not the caller's fault: say so without leaking internals; the handler logs it.
+    // A bug, not the caller's fault: say so without leaking internals; the caller logs it.
     return new ToolError('unavailable', 'internal error; retry later');
   }
   switch (err.code) {

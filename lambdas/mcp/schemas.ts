@@ -1,7 +1,7 @@
 // Named imports, not the `z` namespace: using the namespace as a value keeps every zod locale in
 // the bundle (about 170 KB of the function's 1 MB budget).
 import { array, boolean, custom, enum as zEnum, literal, number, object, strictObject, string, union, type infer as Infer, type ZodType } from 'zod';
-import { TOOL_ERROR_CODES } from './errors';
+import { errorOutput as errorOutputOf, TOOL_ERROR_CODES } from '../shared/mcp/tool-error';
 
 /**
  * The six tools' argument and result schemas (spec 3), written once: they validate the arguments,
@@ -274,7 +274,5 @@ export const writeOutput = object({
 export const editOutput = writeOutput;
 export const deleteOutput = object({ path: string(), deleted: literal(true), rev: revOut.optional().describe('The rev of the deleting commit') });
 
-/** The structured content of a failed call; every output schema admits it (see `toolJsonSchemas`). */
-export const errorOutput = object({
-  error: object({ code: zEnum(TOOL_ERROR_CODES), message: string() }),
-});
+/** The structured content of a failed call, with every code of the shared vocabulary; every output schema admits it. */
+export const errorOutput = errorOutputOf(TOOL_ERROR_CODES);

@@ -1,7 +1,7 @@
 import type { input } from 'zod';
 import type { Caller, FrontMatter, NoteLinks } from '../memory';
 import type { KeyedWrite } from '../shared/idempotency/store';
-import { ToolError } from './errors';
+import { ToolError } from '../shared/mcp/tool-error';
 import { against, defineTool, isMissingMemory, type McpTool, type ToolContext } from './define-tool';
 import { listFolder } from './list';
 import {
@@ -22,7 +22,7 @@ import {
 } from './schemas';
 import { DEFAULT_MEMORY, defaultTarget, display, parseFolder, parseNotePath, vaultTarget, type FolderTarget, type NoteTarget, type Target } from './vault';
 
-export { toolErrorResult, type McpTool, type ToolContext } from './define-tool';
+export type { McpTool, ToolContext } from './define-tool';
 
 // ------------------------------------------------------------------------------------------------
 // The six tools
@@ -187,7 +187,6 @@ const remove = defineTool({
 });
 
 export const TOOLS: readonly McpTool[] = [search, read, list, write, edit, remove];
-export const TOOLS_BY_NAME: ReadonlyMap<string, McpTool> = new Map(TOOLS.map((t) => [t.name, t]));
 
 // ------------------------------------------------------------------------------------------------
 // Helpers

@@ -1,5 +1,5 @@
 import { isValidMemoryName } from '../memory';
-import { ToolError } from './errors';
+import { ToolError } from '../shared/mcp/tool-error';
 
 /**
  * Vault addressing (spec 3, DECISIONS): `@<vault>/<path>` in a `path` or `folder` argument names a

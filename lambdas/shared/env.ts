@@ -39,6 +39,14 @@ export function envInt(env: Env, name: string, fallback: number, rule: IntRule =
   return n;
 }
 
+/** A whole number written as digits only (0 allowed; `1e3`, `1.5` and `-1` are refused), or `fallback` when unset. */
+export function envCount(env: Env, name: string, fallback: number): number {
+  const v = envString(env, name);
+  if (v === undefined) return fallback;
+  if (!/^\d+$/.test(v)) throw new Error(`${name} must be a whole number, got "${v}"`);
+  return Number(v);
+}
+
 /**
  * Bounds of {@link envNumber}. `min` and `max` are inclusive; `positive` refuses 0 and below (a
  * bound `min` cannot say for numbers that need not be integers).

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { CatalogError } from '../catalog/errors';
 import { clientIp } from '../shared/http/client-ip';
 import { createPipeline, lambdaEntry, type ApiPolicy, type Operation, type Pipeline, type Problem } from '../shared/http/pipeline';
 import { ValidationError } from '../shared/http/query';
@@ -117,10 +116,6 @@ function siteError(config: SiteConfig, err: unknown): HttpResult | undefined {
   if (err instanceof SiteError) return errorResult(config, err);
   if (err instanceof ValidationError)
     return errorResult(config, new SiteError('INVALID_QUERY', 'Invalid address', 'Some parameters of this address are not valid.', err.details));
-  // The catalog's own checks (a slug over 200 characters) word their problems in its error type.
-  if (err instanceof CatalogError && err.code === 'INVALID_QUERY') {
-    return errorResult(config, new SiteError('INVALID_QUERY', 'Invalid address', err.message, err.details ?? []));
-  }
   return undefined;
 }
 

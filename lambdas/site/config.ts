@@ -4,6 +4,8 @@
  */
 import { publicUrl } from '../identity/config';
 import { envInt, envString, type Env } from '../shared/env';
+import { loadLeasingOptions } from '../shared/rate-limit/leasing-config';
+import type { LeasingOptions } from '../shared/rate-limit/rate-limiter';
 
 export interface SiteConfig {
   /** The deployment's base URL (PUBLIC_URL): canonical links, feeds, sitemap, the OAuth client id. */
@@ -18,6 +20,10 @@ export interface SiteConfig {
   edgeCacheSeconds: number;
   /** Per client IP, through the shared limiter: pages rendered per second and burst (SITE_RATE_RPS, SITE_RATE_BURST; 30 / 60). */
   rate: { rate: number; burst: number };
+  /** The shared rate-limit table (RATE_LIMIT_TABLE), the one the catalog API and favorites use. */
+  rateLimitTable: string;
+  /** The shared limiter's leases and provisional allowance (RATE_LEASE_FRACTION, RATE_PROVISIONAL_TOKENS, RATE_MAX_BACKLOG). */
+  rateLimiter: LeasingOptions;
   /** Characters of a README's source rendered on its page (SITE_README_MAX_CHARS, default 40000). */
   readmeMaxChars: number;
   /** Tools shown with their input schemas on a detail page (SITE_MAX_TOOLS, default 100). */
@@ -47,6 +53,8 @@ export function loadSiteConfig(env: Env = process.env): SiteConfig {
     browserCacheSeconds: envInt(env, 'SITE_BROWSER_CACHE_SECONDS', 60, { min: 0 }),
     edgeCacheSeconds: envInt(env, 'SITE_EDGE_CACHE_SECONDS', 300, { min: 0 }),
     rate: { rate: envInt(env, 'SITE_RATE_RPS', 30, { min: 1 }), burst: envInt(env, 'SITE_RATE_BURST', 60, { min: 1 }) },
+    rateLimitTable: envString(env, 'RATE_LIMIT_TABLE') ?? 'rate-limits',
+    rateLimiter: loadLeasingOptions(env),
     readmeMaxChars: envInt(env, 'SITE_README_MAX_CHARS', 40_000, { min: 1000 }),
     maxTools: envInt(env, 'SITE_MAX_TOOLS', 100, { min: 1 }),
     feedEntries: bounded(env, 'SITE_FEED_ENTRIES', 50, 1, 500),

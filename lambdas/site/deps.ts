@@ -1,4 +1,4 @@
-import type { CatalogStore, SearchIndex } from '../catalog/domain/ports';
+import type { CatalogStore, SearchIndex } from '../catalog-core';
 import type { OriginSecretGetter } from '../shared/http/origin-guard';
 import type { RateLimiter } from '../shared/rate-limit/rate-limiter';
 import type { SiteConfig } from './config';

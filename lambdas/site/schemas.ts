@@ -1,6 +1,5 @@
+import { CATEGORIES, SORTS, filterParams, intParam, MULTI_KEYS, SlugParamSchema } from '../catalog-core';
 import * as z from 'zod';
-import { CATEGORIES, SORTS } from '../catalog/domain/types';
-import { filterParams, intParam, MULTI_KEYS, SlugParamSchema } from '../catalog/schemas';
 
 /**
  * The pages' query parameters, written once with the catalog's own zod pieces: the same filters,

@@ -1,7 +1,4 @@
-import { loadCatalogConfig, type CatalogConfig } from '../catalog/config';
-import { DynamoCatalogStore } from '../catalog/adapters/dynamo-catalog-store';
-import type { CatalogStore, SearchIndex } from '../catalog/domain/ports';
-import { searchIndexForReads } from '../catalog/search/engines';
+import { DynamoCatalogStore, loadCatalogStoreConfig, searchIndexForReads, type CatalogStore, type CatalogStoreConfig, type SearchIndex } from '../catalog-core';
 import { documentClient, dynamoClient } from '../shared/aws/clients';
 import { sharedLimiter } from '../shared/rate-limit/leasing-config';
 import type { RateLimiter } from '../shared/rate-limit/rate-limiter';
@@ -30,12 +27,12 @@ export async function createSiteDeps(
  * or in the small-catalog mode the S3 snapshot, as the catalog function reads it), the shared
  * rate-limit table.
  */
-export async function createAwsSiteDeps(config: SiteConfig, catalog: CatalogConfig = loadCatalogConfig()): Promise<SiteDeps> {
+export async function createAwsSiteDeps(config: SiteConfig, catalog: CatalogStoreConfig = loadCatalogStoreConfig()): Promise<SiteDeps> {
   const ddb = dynamoClient({ region: catalog.region, dynamoEndpoint: catalog.dynamoEndpoint });
   const index = await searchIndexForReads(catalog);
   return createSiteDeps(config, {
     store: new DynamoCatalogStore(documentClient(ddb), catalog.catalogTable),
     index,
-    limiter: sharedLimiter(ddb, catalog.rateLimitTable, catalog.rateLimiter),
+    limiter: sharedLimiter(ddb, config.rateLimitTable, config.rateLimiter),
   });
 }

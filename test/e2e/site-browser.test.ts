@@ -9,14 +9,12 @@
  * `test-artifacts/site/` (git-ignored). Requests to other hosts are answered by nobody: the test
  * never reaches the internet.
  */
+import { searchDocumentOf, type CatalogRecord, type CatalogWrite } from '../../lambdas/catalog-core';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { seedCatalog } from '../../bin/local-stack/seed';
 import { generateCatalog } from '../../bin/local-stack/synthetic';
-import { searchDocumentOf } from '../../lambdas/catalog/reindex';
-import type { CatalogRecord } from '../../lambdas/catalog/domain/types';
-import type { CatalogWrite } from '../../lambdas/catalog/domain/ports';
 import { runCrawl } from '../../lambdas/crawler/crawler';
 import { catalogByName, startCrawlerEnv } from '../support/crawler-env';
 import { findBrowser } from '../support/browser';

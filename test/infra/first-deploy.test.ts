@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { STAGES } from '../../bin/stages';
-import { unreachedAlarms } from '../../lib/monitoring';
+import { unreachedAlarms } from '../../lib/alarm-settings';
 import { ALWAYS_COUNTED_REASONS } from '../../lib/waf';
 import { nagViolations } from '../support/nag';
 import { ACCOUNT, type Json, MODES, ofType, type Resource, type SynthMode, type SynthStack, synthMode } from '../support/deployment-modes';

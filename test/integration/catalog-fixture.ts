@@ -1,4 +1,4 @@
-import { renderIcon } from '../../lambdas/catalog/icons';
+import { renderIcon } from '../../lambdas/catalog-core';
 import type { TestCatalog } from '../support/catalog-harness';
 import { docOf, makeRecord, type Entry } from '../support/records';
 

@@ -1,9 +1,8 @@
+import { DynamoCatalogStore, type CatalogDetail } from '../../lambdas/catalog-core';
 import { randomBytes } from 'node:crypto';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { ensureTables, tableDefinitions } from '../../bin/local-stack/provision';
 import { generateCatalog } from '../../bin/local-stack/synthetic';
-import { DynamoCatalogStore } from '../../lambdas/catalog/adapters/dynamo-catalog-store';
-import type { CatalogDetail } from '../../lambdas/catalog/domain/types';
 import { documentClient, dynamoClient } from '../../lambdas/shared/aws/clients';
 
 /**

@@ -4,11 +4,9 @@
  * and remote MCP servers.
  */
 
+import { toServerJson, CATEGORIES, isWebp128 } from '../../lambdas/catalog-core';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { toServerJson } from '../../lambdas/catalog/domain/registry-record';
-import { CATEGORIES } from '../../lambdas/catalog/domain/types';
-import { isWebp128 } from '../../lambdas/catalog/icons';
 import { runCrawl, CrawlAbortedError } from '../../lambdas/crawler/crawler';
 import { isRejection, rowIdentity } from '../../lambdas/crawler/domain/normalise';
 import type { CrawlReport } from '../../lambdas/crawler/domain/types';

@@ -4,7 +4,7 @@
  * fixture (crawler-fixture.test.ts) always runs.
  */
 
-import { isWebp128 } from '../../lambdas/catalog/icons';
+import { isWebp128 } from '../../lambdas/catalog-core';
 import { runCrawl } from '../../lambdas/crawler/crawler';
 import { isRejection, rowIdentity } from '../../lambdas/crawler/domain/normalise';
 import type { CrawlReport } from '../../lambdas/crawler/domain/types';

@@ -1,6 +1,6 @@
+import { isDemoted } from '../../lambdas/catalog-core';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isDemoted } from '../../lambdas/catalog/domain/standing';
 import { MemoryCrawlState } from '../../lambdas/crawler/adapters/memory-crawl-state';
 import { loadCrawlerConfig } from '../../lambdas/crawler/config';
 import { runCrawl } from '../../lambdas/crawler/crawler';

@@ -1,9 +1,9 @@
+import { embeddedSearchIndex } from '../../lambdas/catalog-core';
 import { spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../bin/local-stack/backends';
-import { EmbeddedSearchIndex } from '../../lambdas/catalog/search/embedded';
 import { ROOT, spawnStack, stopStack, TSX, until } from '../support/stack-process';
 
 /**
@@ -29,7 +29,7 @@ const cli = (script: string, ...args: string[]) => {
 };
 /** The records of the snapshot on disk, by slug. */
 async function indexed(): Promise<Map<string, unknown>> {
-  const index = new EmbeddedSearchIndex({ snapshotPath: snapshot });
+  const index = embeddedSearchIndex({ snapshotPath: snapshot });
   const page = await index.list({ filters: {}, sort: 'name', page: { offset: 0, limit: 10_000 } });
   return new Map(page.items.map((r) => [r.slug, r]));
 }
@@ -64,7 +64,7 @@ it('attached to a running stack: a corrupt index is rebuilt, and the stack serve
   const total = async () => ((await (await fetch(`${base}/api/mcps?limit=1`)).json()) as { meta: { pagination: { total: number } } }).meta.pagination.total;
   expect(await total()).toBe(40);
   // The index drifts from the truth (ten servers lost from it), and the running stack serves the drift.
-  const drifted = new EmbeddedSearchIndex({ snapshotPath: snapshot });
+  const drifted = embeddedSearchIndex({ snapshotPath: snapshot });
   await drifted.remove([...(await indexed()).keys()].slice(0, 10));
   await until(
     'the stack to serve the drifted index',

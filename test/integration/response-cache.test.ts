@@ -85,13 +85,13 @@ describe('the cache answers, and forgets at the right moments', () => {
     const { mkdtempSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
     const { join } = await import('node:path');
-    const { EmbeddedSearchIndex } = await import('../../lambdas/catalog/search/embedded');
+    const { embeddedSearchIndex } = await import('../../lambdas/catalog-core');
     const { createCatalogDeps } = await import('../../lambdas/catalog/wiring');
     const { handleCatalogRequest } = await import('../../lambdas/catalog/api');
     const snapshotPath = join(mkdtempSync(join(tmpdir(), 'cache-snapshot-')), 'search.json');
-    const writer = new EmbeddedSearchIndex({ snapshotPath });
+    const writer = embeddedSearchIndex({ snapshotPath });
     await writer.replaceAll([docOf({ record: makeRecord('first', { name: 'com.first/one' }) })]);
-    const reader = new EmbeddedSearchIndex({ snapshotPath });
+    const reader = embeddedSearchIndex({ snapshotPath });
     const deps = await createCatalogDeps({ ...cat.deps.config, responseCacheEntries: 16 }, reader);
     const event = (path: string) =>
       ({

@@ -4,6 +4,9 @@
  * catalog instances load it, pick up a new generation, and keep serving the one they have when a
  * generation cannot be read. Two reader instances stand for two Lambda instances.
  */
+import { searchIndexForReads } from '../../lambdas/catalog-core';
+import { EmbeddedSearchIndex } from '../../lambdas/catalog-core/search/embedded';
+import { S3SnapshotIndex, S3SnapshotStore, S3SnapshotWriter } from '../../lambdas/catalog-core/search/s3-snapshot';
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,9 +14,6 @@ import { ensureBuckets, ensureTables, tableDefinitions } from '../../bin/local-s
 import { generateCatalog, toSearchDocument } from '../../bin/local-stack/synthetic';
 import { handleCatalogRequest } from '../../lambdas/catalog/api';
 import { loadCatalogConfig } from '../../lambdas/catalog/config';
-import { EmbeddedSearchIndex } from '../../lambdas/catalog/search/embedded';
-import { searchIndexForReads } from '../../lambdas/catalog/search/engines';
-import { S3SnapshotIndex, S3SnapshotStore, S3SnapshotWriter } from '../../lambdas/catalog/search/s3-snapshot';
 import { createCatalogDeps } from '../../lambdas/catalog/wiring';
 import { crawlerTableDefinitions } from '../../lambdas/crawler/adapters/dynamo-crawl-state';
 import type * as CrawlerHandler from '../../lambdas/crawler/handler';

@@ -3,12 +3,10 @@
  * button copies its textContent), read from the page the site serves for real registry entries
  * (test/fixtures/install-clients, made into records by the crawler's code), GitHub's server first.
  */
+import { DynamoCatalogStore, type CatalogRecord, installOptions } from '../../lambdas/catalog-core';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DynamoCatalogStore } from '../../lambdas/catalog/adapters/dynamo-catalog-store';
-import type { CatalogRecord } from '../../lambdas/catalog/domain/types';
 import { documentClient, dynamoClient, loadBatchSdkBudget } from '../../lambdas/shared/aws/clients';
-import { installOptions } from '../../lambdas/site/render/install';
 import { checkSnippet } from '../support/install-checker';
 import { sampleRecords } from '../support/sample-records';
 import { startTestSite, type TestSite } from '../support/site-harness';

@@ -4,12 +4,10 @@
  * catalog API answers for the same query, bad input is a 400/404/405 page and never a 500, feeds
  * and the sitemap cover the catalog, and every page stays within the 100 KB budget.
  */
+import { searchDocumentOf, type CatalogFilters, type CatalogRecord, type SortKey } from '../../lambdas/catalog-core';
 import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { generateCatalog } from '../../bin/local-stack/synthetic';
-import { searchDocumentOf } from '../../lambdas/catalog/reindex';
-import type { CatalogFilters } from '../../lambdas/catalog/domain/ports';
-import type { CatalogRecord, SortKey } from '../../lambdas/catalog/domain/types';
 import { startTestSite, type TestSite } from '../support/site-harness';
 
 let t: TestSite;

@@ -1,3 +1,4 @@
+import { DynamoCatalogStore, embeddedSearchIndex } from '../../lambdas/catalog-core';
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,11 +13,9 @@ import { createFavoritesDeps } from '../../lambdas/catalog/favorites/wiring';
 import { createJwksHandler, LOCAL_ISSUER_API } from '../../lambdas/identity/local-issuer';
 import { DynamoTokenStore } from '../../lambdas/identity/token-store';
 import { createTokenVerifier, type TokenVerifier } from '../../lambdas/identity/verifier';
-import { DynamoCatalogStore } from '../../lambdas/catalog/adapters/dynamo-catalog-store';
 import { createCatalogHandler } from '../../lambdas/catalog/api';
 import type { CatalogDeps } from '../../lambdas/catalog/deps';
 import { CATALOG_API } from '../../lambdas/catalog/routes';
-import { EmbeddedSearchIndex } from '../../lambdas/catalog/search/embedded';
 import { createCatalogDeps } from '../../lambdas/catalog/wiring';
 import { documentClient, dynamoClient } from '../../lambdas/shared/aws/clients';
 import type { CatalogConfig } from '../../lambdas/catalog/config';
@@ -112,7 +111,7 @@ export async function startFavoritesStack(opts: { slugs: string[] }): Promise<Fa
     dynamoEndpoint: ddbEndpoint,
   };
   const verifier = createTokenVerifier(authConfig, { tokens });
-  catalogDeps = await createCatalogDeps(config, new EmbeddedSearchIndex({}), verifier);
+  catalogDeps = await createCatalogDeps(config, embeddedSearchIndex({}), verifier);
   // Pins one simulated second apart, so "newest first" does not hang on the wall clock's resolution.
   let tick = Date.parse('2026-11-01T00:00:00Z');
   const built = await createFavoritesDeps(config, { favoritesTable: tables.favorites, maxFavorites: 1000 }, verifier);

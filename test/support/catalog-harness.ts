@@ -1,3 +1,4 @@
+import { embeddedSearchIndex } from '../../lambdas/catalog-core';
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -8,7 +9,6 @@ import { createLocalServer, listen, type LambdaLike, type RunningServer } from '
 import { createCatalogHandler } from '../../lambdas/catalog/api';
 import type { CatalogDeps } from '../../lambdas/catalog/deps';
 import { CATALOG_API } from '../../lambdas/catalog/routes';
-import { EmbeddedSearchIndex } from '../../lambdas/catalog/search/embedded';
 import { createCatalogDeps } from '../../lambdas/catalog/wiring';
 import type { CatalogConfig } from '../../lambdas/catalog/config';
 
@@ -52,7 +52,7 @@ export async function startTestCatalog(opts: { seed?: number; config?: Partial<C
     ...opts.config,
   };
   await provision(config, { auth: false });
-  const index = new EmbeddedSearchIndex({});
+  const index = embeddedSearchIndex({});
   const deps = await createCatalogDeps(config, index);
   if (opts.seed) await seedCatalog(config, index, opts.seed);
   const handler = createCatalogHandler(async () => deps);

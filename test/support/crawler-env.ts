@@ -3,12 +3,19 @@
  * and to the loopback fakes, with every catalog write counted.
  */
 
+import {
+  DynamoCatalogStore,
+  S3IconStore,
+  type CatalogStore,
+  type CatalogWrite,
+  type IconStore,
+  type SearchIndex,
+  type CatalogDetail,
+  type SearchDocument,
+  embeddedSearchIndex,
+  type EmbeddedSearchIndex,
+} from '../../lambdas/catalog-core';
 import { randomBytes } from 'node:crypto';
-import { DynamoCatalogStore } from '../../lambdas/catalog/adapters/dynamo-catalog-store';
-import { S3IconStore } from '../../lambdas/catalog/adapters/s3-icon-store';
-import type { CatalogStore, CatalogWrite, IconStore, SearchIndex } from '../../lambdas/catalog/domain/ports';
-import type { CatalogDetail, SearchDocument } from '../../lambdas/catalog/domain/types';
-import { EmbeddedSearchIndex } from '../../lambdas/catalog/search/embedded';
 import { DynamoCrawlState, crawlerTableDefinitions } from '../../lambdas/crawler/adapters/dynamo-crawl-state';
 import { loadCrawlerConfig, type CrawlerConfig } from '../../lambdas/crawler/config';
 import type { Crawler } from '../../lambdas/crawler/crawler';
@@ -220,7 +227,7 @@ export async function startCrawlerEnv(
   const doc = documentClient(ddb);
   const rawStore = new DynamoCatalogStore(doc, names.catalog);
   const store = new CountingStore(rawStore, counts);
-  const index = new EmbeddedSearchIndex({});
+  const index = embeddedSearchIndex({});
   const iconStore = new S3IconStore((mod) => new mod.S3Client(s3Config(clientOpts)), names.bucket);
   const state: CrawlStateStore = opts.memoryState
     ? new MemoryCrawlState()

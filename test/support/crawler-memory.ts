@@ -1,7 +1,6 @@
 /** In-process stand-ins for the crawler's unit tests (no sockets, no DynamoDB). */
 
-import type { CatalogStore, CatalogWrite, IconStore } from '../../lambdas/catalog/domain/ports';
-import type { CatalogDetail, CatalogRecord } from '../../lambdas/catalog/domain/types';
+import type { CatalogStore, CatalogWrite, IconStore, CatalogDetail, CatalogRecord } from '../../lambdas/catalog-core';
 import type { UpstreamPage, UpstreamRegistry } from '../../lambdas/crawler/domain/ports';
 
 export class MemoryCatalogStore implements CatalogStore {

@@ -16,12 +16,11 @@
  * - No secret is inlined: a secret's value is a `<placeholder>` or an `${input:…}` prompt
  *   (masked), and no secret text of the entry appears anywhere. A placeholder never names a flag.
  */
+import type { CatalogRecord, RegistryPackage, RegistryRemote, InstallOption, Snippet } from '../../lambdas/catalog-core';
 import Ajv from 'ajv';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as shellParse } from 'shell-quote';
-import type { CatalogRecord, RegistryPackage, RegistryRemote } from '../../lambdas/catalog/domain/types';
-import type { InstallOption, Snippet } from '../../lambdas/site/render/install';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -1,5 +1,4 @@
-import type { CatalogRecord, CatalogTool, ReadmeContent, SearchDocument } from '../../lambdas/catalog/domain/types';
-import { searchDocumentOf } from '../../lambdas/catalog/reindex';
+import { type CatalogRecord, type CatalogTool, type ReadmeContent, type SearchDocument, searchDocumentOf } from '../../lambdas/catalog-core';
 
 /** A valid catalog record with overridable fields, for tests that need exact control. */
 export function makeRecord(slug: string, over: Partial<CatalogRecord> = {}): CatalogRecord {

@@ -3,7 +3,7 @@
  * buildEntry with no enrichment), so a test sees what the site renders after `npm run crawl`
  * without running a crawl. Install snippets depend only on the registry's part of a record.
  */
-import type { CatalogRecord } from '../../lambdas/catalog/domain/types';
+import type { CatalogRecord } from '../../lambdas/catalog-core';
 import { isRejection, normaliseRow, rowIdentity } from '../../lambdas/crawler/domain/normalise';
 import { buildEntry } from '../../lambdas/crawler/domain/record';
 import { baseSlug } from '../../lambdas/crawler/domain/slug';

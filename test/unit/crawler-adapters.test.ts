@@ -1,6 +1,6 @@
+import { isWebp128 } from '../../lambdas/catalog-core';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { isWebp128 } from '../../lambdas/catalog/icons';
 import { PackageDownloads, pep503 } from '../../lambdas/crawler/adapters/downloads';
 import { GithubClient, GithubRateLimited, parseGithubRepo, truncateUtf8 } from '../../lambdas/crawler/adapters/github';
 import { McpHealthChecker } from '../../lambdas/crawler/adapters/health';

@@ -1,5 +1,4 @@
-import type { CatalogDetail, Category } from '../../lambdas/catalog/domain/types';
-import { CATEGORIES } from '../../lambdas/catalog/domain/types';
+import { type CatalogDetail, type Category, CATEGORIES } from '../../lambdas/catalog-core';
 import { parseSteps, loadCrawlerConfig } from '../../lambdas/crawler/config';
 import { mergeHealth } from '../../lambdas/crawler/unit';
 import { classifyByRules, LlmCategoryClassifier, readmeProse } from '../../lambdas/crawler/domain/classify';

@@ -1,6 +1,4 @@
-import { EmbeddedSearchIndex } from '../../lambdas/catalog/search/embedded';
-import { renderIcon } from '../../lambdas/catalog/icons';
-import type { ReadmeContent } from '../../lambdas/catalog/domain/types';
+import { embeddedSearchIndex, renderIcon, type ReadmeContent } from '../../lambdas/catalog-core';
 import { randomBytes } from 'node:crypto';
 import { ensureTables } from '../../bin/local-stack/provision';
 import { crawlerTableDefinitions, DynamoCrawlState } from '../../lambdas/crawler/adapters/dynamo-crawl-state';
@@ -57,7 +55,7 @@ function setup(rows: unknown[], pageSize = 3) {
   const state = nextState();
   const upstream = new ArrayUpstream(rows, pageSize);
   const store = new MemoryCatalogStore();
-  const index = new CountingIndex(new EmbeddedSearchIndex({}), counts);
+  const index = new CountingIndex(embeddedSearchIndex({}), counts);
   const icons = new MemoryIconStore();
   const github = new StubGithub();
   const clock = new TestClock(Date.parse('2025-10-22T12:00:00Z'));

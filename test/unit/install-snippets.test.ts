@@ -6,10 +6,9 @@
  *
  * The checker is tested on its own first: each fault it exists for, written by hand, is caught.
  */
+import { type RegistryPackage, type RegistryRemote, installOptions, type InstallOption, type Snippet } from '../../lambdas/catalog-core';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { RegistryPackage, RegistryRemote } from '../../lambdas/catalog/domain/types';
-import { installOptions, type InstallOption, type Snippet } from '../../lambdas/site/render/install';
 import { loadSampleRows } from '../support/crawler-fakes';
 import { checkRecord, checkSnippet } from '../support/install-checker';
 import { sampleRecords } from '../support/sample-records';

@@ -1,4 +1,4 @@
-import { ToolError } from '../../lambdas/mcp/errors';
+import { ToolError } from '../../lambdas/shared/mcp/tool-error';
 import { parseFolder, parseNotePath } from '../../lambdas/mcp/vault';
 
 /** Vault addressing (spec 3, DECISIONS): `@<vault>/<path>`, bare paths in the default memory. */

@@ -5,6 +5,7 @@
  * so a change that loses what they gained fails here. Plus the checks that keep the fixtures and
  * the OpenSearch simulator honest.
  */
+import { CATEGORIES } from '../../lambdas/catalog-core';
 import { BEFORE, BRANCH, OTHER_TARGETS } from '../../bin/bench/relevance';
 import { classifierInput, loadCorpusServers } from '../../bin/bench/relevance/corpus';
 import {
@@ -19,7 +20,6 @@ import {
 import { ndcgAt, precisionAt, reciprocalRank, scoreLabels } from '../../bin/bench/relevance/metrics';
 import { bm25Idf, luceneLength, OpenSearchSimulator } from '../../bin/bench/relevance/opensearch-sim';
 import { loadCorpusDocuments } from '../../bin/bench/relevance/corpus';
-import { CATEGORIES } from '../../lambdas/catalog/domain/types';
 import { classifyByRules } from '../../lambdas/crawler/domain/classify';
 
 const SEARCH_FLOOR = 0.79;

@@ -1,15 +1,7 @@
+import { isOfficialNamespace, licenseGrade, maintenanceGrade, popularityScore, POPULARITY_WEIGHTS, REPUBLISHER_NAMESPACES } from '../../lambdas/catalog-core';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describeUnless } from '../support/skips';
-
-import {
-  isOfficialNamespace,
-  licenseGrade,
-  maintenanceGrade,
-  popularityScore,
-  POPULARITY_WEIGHTS,
-  REPUBLISHER_NAMESPACES,
-} from '../../lambdas/catalog/domain/scoring';
 
 const NOW = new Date('2026-11-01T00:00:00.000Z');
 const DAY = 86_400_000;

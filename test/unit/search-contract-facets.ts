@@ -4,8 +4,7 @@
  * first among equals in search, deprecated servers and test entries last in the default orders).
  * Each adapter's test file runs it beside `searchIndexContract`.
  */
-import type { CatalogFilters, SearchIndex } from '../../lambdas/catalog/domain/ports';
-import type { CatalogRecord, FacetCounts, NameCount, SortKey } from '../../lambdas/catalog/domain/types';
+import type { CatalogFilters, SearchIndex, CatalogRecord, FacetCounts, NameCount, SortKey } from '../../lambdas/catalog-core';
 import { catalogFixture, makeDoc, makeRecord } from './search-contract';
 
 const slugsOf = (records: { slug: string }[]): string[] => records.map((r) => r.slug);

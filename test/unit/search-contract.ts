@@ -1,9 +1,8 @@
+import { SearchWindowError, type SearchIndex, type CatalogRecord, type SearchDocument, type SortKey } from '../../lambdas/catalog-core';
 /**
  * The behaviour every `SearchIndex` adapter must share (embedded and OpenSearch). Each `describe`
  * block builds its own index through `make`, so adapters backed by a server get fresh indices.
  */
-import { SearchWindowError, type SearchIndex } from '../../lambdas/catalog/domain/ports';
-import type { CatalogRecord, SearchDocument, SortKey } from '../../lambdas/catalog/domain/types';
 
 /** A valid record with neutral text; tests override what they assert on. */
 export function makeRecord(slug: string, over: Partial<CatalogRecord> = {}): CatalogRecord {

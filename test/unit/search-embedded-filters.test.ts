@@ -1,7 +1,6 @@
-import { CATEGORIES, REGISTRY_TYPES, SORTS, type CatalogRecord } from '../../lambdas/catalog/domain/types';
-import type { CatalogFilters } from '../../lambdas/catalog/domain/ports';
-import { EmbeddedSearchIndex } from '../../lambdas/catalog/search/embedded';
-import { buildView, prefixMatches, toEntry } from '../../lambdas/catalog/search/embedded-view';
+import { CATEGORIES, REGISTRY_TYPES, SORTS, type CatalogRecord, type CatalogFilters } from '../../lambdas/catalog-core';
+import { EmbeddedSearchIndex } from '../../lambdas/catalog-core/search/embedded';
+import { buildView, prefixMatches, toEntry } from '../../lambdas/catalog-core/search/embedded-view';
 import { generateCatalog, LANGUAGES, toSearchDocument } from '../../bin/local-stack/synthetic';
 
 /**

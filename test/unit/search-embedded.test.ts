@@ -1,11 +1,10 @@
+import { README_INDEX_CHARS, type SearchDocument } from '../../lambdas/catalog-core';
+import { EmbeddedSearchIndex } from '../../lambdas/catalog-core/search/embedded';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, utimesSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { README_INDEX_CHARS } from '../../lambdas/catalog/domain/types';
-import { EmbeddedSearchIndex } from '../../lambdas/catalog/search/embedded';
-import type { SearchDocument } from '../../lambdas/catalog/domain/types';
 import { makeDoc, makeRecord, searchIndexContract } from './search-contract';
 import { searchFacetsContract } from './search-contract-facets';
 
@@ -113,7 +112,7 @@ describe('EmbeddedSearchIndex snapshot sharing', () => {
     const reader = new EmbeddedSearchIndex({ snapshotPath: file });
     await reader.upsert([doc('local')]);
     const script = join(dir, 'writer.ts');
-    const modulePath = resolve(__dirname, '../../lambdas/catalog/search/embedded.ts').replace(/\\/g, '/');
+    const modulePath = resolve(__dirname, '../../lambdas/catalog-core/search/embedded.ts').replace(/\\/g, '/');
     writeFileSync(
       script,
       `import { EmbeddedSearchIndex } from '${modulePath}';

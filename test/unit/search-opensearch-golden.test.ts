@@ -1,8 +1,8 @@
+import type { SearchDocument } from '../../lambdas/catalog-core';
+import { OpenSearchIndex } from '../../lambdas/catalog-core/search/opensearch';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@opensearch-project/opensearch';
-import type { SearchDocument } from '../../lambdas/catalog/domain/types';
-import { OpenSearchIndex } from '../../lambdas/catalog/search/opensearch';
 import { startOpenSearchStandIn, type GoldenExchange, type StandIn } from '../support/opensearch-standin';
 import { catalogFixture } from './search-contract';
 

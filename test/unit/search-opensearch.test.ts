@@ -1,6 +1,5 @@
+import { SearchWindowError, README_INDEX_CHARS } from '../../lambdas/catalog-core';
 import { Client, type API } from '@opensearch-project/opensearch';
-import { SearchWindowError } from '../../lambdas/catalog/domain/ports';
-import { README_INDEX_CHARS } from '../../lambdas/catalog/domain/types';
 import {
   buildAutocompleteRequest,
   buildBulkDelete,
@@ -13,9 +12,9 @@ import {
   type Clause,
   indexDefinition,
   toIndexedDocument,
-} from '../../lambdas/catalog/search/opensearch-requests';
-import { buildSearchRequest, fuzzyWordsFrom } from '../../lambdas/catalog/search/opensearch-search';
-import { createOpenSearchClient, OpenSearchIndex, readFacetCounts, type OpenSearchClientLike } from '../../lambdas/catalog/search/opensearch';
+} from '../../lambdas/catalog-core/search/opensearch-requests';
+import { buildSearchRequest, fuzzyWordsFrom } from '../../lambdas/catalog-core/search/opensearch-search';
+import { createOpenSearchClient, OpenSearchIndex, readFacetCounts, type OpenSearchClientLike } from '../../lambdas/catalog-core/search/opensearch';
 import { recordSkip } from '../support/skips';
 import { catalogFixture, makeDoc, makeRecord, searchIndexContract } from './search-contract';
 import { searchFacetsContract } from './search-contract-facets';

@@ -1,13 +1,12 @@
 /**
- * The ranking rules of `lambdas/catalog/search/ranking.ts`, held for both engines: the embedded
+ * The ranking rules of `lambdas/catalog-core/search/ranking.ts`, held for both engines: the embedded
  * engine, and the OpenSearch adapter's requests as the simulator of `bin/bench/relevance`
  * evaluates them (an independent implementation of Lucene's scoring). Then the issue's three
  * measured complaints on the demo catalog `npm start` seeds; each failed before the change.
  */
+import { type SearchDocument, embeddedSearchIndex } from '../../lambdas/catalog-core';
 import { embeddedRanker, openSearchRanker, type Ranker } from '../../bin/bench/relevance/evaluate';
 import { generateCatalog, toSearchDocument } from '../../bin/local-stack/synthetic';
-import type { SearchDocument } from '../../lambdas/catalog/domain/types';
-import { EmbeddedSearchIndex } from '../../lambdas/catalog/search/embedded';
 import { makeDoc, makeRecord } from './search-contract';
 
 const doc = (name: string, description: string, more: { title?: string; readmeText?: string; toolText?: string; popularity?: number } = {}) =>
@@ -96,7 +95,7 @@ describe.each(ENGINES)('ranking rules: %s', (_name, make) => {
 
 describe('the issue, measured on the demo catalog (300 servers)', () => {
   const catalog = generateCatalog(300);
-  const index = new EmbeddedSearchIndex();
+  const index = embeddedSearchIndex();
   beforeAll(async () => {
     await index.replaceAll(catalog.map(toSearchDocument));
   });

@@ -1,14 +1,21 @@
 /**
- * Install snippets (lambdas/site/render/install.ts) against the clients' documented formats: JSON
+ * Install snippets (lambdas/catalog-core/install/snippets.ts) against the clients' documented formats: JSON
  * that parses into the client's shape, a `claude mcp add` line that a POSIX shell splits into the
  * intended words, secrets left as placeholders (VS Code: masked prompts), Docker given `-e` for each
  * variable, a hosted endpoint's headers carried to every client.
  */
+import {
+  type CatalogRecord,
+  type RegistryPackage,
+  type RegistryRemote,
+  configKey,
+  installOptions,
+  shellQuote,
+  type InstallOption,
+} from '../../lambdas/catalog-core';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CatalogRecord, RegistryPackage, RegistryRemote } from '../../lambdas/catalog/domain/types';
-import { configKey, installOptions, shellQuote, type InstallOption } from '../../lambdas/site/render/install';
 import { sampleRecords } from '../support/sample-records';
 
 function record(over: Partial<CatalogRecord>): CatalogRecord {

@@ -1,3 +1,20 @@
+import {
+  SERVER_SCHEMA_URL,
+  SERVER_TEXT_MAX,
+  toServerJson,
+  isOfficialNamespace,
+  licenseGrade,
+  maintenanceGrade,
+  popularityScore,
+  CATEGORIES,
+  REGISTRY_TYPES,
+  type CatalogRecord,
+  ICON_KIND_COUNT,
+  ICON_SIZE,
+  isWebp128,
+  renderIcon,
+  slugFromName,
+} from '../../lambdas/catalog-core';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describeUnless } from '../support/skips';
@@ -6,10 +23,6 @@ import Ajv, { type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import sharp from 'sharp';
 
-import { SERVER_SCHEMA_URL, SERVER_TEXT_MAX, toServerJson } from '../../lambdas/catalog/domain/registry-record';
-import { isOfficialNamespace, licenseGrade, maintenanceGrade, popularityScore } from '../../lambdas/catalog/domain/scoring';
-import { CATEGORIES, REGISTRY_TYPES, type CatalogRecord } from '../../lambdas/catalog/domain/types';
-import { ICON_KIND_COUNT, ICON_SIZE, isWebp128, renderIcon } from '../../lambdas/catalog/icons';
 import {
   DEFAULT_NOW_ISO,
   generateCatalog,
@@ -20,7 +33,7 @@ import {
   toSearchDocument,
   type SyntheticServer,
 } from '../../bin/local-stack/synthetic';
-import { slugFromName } from '../../lambdas/catalog/domain/slug';
+import { checkedVocabulary } from '../../bin/local-stack/vocabulary';
 
 const NOW = new Date(DEFAULT_NOW_ISO);
 const REPO_ROOT = join(__dirname, '../..');
@@ -69,6 +82,24 @@ describe('generateCatalog determinism', () => {
     expect(generateCatalog(0)).toEqual([]);
     expect(() => generateCatalog(-1)).toThrow(RangeError);
     expect(() => generateCatalog(1.5)).toThrow(RangeError);
+  });
+});
+
+describe('the vocabulary file (bin/local-stack/demo-vocabulary.json)', () => {
+  const file = JSON.parse(readFileSync(join(REPO_ROOT, 'bin/local-stack/demo-vocabulary.json'), 'utf8')) as { topics: Array<Record<string, unknown>> };
+
+  it('is what the generator draws from', () => {
+    expect(TOPICS.map((t) => t.key)).toEqual(file.topics.map((t) => t.key));
+    expect(checkedVocabulary(file).topics).toHaveLength(TOPICS.length);
+  });
+
+  it('refuses an entry the generator could not use, naming where it is', () => {
+    const withTopic = (over: Record<string, unknown>) => ({ ...file, topics: [{ ...file.topics[0], ...over }, ...file.topics.slice(1)] });
+    expect(() => checkedVocabulary(withTopic({ category: 'Gardening' }))).toThrow(/^demo-vocabulary\.json: topics\.0\.category: /);
+    expect(() => checkedVocabulary(withTopic({ key: 'Not A Token' }))).toThrow(/topics\.0\.key/);
+    expect(() => checkedVocabulary(withTopic({ nouns: [] }))).toThrow(/topics\.0\.nouns/);
+    expect(() => checkedVocabulary({ ...file, licenses: [[{ name: 'MIT License', spdx: 'MIT' }, -1]] })).toThrow(/licenses\.0\.1/);
+    expect(() => checkedVocabulary({ ...file, extra: [] })).toThrow(/\(root\)/);
   });
 });
 

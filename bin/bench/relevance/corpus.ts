@@ -5,14 +5,12 @@
  * sample is server.json only: no README, tools, stars or downloads, so popularity is the
  * `isOfficial` bonus alone.
  */
+import { type CatalogRecord, type SearchDocument, searchDocumentOf, slugFromName } from '../../../lambdas/catalog-core';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CatalogRecord, SearchDocument } from '../../../lambdas/catalog/domain/types';
-import { searchDocumentOf } from '../../../lambdas/catalog/reindex';
 import { classifyByRules } from '../../../lambdas/crawler/domain/classify';
 import { normaliseRow } from '../../../lambdas/crawler/domain/normalise';
 import { buildEntry } from '../../../lambdas/crawler/domain/record';
-import { slugFromName } from '../../../lambdas/catalog/domain/slug';
 import type { NormalisedServer } from '../../../lambdas/crawler/domain/types';
 
 export const FIXTURE_DIR = join(__dirname, '..', '..', '..', 'test', 'fixtures', 'relevance');

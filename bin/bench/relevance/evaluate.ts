@@ -3,13 +3,12 @@
  * runs in the local stack, and the OpenSearch adapter's requests as built for a real domain,
  * evaluated by the simulator (`opensearch-sim.ts`) over the same corpus.
  */
+import { type SearchDocument, embeddedSearchIndex } from '../../../lambdas/catalog-core';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { SearchDocument } from '../../../lambdas/catalog/domain/types';
-import { EmbeddedSearchIndex } from '../../../lambdas/catalog/search/embedded';
-import { indexDefinition, toIndexedDocument } from '../../../lambdas/catalog/search/opensearch-requests';
-import { buildSearchRequest, fuzzyWordsFrom } from '../../../lambdas/catalog/search/opensearch-search';
+import { indexDefinition, toIndexedDocument } from '../../../lambdas/catalog-core/search/opensearch-requests';
+import { buildSearchRequest, fuzzyWordsFrom } from '../../../lambdas/catalog-core/search/opensearch-search';
 import { FIXTURE_DIR } from './corpus';
 import { type Grades, mean, type RankingScores, scoreRanking } from './metrics';
 import { OpenSearchSimulator } from './opensearch-sim';
@@ -63,7 +62,7 @@ export function isHeldOutServer(j: Pick<JudgedCategories, 'name'>): boolean {
 export type Ranker = (query: string, depth: number) => Promise<string[]>;
 
 export async function embeddedRanker(docs: SearchDocument[]): Promise<Ranker> {
-  const index = new EmbeddedSearchIndex();
+  const index = embeddedSearchIndex();
   await index.replaceAll(docs);
   return async (q, depth) => (await index.search({ q, filters: {}, page: { offset: 0, limit: depth } })).items.map((r) => r.name);
 }

@@ -10,10 +10,10 @@
  * Only servers the rules put in "Other" without a README need one: a README only adds to a
  * category's score, so a server with a label keeps one.
  */
+import { parseGithubRepo } from '../../../lambdas/catalog-core';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { parseGithubRepo } from '../../../lambdas/catalog/domain/repo-ref';
 import { classifyByRules } from '../../../lambdas/crawler/domain/classify';
 import { classifierInput, loadCorpusServers } from './corpus';
 

@@ -1,13 +1,13 @@
+import { ICON_CACHE_CONTROL, validateSlug } from '../../catalog-core';
 import { validateQuery } from '../../shared/http/query';
 import { json, type HandlerResponse } from '../../shared/http/types';
 import { notFound } from '../errors';
 import { successBody } from '../envelope';
-import { ICON_CACHE_CONTROL } from '../adapters/s3-icon-store';
 import type { CatalogDeps } from '../deps';
 import { AutocompleteQuerySchema } from '../schemas';
 import { toAutocompleteItem } from '../views';
 import type { RequestCtx } from './context';
-import { truncate, validateSlug } from './servers';
+import { truncate } from './servers';
 
 /** GET /api/autocomplete */
 export async function autocomplete(ctx: RequestCtx, deps: CatalogDeps): Promise<HandlerResponse> {

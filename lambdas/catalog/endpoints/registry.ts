@@ -1,12 +1,11 @@
+import { type CatalogRecord, toRegistryEntry } from '../../catalog-core';
 import { createHash } from 'node:crypto';
 import { CursorError } from '../../shared/cursor';
 import { invalidQuery } from '../errors';
 import { validateQuery } from '../../shared/http/query';
 import { json, type HandlerResponse } from '../../shared/http/types';
-import type { CatalogRecord } from '../domain/types';
 import type { CatalogDeps } from '../deps';
 import { RegistryQuerySchema } from '../schemas';
-import { toRegistryEntry } from '../views';
 import type { RequestCtx } from './context';
 
 /**

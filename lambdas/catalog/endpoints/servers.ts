@@ -2,9 +2,9 @@ import { validateQuery } from '../../shared/http/query';
 import { json, type HandlerResponse } from '../../shared/http/types';
 import { invalidQuery, notFound } from '../errors';
 import { successBody } from '../envelope';
-import { SearchWindowError, type CatalogFilters, type PageResult } from '../domain/ports';
+import { filtersOf, MULTI_KEYS, SearchWindowError, validateSlug, type PageResult } from '../../catalog-core';
 import type { CatalogDeps } from '../deps';
-import { ListQuerySchema, MULTI_KEYS, SearchQuerySchema, SlugParamSchema } from '../schemas';
+import { ListQuerySchema, SearchQuerySchema } from '../schemas';
 import { catalogServerJson, listEnvelopeJson, toDetail } from '../views';
 import type { RequestCtx } from './context';
 
@@ -54,23 +54,6 @@ export async function getServer(ctx: RequestCtx, deps: CatalogDeps): Promise<Han
   const detail = await deps.store.get(slug);
   if (!detail) throw notFound(`No server with slug "${truncate(slug)}"`);
   return json(successBody(toDetail(detail)));
-}
-
-export function validateSlug(params: Record<string, string>): { slug: string } {
-  const parsed = SlugParamSchema.safeParse(params);
-  if (!parsed.success) {
-    throw invalidQuery(parsed.error.issues.map((i) => ({ field: 'slug', message: i.message })));
-  }
-  return parsed.data;
-}
-
-export function filtersOf(q: CatalogFilters): CatalogFilters {
-  return {
-    ...(q.type && { type: q.type }),
-    ...(q.category && { category: q.category }),
-    ...(q.language && { language: q.language }),
-    ...(q.license && { license: q.license }),
-  };
 }
 
 function pagination(page: number, limit: number, r: PageResult) {

@@ -1,5 +1,5 @@
+import type { CatalogStore } from '../../catalog-core';
 import type { OriginSecretGetter } from '../../shared/http/origin-guard';
-import type { CatalogStore } from '../domain/ports';
 import type { CatalogConfig } from '../config';
 import type { RateLimiter } from '../../shared/rate-limit/rate-limiter';
 import type { TokenVerifier } from '../../identity/verifier';

@@ -1,6 +1,6 @@
+import { validateSlug, type CatalogRecord } from '../../catalog-core';
 import type { RequestCtx } from '../endpoints/context';
-import { truncate, validateSlug } from '../endpoints/servers';
-import type { CatalogRecord } from '../domain/types';
+import { truncate } from '../endpoints/servers';
 import { toCatalogServer } from '../views';
 import { invalidQuery, notFound } from '../errors';
 import { successBody } from '../envelope';

@@ -1,7 +1,7 @@
+import { VIEWS, SlugParamSchema } from '../../catalog-core';
 import * as z from 'zod';
-import { VIEWS } from '../domain/types';
 // Imported for its side effect too: it extends zod with `.openapi()` before the schemas below use it.
-import { CatalogServer, envelope, SlugParamSchema } from '../schemas';
+import { CatalogServer, envelope } from '../schemas';
 
 /** The favorites contract (spec 1), written once: validation, types and the OpenAPI fragment. */
 

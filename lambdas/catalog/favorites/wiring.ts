@@ -1,5 +1,5 @@
+import { DynamoCatalogStore } from '../../catalog-core';
 import { sharedLimiter } from '../../shared/rate-limit/leasing-config';
-import { DynamoCatalogStore } from '../adapters/dynamo-catalog-store';
 import { documentClient, dynamoClient } from '../../shared/aws/clients';
 import type { CatalogConfig } from '../config';
 import { originSecretGetter } from '../../shared/secrets';

@@ -1,7 +1,7 @@
+import type { ReadmeContent } from '../../catalog-core';
 import * as z from 'zod';
-import type { ReadmeContent } from '../../catalog/domain/types';
 import type { CachedResponse, GithubSource, RepoRef } from '../domain/ports';
-export { parseGithubRepo } from '../../catalog/domain/repo-ref';
+export { parseGithubRepo } from '../../catalog-core';
 import type { RepoInfo } from '../domain/types';
 import { bodyJson, type HttpClient, type HttpResponse } from '../http/http-client';
 

@@ -1,7 +1,7 @@
+import type { CatalogTool, RegistryRemote } from '../../catalog-core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CatalogTool, RegistryRemote } from '../../catalog/domain/types';
 import type { HealthChecker } from '../domain/ports';
 import type { RemoteHealth } from '../domain/types';
 import { describeError, type HttpClient } from '../http/http-client';

@@ -1,5 +1,5 @@
+import { ICON_SIZE } from '../../catalog-core';
 import type { Sharp, SharpOptions } from 'sharp';
-import { ICON_SIZE } from '../../catalog/icons';
 import type { IconFetcher } from '../domain/ports';
 import { describeError, type HttpClient } from '../http/http-client';
 

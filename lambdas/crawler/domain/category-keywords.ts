@@ -10,7 +10,7 @@
  * category only when a strong one of the same category matched too (`automate`, `search` or
  * `cloud` say something only beside a word that names the domain).
  */
-import { CATEGORIES, type Category } from '../../catalog/domain/types';
+import { CATEGORIES, type Category } from '../../catalog-core';
 import lists from './category-keywords.json';
 
 export type Labelled = Exclude<Category, 'Other'>;

@@ -31,13 +31,12 @@
  * it is off by default and falls back to these rules whenever its answer is unusable.
  */
 
-import { looksLikeDemo } from '../../catalog/domain/standing';
-import { CATEGORIES, type Category } from '../../catalog/domain/types';
+import { looksLikeDemo, CATEGORIES, type Category } from '../../catalog-core';
 import { CATEGORY_KEYWORDS, type Labelled } from './category-keywords';
 
 export { CATEGORY_KEYWORDS } from './category-keywords';
 /** Greeting, "Hello, World" and sample servers (the registry holds dozens, most re-published tutorials). */
-export { looksLikeDemo } from '../../catalog/domain/standing';
+export { looksLikeDemo } from '../../catalog-core';
 
 export interface ClassifierInput {
   name: string;

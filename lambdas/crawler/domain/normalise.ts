@@ -1,7 +1,8 @@
 /**
  * Normalisation of upstream registry rows into the 2025-12-11 server.json shape.
  * (One file on purpose, over 400 lines: each repair below is a row of the table and a few lines of
- * code, read together; split, the table and its code would drift.)
+ * code, read together; split, the table and its code would drift. The untyped-value readers the
+ * repairs share are `row-values.ts`.)
  *
  * Real rows are messy: they declare mixed `$schema` versions (2025-07-09 snake_case, 2025-09-16,
  * 2025-09-29, 2025-10-17, none), carry empty repositories, old-style fields and values the current
@@ -34,73 +35,15 @@
  * unknown type, and anything that still fails the zod mirror of the 2025-12-11 schema.
  */
 
-import type { RegistryIcon, RegistryPackage, RegistryRemote, RegistryRepository } from '../../catalog/domain/types';
-import { SERVER_SCHEMA_URL } from '../../catalog/domain/registry-record';
+import { type RegistryIcon, type RegistryPackage, type RegistryRemote, type RegistryRepository, SERVER_SCHEMA_URL } from '../../catalog-core';
 import { codePointLength, isUri, serverJsonIssues } from './server-schema';
+import { bool, clipText, isObj, isoMillis, nonWebScheme, type Obj, pick, str, text } from './row-values';
 import type { NormaliseResult, NormalisedServer, RejectCode, Rejection, RowMeta, UpstreamStatus } from './types';
 
 export const OFFICIAL_META_KEY = 'io.modelcontextprotocol.registry/official';
 const TEXT_MAX = 100;
 const NAME_PATTERN = /^[a-zA-Z0-9.-]+\/[a-zA-Z0-9._-]+$/;
 const HTTP_URL = /^https?:\/\/[^\s]+$/;
-
-/**
- * The schema's `format: uri` takes any scheme; what the catalog serves and the crawler fetches is
- * web URLs only. The scheme as a browser reads it (WHATWG parsing lower-cases it).
- */
-function nonWebScheme(url: string): string | undefined {
-  try {
-    const scheme = new URL(url).protocol;
-    return scheme === 'http:' || scheme === 'https:' ? undefined : scheme;
-  } catch {
-    return 'unparseable:';
-  }
-}
-
-type Obj = Record<string, unknown>;
-
-function isObj(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function str(v: unknown): string | undefined {
-  return typeof v === 'string' ? v : undefined;
-}
-
-/** A non-empty trimmed string, else undefined. */
-function text(v: unknown): string | undefined {
-  if (typeof v !== 'string') return undefined;
-  const t = v.trim();
-  return t === '' ? undefined : t;
-}
-
-function bool(v: unknown): boolean | undefined {
-  return typeof v === 'boolean' ? v : undefined;
-}
-
-/** First defined value among keys (camelCase first, then legacy spellings). */
-function pick(o: Obj, ...keys: string[]): unknown {
-  for (const k of keys) if (o[k] !== undefined) return o[k];
-  return undefined;
-}
-
-/** ISO 8601 with millisecond precision, so timestamps compare as strings (upstream sends µs). */
-export function isoMillis(v: unknown): string | undefined {
-  if (typeof v !== 'string' || v === '') return undefined;
-  const t = Date.parse(v);
-  return Number.isNaN(t) ? undefined : new Date(t).toISOString();
-}
-
-/** Cut to `max` code points, ending with an ellipsis. */
-export function clipText(s: string, max: number): string {
-  const chars = Array.from(s);
-  return chars.length <= max
-    ? s
-    : `${chars
-        .slice(0, max - 1)
-        .join('')
-        .trimEnd()}…`;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Row identity (name, version, registry metadata): what the planner needs before normalising

@@ -3,8 +3,7 @@
  * own ports (CatalogStore, SearchIndex, IconStore); adapters live in `../adapters`.
  */
 
-import type { GithubRepo } from '../../catalog/domain/repo-ref';
-import type { ReadmeContent, RegistryRemote } from '../../catalog/domain/types';
+import type { GithubRepo, ReadmeContent, RegistryRemote } from '../../catalog-core';
 import type { StarHistory } from './trending';
 import type { CrawlMode, Rejection, RemoteHealth, RepoInfo, UnitResult } from './types';
 

@@ -17,10 +17,21 @@
  *   the same state is not a change.
  */
 
+import {
+  toServerJson,
+  isOfficialNamespace,
+  licenseGrade,
+  maintenanceGrade,
+  popularityScore,
+  type CatalogDetail,
+  type CatalogHealth,
+  type CatalogRecord,
+  type CatalogTool,
+  type Category,
+  type GithubInfo,
+  type ReadmeContent,
+} from '../../catalog-core';
 import { createHash } from 'node:crypto';
-import { toServerJson } from '../../catalog/domain/registry-record';
-import { isOfficialNamespace, licenseGrade, maintenanceGrade, popularityScore } from '../../catalog/domain/scoring';
-import type { CatalogDetail, CatalogHealth, CatalogRecord, CatalogTool, Category, GithubInfo, ReadmeContent } from '../../catalog/domain/types';
 import type { Enrichment, NormalisedServer } from './types';
 
 /** JSON with object keys sorted and `undefined` dropped, so equal values hash equally. */

@@ -17,8 +17,8 @@
  * The result is URL-safe (`[a-z0-9-]`), lowercase, 1-200 characters and unique.
  */
 
+import { SLUG_MAX, slugFromName } from '../../catalog-core';
 import { createHash } from 'node:crypto';
-import { SLUG_MAX, slugFromName } from '../../catalog/domain/slug';
 
 export { SLUG_MAX };
 const HASH_LENGTHS = [8, 12, 16, 24, 32] as const;

@@ -1,8 +1,3 @@
-/**
- * The crawler's domain vocabulary: what an upstream row becomes once normalised, why a row is
- * rejected, what a unit of work produced and what the crawl report says. No I/O here.
- */
-
 import type {
   CatalogHealth,
   CatalogTool,
@@ -12,7 +7,11 @@ import type {
   RegistryPackage,
   RegistryRemote,
   RegistryRepository,
-} from '../../catalog/domain/types';
+} from '../../catalog-core';
+/**
+ * The crawler's domain vocabulary: what an upstream row becomes once normalised, why a row is
+ * rejected, what a unit of work produced and what the crawl report says. No I/O here.
+ */
 
 export type UpstreamStatus = 'active' | 'deprecated' | 'deleted';
 

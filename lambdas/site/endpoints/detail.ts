@@ -1,5 +1,4 @@
-import { validateSlug } from '../../catalog/endpoints/servers';
-import type { CatalogDetail } from '../../catalog/domain/types';
+import { validateSlug, type CatalogDetail } from '../../catalog-core';
 import type { HandlerResponse } from '../../shared/http/types';
 import type { SiteDeps } from '../deps';
 import { pageNotFound } from '../errors';

@@ -1,6 +1,4 @@
-import { SearchWindowError, type PageResult } from '../../catalog/domain/ports';
-import type { FacetCounts } from '../../catalog/domain/types';
-import { filtersOf } from '../../catalog/endpoints/servers';
+import { SearchWindowError, type PageResult, type FacetCounts, filtersOf } from '../../catalog-core';
 import { validateQuery } from '../../shared/http/query';
 import type { HandlerResponse } from '../../shared/http/types';
 import type { RequestContext } from '../../shared/http/pipeline';

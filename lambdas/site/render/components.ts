@@ -1,6 +1,4 @@
-import { isTestEntry } from '../../catalog/domain/standing';
-import { iconPath } from '../../catalog/views';
-import type { CatalogRecord, Grade, NameCount } from '../../catalog/domain/types';
+import { isTestEntry, iconPath, type CatalogRecord, type Grade, type NameCount } from '../../catalog-core';
 import { compactNumber, fullNumber } from './format';
 import { html, type SafeHtml } from './html';
 

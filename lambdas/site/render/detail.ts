@@ -1,7 +1,7 @@
-import { iconPath } from '../../catalog/views';
-import { parseGithubRepo } from '../../catalog/domain/repo-ref';
-import { isTestEntry } from '../../catalog/domain/standing';
 import {
+  iconPath,
+  parseGithubRepo,
+  isTestEntry,
   lastModified,
   registryTime,
   type CatalogDetail,
@@ -9,12 +9,14 @@ import {
   type CatalogTool,
   type Grade,
   type RegistryPackage,
-} from '../../catalog/domain/types';
+  installOptions,
+  type InputNote,
+  type InstallOption,
+} from '../../catalog-core';
 import type { SiteConfig } from '../config';
 import { displayTitle, icon, LICENSE_GRADE_TEXT, MAINTENANCE_GRADE_TEXT, pinButton, serverPath } from './components';
 import { compactNumber, fullNumber, isoDate, plural, relativeTime } from './format';
 import { html, trusted, type SafeHtml } from './html';
-import { installOptions, type InputNote, type InstallOption } from './install';
 import { absolute, layout } from './layout';
 
 /**

@@ -1,4 +1,4 @@
-import { lastModified, registryTime, type CatalogRecord, type SlugEntry } from '../../catalog/domain/types';
+import { lastModified, registryTime, type CatalogRecord, type SlugEntry } from '../../catalog-core';
 import type { SiteConfig } from '../config';
 import { displayTitle, serverPath } from './components';
 import { escapeXml } from './html';

@@ -1,6 +1,6 @@
+import type { RegistryRepository } from '../../catalog-core';
 import type { MarkdownIt } from 'markdown-it';
 import type sanitizeHtml from 'sanitize-html';
-import type { RegistryRepository } from '../../catalog/domain/types';
 
 /**
  * READMEs are markdown written by strangers, often with raw HTML in it (centred logos, badges,

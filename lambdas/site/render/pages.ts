@@ -1,5 +1,14 @@
-import { CATEGORIES, REGISTRY_TYPES, SORTS, type CatalogRecord, type FacetCounts, type Facets, type NameCount, type SortKey } from '../../catalog/domain/types';
-import type { CatalogFilters } from '../../catalog/domain/ports';
+import {
+  CATEGORIES,
+  REGISTRY_TYPES,
+  SORTS,
+  type CatalogRecord,
+  type FacetCounts,
+  type Facets,
+  type NameCount,
+  type SortKey,
+  type CatalogFilters,
+} from '../../catalog-core';
 import { tokensRedirectUri, type SiteConfig } from '../config';
 import type { SiteError } from '../errors';
 import { cardList, facetLabel, pagination, searchForm } from './components';

@@ -10,8 +10,8 @@
  * tag, where the arguments name it), a variable passed into the container once, the package named
  * once where the arguments name it (pinned to the entry's version).
  */
-import type { RegistryPackage } from '../../catalog/domain/types';
-import { asInputs, flag, type InputLike, type Inputs, keyValues, literalText, str, type Value } from './install-values';
+import type { RegistryPackage } from '../domain/types';
+import { asInputs, flag, type InputLike, type Inputs, keyValues, literalText, str, type Value } from './values';
 
 export interface Command {
   command: string;

@@ -75,7 +75,7 @@ export const SYNONYMS: Readonly<Record<string, readonly string[]>> = {
 export const SYNONYM_WEIGHT = 0.5;
 
 /**
- * An original (`isOriginal`, `lambdas/catalog/domain/standing.ts`: published by the owner of its
+ * An original (`isOriginal`, `lambdas/catalog-core/domain/standing.ts`: published by the owner of its
  * code) scores this many times its text score: a re-publisher's copy of a server (`ai.smithery/…`,
  * someone else's account) says the same words as the original and must not outrank it, whether or
  * not stars are known to tell them apart.

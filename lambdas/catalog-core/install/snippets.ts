@@ -1,10 +1,10 @@
-import type { CatalogRecord, RegistryPackage, RegistryRemote } from '../../catalog/domain/types';
-import { type Command, commandOf } from './install-command';
-import { type InputNote, Inputs, keyValues, plain, type Value, VsInputs } from './install-values';
+import type { CatalogRecord, RegistryPackage, RegistryRemote } from '../domain/types';
+import { type Command, commandOf } from './command';
+import { type InputNote, Inputs, keyValues, plain, type Value, VsInputs } from './values';
 
 /**
  * Install snippets per MCP client, built from what the registry says about a server: each package
- * (see install-command.ts for the command) and each hosted endpoint (URL template, transport,
+ * (see command.ts for the command) and each hosted endpoint (URL template, transport,
  * headers). Pure functions of the record, checked against the clients' documented formats by
  * test/support/install-checker.ts on every server of the real registry sample:
  *
@@ -24,7 +24,11 @@ import { type InputNote, Inputs, keyValues, plain, type Value, VsInputs } from '
 
 export type { InputNote };
 
-export type ClientId = 'claude-desktop' | 'claude-code' | 'vscode' | 'cursor' | 'generic' | 'terminal';
+/** The MCP clients a snippet is written for (`generic`: any client, by URL, transport and headers). */
+export const INSTALL_CLIENTS = ['claude-desktop', 'claude-code', 'vscode', 'cursor', 'generic'] as const;
+export type InstallClient = (typeof INSTALL_CLIENTS)[number];
+/** A snippet's client, or `terminal`: the command that starts a package serving HTTP locally, before a client connects. */
+export type ClientId = InstallClient | 'terminal';
 
 export interface Snippet {
   client: ClientId;

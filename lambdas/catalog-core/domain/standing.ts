@@ -6,7 +6,7 @@
  *   proved to the registry (`isOfficialNamespace`), or it is `io.github.<owner>/…` with its
  *   repository under that same GitHub owner. Anything else (a re-publisher's namespace such as
  *   `ai.smithery/…`, an account publishing someone else's repository, no repository to compare) is
- *   not. Search ranks originals above the rest (`ORIGINAL_BOOST`, `lambdas/catalog/search/ranking.ts`).
+ *   not. Search ranks originals above the rest (`ORIGINAL_BOOST`, `lambdas/catalog-core/search/ranking.ts`).
  * - **test entry**: a publish that says it is a test or a tutorial, not a server to use. The part
  *   of its name after `/` has the word `test`, `sample`, `example` or `hello` (words split at
  *   punctuation, case changes and digits: `test-mcp-server`, `arjunkmrm-test2`,

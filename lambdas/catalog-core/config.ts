@@ -1,0 +1,47 @@
+/**
+ * The catalog core's configuration: where the catalog is kept (the table, the icons bucket), which
+ * search engine reads and writes it, and how the catalog names itself in registry records. Read
+ * once from the environment by every function on the core (the catalog API, the site, the
+ * crawler) and by the local stack; the HTTP API adds its own settings (`lambdas/catalog/config.ts`).
+ */
+import { loadClientOptions, type ClientOptions } from '../shared/aws/clients';
+import { envCount, envString, type Env } from '../shared/env';
+
+export interface CatalogStoreConfig extends ClientOptions {
+  catalogTable: string;
+  iconsBucket: string;
+  searchBackend: 'embedded' | 'opensearch';
+  opensearchUrl?: string;
+  opensearchIndex: string;
+  /** Embedded engine's snapshot file (shared between writers and the server). */
+  searchSnapshotPath?: string;
+  /** Embedded engine in AWS: the bucket of its snapshot object (the small-catalog mode; see search/s3-snapshot.ts). */
+  searchSnapshotBucket?: string;
+  /** The snapshot object's key. */
+  searchSnapshotKey: string;
+  /** How often a catalog instance asks S3 for a new snapshot generation, in seconds. */
+  searchSnapshotRefreshSeconds: number;
+  /** `io.<brand>.catalog/v0` in the registry records' `_meta` (`views.ts`). */
+  brand: string;
+  /** e.g. `https://mcp.example.com/servers/{slug}`; the registry records' `_meta` url is omitted when unset. */
+  siteUrlTemplate?: string;
+}
+
+export function loadCatalogStoreConfig(env: Env = process.env): CatalogStoreConfig {
+  const backend = envString(env, 'SEARCH_BACKEND') ?? 'embedded';
+  if (backend !== 'embedded' && backend !== 'opensearch') throw new Error(`SEARCH_BACKEND must be embedded or opensearch`);
+  return {
+    catalogTable: envString(env, 'CATALOG_TABLE') ?? 'catalog',
+    iconsBucket: envString(env, 'ICONS_BUCKET') ?? 'icons',
+    ...loadClientOptions(env),
+    searchBackend: backend,
+    opensearchUrl: envString(env, 'OPENSEARCH_URL'),
+    opensearchIndex: envString(env, 'OPENSEARCH_INDEX') ?? 'catalog',
+    searchSnapshotPath: envString(env, 'SEARCH_SNAPSHOT_PATH'),
+    searchSnapshotBucket: envString(env, 'SEARCH_SNAPSHOT_BUCKET'),
+    searchSnapshotKey: envString(env, 'SEARCH_SNAPSHOT_KEY') ?? 'search/catalog-index.json.gz',
+    searchSnapshotRefreshSeconds: envCount(env, 'SEARCH_SNAPSHOT_REFRESH_SECONDS', 60),
+    brand: envString(env, 'CATALOG_BRAND') ?? 'example',
+    siteUrlTemplate: envString(env, 'SITE_URL_TEMPLATE'),
+  };
+}
