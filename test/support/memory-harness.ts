@@ -43,8 +43,10 @@ export async function startMemoryHarness(): Promise<MemoryHarness> {
   const opts = { region: 'us-east-1', dynamoEndpoint: ddbEndpoint, s3Endpoint };
   // Budgets a loaded test machine stays within (50 instances' PUT waves at once kept s3rver from
   // accepting connections within the production second). The budgets themselves are tested in
-  // aws-clients.test.ts and by the fault tests of the local stack.
-  const budget = { ...loadSdkBudget(), connectTimeoutMs: 10_000, dynamoRequestTimeoutMs: 20_000, s3RequestTimeoutMs: 30_000 };
+  // aws-clients.test.ts and by the fault tests of the local stack. The harness's "instances" share
+  // one client and so one call pool: a wave of 50 instances' writes waits its turn for a slot,
+  // which on a loaded machine took longer than the production 2 s (CallQueueTimeout).
+  const budget = { ...loadSdkBudget(), connectTimeoutMs: 10_000, dynamoRequestTimeoutMs: 20_000, s3RequestTimeoutMs: 30_000, queueTimeoutMs: 30_000 };
   const dynamodb = dynamoClient(opts, budget);
   const s3 = s3Client(opts, budget);
   await ensureTables(dynamodb, memoryTableDefinitions({ memories: table }));
