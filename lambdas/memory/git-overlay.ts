@@ -1,4 +1,4 @@
-import { deflateSync, inflateSync } from 'node:zlib';
+import { inflateSync } from 'node:zlib';
 import {
   readBlob,
   readCommit,
@@ -13,7 +13,7 @@ import {
 } from 'isomorphic-git';
 import type { ImmutableCache } from './cache';
 import { objectId, type GitObjectType, type PackObject } from './pack';
-import { PackWriter } from './pack-files';
+import { deflate, PackWriter } from './pack-files';
 import { buildPack, PACK_MIN_OBJECTS, type BuiltPack, type PackedObjects } from './packed-objects';
 import type { BlobItem, BlobStore } from './ports';
 
@@ -283,7 +283,7 @@ export class GitOverlay {
       }
       const staged = this.staged.get(oid);
       if (staged) {
-        writer.add(staged.type, staged.content);
+        writer.add(staged.type, staged.content, '', staged.deflated);
         continue;
       }
       const raw = await this.raw(oid);
@@ -346,5 +346,5 @@ function parseLoose(oid: string, raw: Uint8Array): { type: GitObjectType; conten
 
 /** An object in git's loose format (zlib-deflated `<type> <size>\0<content>`). */
 function loose(type: GitObjectType, content: Uint8Array): Buffer {
-  return deflateSync(Buffer.concat([Buffer.from(`${type} ${content.length}\0`, 'utf8'), content]));
+  return deflate(Buffer.concat([Buffer.from(`${type} ${content.length}\0`, 'utf8'), content]));
 }
