@@ -69,8 +69,11 @@ export class GitOverlay {
   private readonly staged = new Map<string, PackObject>();
   /** The pack the staged objects were stored as (`stagedItems`), remembered once the wave landed. */
   private built: BuiltPack | undefined;
-  /** The memory's packs are listed again at most once per request, on the first object not found. */
-  private relisted = false;
+  /**
+   * The memory's packs are listed again at most once per request, on the first object not found;
+   * reads in flight meanwhile (a thin push's bases, 32 at a time) wait for that same listing.
+   */
+  private relisting: Promise<boolean> | undefined;
   readonly fs: PromiseFsClient;
 
   constructor(
@@ -161,9 +164,9 @@ export class GitOverlay {
     const packed = await this.packs?.read(this.memoryId, oid);
     if (packed) return loose(packed.type, packed.content);
     const bytes = await this.blobs.get(this.memoryId, 'object', oid);
-    if (bytes || !this.packs || this.relisted) return bytes;
-    this.relisted = true;
-    if (!(await this.packs.refresh(this.memoryId))) return undefined;
+    if (bytes || !this.packs) return bytes;
+    this.relisting ??= this.packs.refresh(this.memoryId);
+    if (!(await this.relisting)) return undefined;
     const late = await this.packs.read(this.memoryId, oid);
     return late && loose(late.type, late.content);
   }
