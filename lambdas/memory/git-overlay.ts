@@ -1,16 +1,5 @@
 import { inflateSync } from 'node:zlib';
-import {
-  readBlob,
-  readCommit,
-  readObject,
-  readTree,
-  writeBlob,
-  writeCommit,
-  writeTree,
-  type CommitObject,
-  type PromiseFsClient,
-  type TreeEntry,
-} from 'isomorphic-git';
+import { readBlob, readCommit, readTree, writeBlob, writeCommit, writeTree, type CommitObject, type PromiseFsClient, type TreeEntry } from 'isomorphic-git';
 import type { ImmutableCache } from './cache';
 import { objectId, type GitObjectType, type PackObject } from './pack';
 import { deflate, PackWriter } from './pack-files';
@@ -182,10 +171,22 @@ export class GitOverlay {
     return this.prefetch(oid);
   }
 
-  /** Any object's type and inflated content (without the loose-object header). */
+  /**
+   * Any object's type and inflated content (without the loose-object header), its id checked
+   * against its content. Inflated and hashed here (zlib, a synchronous SHA-1) rather than by
+   * isomorphic-git (pako, an asynchronous WebCrypto digest per object): a thin push of a thousand
+   * changed notes reads a thousand delta bases this way.
+   */
   async readObject(oid: string): Promise<{ type: GitObjectType; content: Uint8Array }> {
-    const out = await readObject({ fs: this.fs, gitdir: GITDIR, oid, format: 'content' });
-    return { type: out.type as GitObjectType, content: out.object as Uint8Array };
+    const staged = this.staged.get(oid);
+    if (staged) return staged;
+    const adopted = this.adopted.get(oid);
+    if (adopted) return { type: 'blob', content: adopted };
+    const raw = await this.raw(oid);
+    if (!raw) throw new Error(`object ${oid} is missing from storage`);
+    const object = parseLoose(oid, raw);
+    if (objectId(object.type, object.content) !== oid) throw new Error(`object ${oid} does not hash to its id`);
+    return object;
   }
 
   /**

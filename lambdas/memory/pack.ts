@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { inflateSync } from 'node:zlib';
+import { mapLimit } from '../shared/concurrency';
 
 /**
  * Reading a git packfile (what `git push` sends): version 2 or 3, every object inflated, deltas
@@ -56,6 +57,11 @@ export interface PackLimits {
 type Base = (oid: string) => Promise<{ type: GitObjectType; content: Uint8Array } | undefined>;
 
 const TYPES: Record<number, GitObjectType> = { 1: 'commit', 2: 'tree', 3: 'blob', 4: 'tag' };
+/**
+ * Bases of a thin pack read from storage at once (each a GET when the instance has not seen it): a
+ * push changing a thousand notes brings a thousand deltas against the memory's blobs.
+ */
+const BASE_READS = 32;
 const OFS_DELTA = 6;
 const REF_DELTA = 7;
 
@@ -178,11 +184,14 @@ export async function readPack(bytes: Uint8Array, base: Base, limits: PackLimits
     if (waiting.length === pending.length) {
       // No base inside the pack: look the missing ones up in storage, once each.
       const lookups = [...new Set(waiting.map((e) => e.baseOid).filter((o): o is string => o !== undefined && !tried.has(o)))];
-      for (const oid of lookups) {
-        tried.add(oid);
-        const found = await base(oid);
-        if (found) external.set(oid, found);
-      }
+      for (const oid of lookups) tried.add(oid);
+      // The first alone: on an instance that has not read this memory yet it finds where the objects
+      // are (loose, or a pack it then lists), so the others do not each miss in parallel first.
+      const found = lookups.length > 0 ? [await base(lookups[0]), ...(await mapLimit(lookups.slice(1), BASE_READS, base))] : [];
+      lookups.forEach((oid, i) => {
+        const f = found[i];
+        if (f) external.set(oid, f);
+      });
       if (!lookups.some((oid) => external.has(oid))) {
         throw new PackError(`a delta's base ${waiting[0].baseOid ?? `at offset ${waiting[0].baseOffset}`} is missing`);
       }
