@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { inflateSync } from 'node:zlib';
-import { mapLimit } from '../shared/concurrency';
 
 /**
  * Reading a git packfile (what `git push` sends): version 2 or 3, every object inflated, deltas
@@ -54,14 +53,13 @@ export interface PackLimits {
   maxTotalBytes: number;
 }
 
-type Base = (oid: string) => Promise<{ type: GitObjectType; content: Uint8Array } | undefined>;
+/**
+ * The objects among `oids` that storage holds: the bases a thin pack's deltas name that are not in the
+ * pack (all of one round at once, so that the caller can fetch them together).
+ */
+export type Bases = (oids: readonly string[]) => Promise<ReadonlyMap<string, { type: GitObjectType; content: Uint8Array }>>;
 
 const TYPES: Record<number, GitObjectType> = { 1: 'commit', 2: 'tree', 3: 'blob', 4: 'tag' };
-/**
- * Bases of a thin pack read from storage at once (each a GET when the instance has not seen it): a
- * push changing a thousand notes brings a thousand deltas against the memory's blobs.
- */
-const BASE_READS = 32;
 const OFS_DELTA = 6;
 const REF_DELTA = 7;
 
@@ -87,7 +85,7 @@ export function objectId(type: GitObjectType, content: Uint8Array): string {
   return createHash('sha1').update(`${type} ${content.length}\0`).update(content).digest('hex');
 }
 
-export async function readPack(bytes: Uint8Array, base: Base, limits: PackLimits): Promise<Map<string, PackObject>> {
+export async function readPack(bytes: Uint8Array, bases: Bases, limits: PackLimits): Promise<Map<string, PackObject>> {
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (buf.length < 32 || buf.toString('latin1', 0, 4) !== 'PACK') throw new PackError('not a pack');
   const version = buf.readUInt32BE(4);
@@ -185,13 +183,7 @@ export async function readPack(bytes: Uint8Array, base: Base, limits: PackLimits
       // No base inside the pack: look the missing ones up in storage, once each.
       const lookups = [...new Set(waiting.map((e) => e.baseOid).filter((o): o is string => o !== undefined && !tried.has(o)))];
       for (const oid of lookups) tried.add(oid);
-      // The first alone: on an instance that has not read this memory yet it finds where the objects
-      // are (loose, or a pack it then lists), so the others do not each miss in parallel first.
-      const found = lookups.length > 0 ? [await base(lookups[0]), ...(await mapLimit(lookups.slice(1), BASE_READS, base))] : [];
-      lookups.forEach((oid, i) => {
-        const f = found[i];
-        if (f) external.set(oid, f);
-      });
+      for (const [oid, o] of lookups.length > 0 ? await bases(lookups) : []) if (tried.has(oid)) external.set(oid, o);
       if (!lookups.some((oid) => external.has(oid))) {
         throw new PackError(`a delta's base ${waiting[0].baseOid ?? `at offset ${waiting[0].baseOffset}`} is missing`);
       }
