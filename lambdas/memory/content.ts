@@ -46,6 +46,14 @@ export function composeInput(input: NoteInput, limits: MemoryLimits): string {
 
 /** Size, front matter and credential checks of a note's full stored text; returns its metadata. */
 export function checkStored(text: string, path: string, limits: MemoryLimits): NoteMeta {
+  return checkStoredText(text, path, limits).meta;
+}
+
+/**
+ * `checkStored`, and where the body starts in `text` (what search packs with the text, `PackedText`):
+ * a push checks a thousand notes, and parses each note's front matter once for both.
+ */
+export function checkStoredText(text: string, path: string, limits: MemoryLimits): { meta: NoteMeta; bodyStart: number } {
   const size = Buffer.byteLength(text, 'utf8');
   if (size > limits.maxNoteBytes) {
     throw new MemoryError('BAD_REQUEST', 'too_large', `note is ${size} bytes; the maximum is ${limits.maxNoteBytes} bytes`, { field: 'body' });
@@ -65,7 +73,10 @@ export function checkStored(text: string, path: string, limits: MemoryLimits): N
       },
     );
   }
-  return { title: extractTitle(split.body, path), tags: extractTags(frontmatter, split.body), excerpt: makeExcerpt(split.body), size };
+  return {
+    meta: { title: extractTitle(split.body, path), tags: extractTags(frontmatter, split.body), excerpt: makeExcerpt(split.body), size },
+    bodyStart: text.length - split.body.length,
+  };
 }
 
 /** The edit's mode, once its arguments fit that mode (arguments foreign to it are refused). */

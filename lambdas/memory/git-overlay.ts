@@ -1,19 +1,8 @@
-import { deflateSync, inflateSync } from 'node:zlib';
-import {
-  readBlob,
-  readCommit,
-  readObject,
-  readTree,
-  writeBlob,
-  writeCommit,
-  writeTree,
-  type CommitObject,
-  type PromiseFsClient,
-  type TreeEntry,
-} from 'isomorphic-git';
+import { inflateSync } from 'node:zlib';
+import { readBlob, readCommit, readTree, writeBlob, writeCommit, writeTree, type CommitObject, type PromiseFsClient, type TreeEntry } from 'isomorphic-git';
 import type { ImmutableCache } from './cache';
 import { objectId, type GitObjectType, type PackObject } from './pack';
-import { PackWriter } from './pack-files';
+import { deflate, PackWriter } from './pack-files';
 import { buildPack, PACK_MIN_OBJECTS, type BuiltPack, type PackedObjects } from './packed-objects';
 import type { BlobItem, BlobStore } from './ports';
 
@@ -69,8 +58,11 @@ export class GitOverlay {
   private readonly staged = new Map<string, PackObject>();
   /** The pack the staged objects were stored as (`stagedItems`), remembered once the wave landed. */
   private built: BuiltPack | undefined;
-  /** The memory's packs are listed again at most once per request, on the first object not found. */
-  private relisted = false;
+  /**
+   * The memory's packs are listed again at most once per request, on the first object not found;
+   * reads in flight meanwhile (a thin push's bases, 32 at a time) wait for that same listing.
+   */
+  private relisting: Promise<boolean> | undefined;
   readonly fs: PromiseFsClient;
 
   constructor(
@@ -161,9 +153,9 @@ export class GitOverlay {
     const packed = await this.packs?.read(this.memoryId, oid);
     if (packed) return loose(packed.type, packed.content);
     const bytes = await this.blobs.get(this.memoryId, 'object', oid);
-    if (bytes || !this.packs || this.relisted) return bytes;
-    this.relisted = true;
-    if (!(await this.packs.refresh(this.memoryId))) return undefined;
+    if (bytes || !this.packs) return bytes;
+    this.relisting ??= this.packs.refresh(this.memoryId);
+    if (!(await this.relisting)) return undefined;
     const late = await this.packs.read(this.memoryId, oid);
     return late && loose(late.type, late.content);
   }
@@ -179,10 +171,22 @@ export class GitOverlay {
     return this.prefetch(oid);
   }
 
-  /** Any object's type and inflated content (without the loose-object header). */
+  /**
+   * Any object's type and inflated content (without the loose-object header), its id checked
+   * against its content. Inflated and hashed here (zlib, a synchronous SHA-1) rather than by
+   * isomorphic-git (pako, an asynchronous WebCrypto digest per object): a thin push of a thousand
+   * changed notes reads a thousand delta bases this way.
+   */
   async readObject(oid: string): Promise<{ type: GitObjectType; content: Uint8Array }> {
-    const out = await readObject({ fs: this.fs, gitdir: GITDIR, oid, format: 'content' });
-    return { type: out.type as GitObjectType, content: out.object as Uint8Array };
+    const staged = this.staged.get(oid);
+    if (staged) return staged;
+    const adopted = this.adopted.get(oid);
+    if (adopted) return { type: 'blob', content: adopted };
+    const raw = await this.raw(oid);
+    if (!raw) throw new Error(`object ${oid} is missing from storage`);
+    const object = parseLoose(oid, raw);
+    if (objectId(object.type, object.content) !== oid) throw new Error(`object ${oid} does not hash to its id`);
+    return object;
   }
 
   /**
@@ -283,7 +287,7 @@ export class GitOverlay {
       }
       const staged = this.staged.get(oid);
       if (staged) {
-        writer.add(staged.type, staged.content);
+        writer.add(staged.type, staged.content, '', staged.deflated);
         continue;
       }
       const raw = await this.raw(oid);
@@ -346,5 +350,5 @@ function parseLoose(oid: string, raw: Uint8Array): { type: GitObjectType; conten
 
 /** An object in git's loose format (zlib-deflated `<type> <size>\0<content>`). */
 function loose(type: GitObjectType, content: Uint8Array): Buffer {
-  return deflateSync(Buffer.concat([Buffer.from(`${type} ${content.length}\0`, 'utf8'), content]));
+  return deflate(Buffer.concat([Buffer.from(`${type} ${content.length}\0`, 'utf8'), content]));
 }

@@ -25,9 +25,16 @@ export interface IndexStore {
   /**
    * `next` with its packed search texts, derived from `parent`'s (null: the first commit) and the
    * texts of the notes at `changed` (undefined: every note) that `git` holds without a fetch (the
-   * blobs this request wrote or read).
+   * blobs this request wrote or read). `known` gives texts the caller parsed already (a push's
+   * notes, checked just before), taken as they are.
    */
-  withPack(git: GitOverlay, parent: NoteIndex | null, next: UnpackedIndex, changed?: readonly string[]): Promise<NoteIndex>;
+  withPack(
+    git: GitOverlay,
+    parent: NoteIndex | null,
+    next: UnpackedIndex,
+    changed?: readonly string[],
+    known?: ReadonlyMap<string, PackedText>,
+  ): Promise<NoteIndex>;
   /** The items a new commit's PUT wave stores for its index (the index and any new segment). */
   items(index: NoteIndex): BlobItem[];
   /** Called once the wave landed: the index is readable without a fetch from now on. */
@@ -78,8 +85,16 @@ export class StoredIndexes implements IndexStore {
     return idx as NoteIndex;
   }
 
-  async withPack(git: GitOverlay, parent: NoteIndex | null, next: UnpackedIndex, changed?: readonly string[]): Promise<NoteIndex> {
+  async withPack(
+    git: GitOverlay,
+    parent: NoteIndex | null,
+    next: UnpackedIndex,
+    changed?: readonly string[],
+    known?: ReadonlyMap<string, PackedText>,
+  ): Promise<NoteIndex> {
     const text = async (blob: string): Promise<PackedText | undefined> => {
+      const given = known?.get(blob);
+      if (given) return given;
       const t = await git.localText(blob);
       return t === undefined ? undefined : packedText(t, this.limits);
     };

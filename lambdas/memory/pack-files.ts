@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { deflateSync, inflateSync } from 'node:zlib';
-import { type GitObjectType, PackError } from './pack';
+import { crc32, deflateSync, inflateSync } from 'node:zlib';
+import { fitted, type GitObjectType, PackError } from './pack';
 
 /**
  * Writing git packfiles and their indexes (Documentation/gitformat-pack: pack version 2 of whole
@@ -10,22 +10,6 @@ import { type GitObjectType, PackError } from './pack';
  */
 const TYPE_CODES: Record<GitObjectType, number> = { commit: 1, tree: 2, blob: 3, tag: 4 };
 const TYPES: Record<number, GitObjectType> = { 1: 'commit', 2: 'tree', 3: 'blob', 4: 'tag' };
-
-const CRC_TABLE = (() => {
-  const t = new Int32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    t[n] = c;
-  }
-  return t;
-})();
-
-function crc32(parts: readonly Uint8Array[]): number {
-  let c = -1;
-  for (const p of parts) for (let i = 0; i < p.length; i++) c = CRC_TABLE[(c ^ p[i]) & 0xff] ^ (c >>> 8);
-  return (c ^ -1) >>> 0;
-}
 
 export interface PackEntry {
   oid: string;
@@ -48,8 +32,11 @@ export class PackWriter {
     this.push(header);
   }
 
-  /** Adds an object; `oid` (its id) is needed only for an index. */
-  add(type: GitObjectType, content: Uint8Array, oid = ''): void {
+  /**
+   * Adds an object; `oid` (its id) is needed only for an index. `deflated`: its content as a zlib
+   * stream already (from the pack a push sent), stored as it is rather than deflated again.
+   */
+  add(type: GitObjectType, content: Uint8Array, oid = '', deflated?: Uint8Array): void {
     // Type and size: 3 bits of type and 4 of size, then 7 bits of size per byte, low bits first.
     let size = content.length;
     const head: number[] = [];
@@ -61,8 +48,8 @@ export class PackWriter {
       size = Math.floor(size / 128);
     }
     head.push(byte);
-    const parts = [Buffer.from(head), deflateSync(content)];
-    this.entries.push({ oid, offset: this.length, crc: crc32(parts) });
+    const parts = [Buffer.from(head), deflated ?? deflate(content)];
+    this.entries.push({ oid, offset: this.length, crc: crc32(parts[1], crc32(parts[0])) });
     for (const p of parts) this.push(p);
   }
 
@@ -77,6 +64,14 @@ export class PackWriter {
     this.chunks.push(bytes);
     this.length += bytes.length;
   }
+}
+
+/**
+ * One object's zlib stream, its output buffer sized to it (zlib's default 16 KiB per call is most of
+ * the work and garbage of deflating a thousand small notes).
+ */
+export function deflate(content: Uint8Array): Buffer {
+  return deflateSync(content, { chunkSize: content.length + (content.length >> 10) + 64 });
 }
 
 /** The pack's own id: the SHA-1 trailer, as git names `pack-<id>.pack`. */
@@ -153,7 +148,7 @@ export function readPackEntry(pack: Uint8Array, offset: number): { type: GitObje
     shift += 7;
   }
   if (!type) throw new PackError(`pack entry at ${offset} is a delta or unknown (type ${(buf[offset] >> 4) & 7})`);
-  const content = inflateSync(buf.subarray(pos, buf.length - 20), { maxOutputLength: Math.max(1, size) });
+  const content = inflateSync(buf.subarray(pos, buf.length - 20), fitted(size));
   if (content.length !== size) throw new PackError(`pack entry at ${offset} has the wrong size`);
   return { type, content };
 }

@@ -18,6 +18,8 @@ export interface StoredObject {
   oid: string;
   type: GitObjectType;
   content: Uint8Array;
+  /** Its zlib stream when one is at hand (a whole object of a pushed pack), stored without deflating again. */
+  deflated?: Uint8Array;
 }
 
 export interface BuiltPack {
@@ -30,7 +32,7 @@ export interface BuiltPack {
 /** One pack (and its index) of `objects`, as the two items of a wave. */
 export function buildPack(objects: readonly StoredObject[]): BuiltPack {
   const writer = new PackWriter(objects.length);
-  for (const o of objects) writer.add(o.type, o.content, o.oid);
+  for (const o of objects) writer.add(o.type, o.content, o.oid, o.deflated);
   const pack = writer.finish();
   const id = packId(pack);
   const index = writePackIndex(writer.entries, pack);

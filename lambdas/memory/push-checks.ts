@@ -1,4 +1,4 @@
-import type { GitOverlay } from './git-overlay';
+import type { TreeEntry } from 'isomorphic-git';
 import type { PackObject } from './pack';
 import { foldKey, gitRefusal, printable, twinMessage } from './paths';
 
@@ -14,17 +14,6 @@ export interface ParsedCommit {
 }
 
 const short = (oid: string): string => oid.slice(0, 12);
-
-/** The tree of `folder` in `root`, or undefined when the folder is not there. */
-export async function treeAt(git: GitOverlay, root: string, folder: string): Promise<string | undefined> {
-  let oid = root;
-  for (const seg of folder.split('/')) {
-    const e = (await git.readTree(oid)).find((x) => x.path === seg);
-    if (e?.type !== 'tree') return undefined;
-    oid = e.oid;
-  }
-  return oid;
-}
 
 /** Parents before children. */
 export function topological(commits: ReadonlyMap<string, ParsedCommit>): string[] {
@@ -75,7 +64,17 @@ export function parseCommit(oid: string, content: Buffer): ParsedCommit | string
 
 /** Problems of a tree object: its format, entry order, modes and names. */
 export function checkTree(o: PackObject): string[] {
+  return parseTree(o).problems;
+}
+
+/**
+ * A pushed tree's entries as isomorphic-git's `readTree` lists them (folders with mode `040000`),
+ * parsed once from the pack and read from here by the rest of the push, and its problems: format,
+ * entry order, modes and names. The entries are meaningful only when there is no problem.
+ */
+export function parseTree(o: PackObject): { entries: TreeEntry[]; problems: string[] } {
   const out: string[] = [];
+  const entries: TreeEntry[] = [];
   const buf = o.content;
   let pos = 0;
   let previous: Buffer | undefined;
@@ -84,9 +83,10 @@ export function checkTree(o: PackObject): string[] {
   while (pos < buf.length) {
     const sp = buf.indexOf(0x20, pos);
     const nul = sp < 0 ? -1 : buf.indexOf(0, sp + 1);
-    if (sp < 0 || nul < 0 || nul + 21 > buf.length) return [`tree ${short(o.oid)} is malformed`];
+    if (sp < 0 || nul < 0 || nul + 21 > buf.length) return { entries, problems: [`tree ${short(o.oid)} is malformed`] };
     const mode = buf.toString('latin1', pos, sp);
     const nameBytes = buf.subarray(sp + 1, nul);
+    const oid = buf.toString('hex', nul + 1, nul + 21);
     let name: string;
     try {
       name = UTF8.decode(nameBytes);
@@ -102,22 +102,25 @@ export function checkTree(o: PackObject): string[] {
       out.push(`${name}: mode ${mode} (${MODES[mode] ?? 'unknown'}) is not a note; only regular .md files and folders can be pushed`);
       continue;
     }
+    entries.push({ mode: isTree ? '040000' : mode, path: name, oid, type: isTree ? 'tree' : 'blob' });
     if (name === '' || name === '.' || name === '..' || name.includes('/')) out.push(`tree ${short(o.oid)} has an entry named "${name}"`);
     const refusal = gitRefusal(name);
     if (refusal) out.push(`"${name}" ${refusal}; it is refused in a memory`);
     const shown = isTree ? `${name}/` : name;
-    const twin = folds.get(foldKey(name));
+    const fold = foldKey(name);
+    const twin = folds.get(fold);
     if (names.has(name)) out.push(`tree ${short(o.oid)} lists "${printable(name)}" twice`);
     else if (twin !== undefined) out.push(twinMessage(shown, twin));
-    else folds.set(foldKey(name), shown);
+    else folds.set(fold, shown);
     names.add(name);
-    const key = Buffer.concat([nameBytes, Buffer.from(isTree ? '/' : '')]);
+    const key = isTree ? Buffer.concat([nameBytes, SLASH]) : nameBytes;
     if (previous && Buffer.compare(previous, key) >= 0) out.push(`tree ${short(o.oid)} is not sorted the way git sorts trees (at "${name}")`);
     previous = key;
   }
-  return out;
+  return { entries, problems: out };
 }
 
+const SLASH = Buffer.from('/');
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 const MODES: Record<string, string> = {

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import type { TreeEntry } from 'isomorphic-git';
 import { mapLimit } from '../shared/concurrency';
 import { landed } from './commit';
 import type { MemoryLimits } from './config';
-import { checkStored } from './content';
+import { checkStoredText } from './content';
 import { MemoryError } from './errors';
 import { READ_CONCURRENCY, type GitOverlay } from './git-overlay';
 import { isoSeconds, type IndexStore } from './index-store';
@@ -10,11 +11,14 @@ import { childLineage, type Lineage, type Lineages } from './lineage';
 import { describeNote, type NoteMeta } from './markdown';
 import type { Memories } from './memories';
 import { fileEntry, indexStats, type NoteIndex } from './note-index';
-import { PackError, PackLimitError, readPack, type PackObject } from './pack';
+import { PackError, PackLimitError, readPack, type GitObjectType, type PackObject } from './pack';
+import type { PackedTexts } from './packed-texts';
 import { ancestorFolders, validateNewFolder, validateNewNotePath } from './paths';
-import { checkTree, parseCommit, topological, treeAt, type ParsedCommit } from './push-checks';
+import { parseCommit, parseTree, topological, type ParsedCommit } from './push-checks';
+import { PushTimer } from './push-steps';
 import type { BlobStore, MemoryRecord, RevLock } from './ports';
-import { diffTrees, type BlobChange } from './tree-diff';
+import type { PackedText } from './segments';
+import { diffTrees, type BlobChange, type TreeReader } from './tree-diff';
 import type { Caller } from './types';
 
 /**
@@ -48,9 +52,16 @@ export interface PushDeps {
   indexes: IndexStore;
   lineages: Lineages;
   memories: Memories;
+  /** The head's packed search texts: a thin pack's blob bases are read from them. */
+  packed: PackedTexts;
   limits: MemoryLimits;
   git: (rec: MemoryRecord) => GitOverlay;
 }
+
+/** Bases of a thin pack read from storage at once (each a GET when the instance has not seen it). */
+export const BASE_READS = 32;
+/** From this many bases on, blob bases are looked for in the packed search texts first (as a fetch does). */
+const PACKED_BASES_FROM = 64;
 
 const refused = (reason: string, messages: string[]): PushOutcome => ({ ok: false, reason, messages });
 const short = (oid: string): string => oid.slice(0, 12);
@@ -66,6 +77,18 @@ export class Pushes {
   }
 
   async receive(caller: Caller, rawName: string, cmd: PushCommand, pack: Uint8Array | undefined): Promise<PushOutcome> {
+    const timer = new PushTimer();
+    let outcome = 'error';
+    try {
+      const out = await this.land(caller, rawName, cmd, pack, timer);
+      outcome = out.ok ? 'landed' : out.reason;
+      return out;
+    } finally {
+      timer.publish(rawName, outcome);
+    }
+  }
+
+  private async land(caller: Caller, rawName: string, cmd: PushCommand, pack: Uint8Array | undefined, timer: PushTimer): Promise<PushOutcome> {
     const { limits, lineages } = this.deps;
     // The checks end within two thirds of the push's time; the wave and the head move take the rest.
     const checksEnd = performance.now() + (limits.pushSeconds * 1000 * 2) / 3;
@@ -87,11 +110,12 @@ export class Pushes {
     }
     if (cmd.new === rec.head) return { ok: true, rev: rec.head, commits: 0 };
     const git = this.deps.git(rec);
+    timer.step('head');
 
     let objects: Map<string, PackObject>;
     try {
       objects = pack
-        ? await readPack(pack, async (oid) => ((await git.has(oid)) ? git.readObject(oid) : undefined), {
+        ? await readPack(pack, (oids) => this.bases(rec, git, oids), {
             maxObjects: limits.maxPushObjects,
             maxObjectBytes: Math.max(limits.maxNoteBytes, 8 * 1024 * 1024),
             maxTotalBytes: limits.maxPushInflatedBytes,
@@ -102,6 +126,8 @@ export class Pushes {
       if (err instanceof PackError) return { ok: false, reason: 'unpacker error', messages: [err.message], unpackError: err.message };
       throw err;
     }
+    timer.objects = objects.size;
+    timer.step('unpack');
     const problems: string[] = [];
     const problem = (m: string): void => {
       if (problems.length < MAX_PROBLEMS) problems.push(m);
@@ -138,34 +164,44 @@ export class Pushes {
       return refused('non-fast-forward', [`main is at ${short(rec.head)}, which your push does not build on: git pull (merge or rebase), then push`]);
     }
 
-    // Every tree in the pack: well formed, entries in git's order, names git and the memory accept.
+    // Every tree in the pack: well formed, entries in git's order, names git and the memory accept;
+    // parsed once here, and read from here by the diffs below (no deflate, inflate and hash per read).
+    const pushedTrees = new Map<string, TreeEntry[]>();
     for (const o of objects.values()) {
-      if (o.type === 'tree') for (const p of checkTree(o)) problem(p);
+      if (o.type !== 'tree') continue;
+      const { entries, problems: found } = parseTree(o);
+      pushedTrees.set(o.oid, entries);
+      for (const p of found) problem(p);
     }
     if (problems.length > 0) return refused('refused tree', problems);
     const late = overdue();
     if (late) return late;
-    // Readable by the checks below without a deflate each; stored only if the push lands.
+    // Readable by the checks below; stored only if the push lands.
     for (const o of objects.values()) git.stage(o);
+    const trees: TreeReader = { readTree: (oid) => Promise.resolve(pushedTrees.get(oid) ?? git.readTree(oid)) };
 
+    timer.commits = commits.size;
+    timer.step('commits');
     // What each commit changed against its first parent: every new or changed note is checked like a write.
     const keep = new Set<string>(commits.keys());
     // Objects the new commits take from the memory rather than from the pack: stored again with the
     // push, so that it never relies on one only the instance's cache remembers (a sweep may have
     // deleted it as unreachable; lambdas/memory/sweep.ts).
     const borrowed = new Set<string>();
-    const changesOf = new Map<string, BlobChange[]>();
-    const metas = new Map<string, NoteMeta>();
-    const checked = new Set<string>();
+    const changesOf = new Map<string, Changed>();
+    const notes = new Map<string, CheckedNote>();
     for (const c of commits.values()) {
       const late = overdue();
       if (late) return late;
       const parentTree = c.parents[0] ? (commits.get(c.parents[0])?.tree ?? (await git.readCommit(c.parents[0])).tree) : null;
       if (objects.has(c.tree)) keep.add(c.tree);
+      // The tree of every folder the diff walked into, as it is in this commit (what its index keeps).
+      const folders = new Map<string, string>();
       let changes: BlobChange[];
       try {
-        changes = await diffTrees(git, parentTree, c.tree, {
+        changes = await diffTrees(trees, parentTree, c.tree, {
           onNewTree: (oid, folder) => {
+            folders.set(folder, oid);
             if (objects.has(oid)) keep.add(oid);
             else borrowed.add(oid);
             if (folder !== '') {
@@ -181,18 +217,19 @@ export class Pushes {
         problem(`commit ${short(c.oid)}: ${missing(err)}`);
         continue;
       }
-      changesOf.set(c.oid, changes);
+      changesOf.set(c.oid, { changes, folders });
       for (const ch of changes) {
         if (!ch.newBlob) continue;
-        const key = `${ch.newBlob}\0${ch.path}`;
-        if (checked.has(key)) continue;
-        checked.add(key);
-        const meta = await this.checkNote(git, objects, ch.path, ch.newBlob, problem);
-        if (meta) metas.set(key, meta);
+        const key = noteKey(ch.newBlob, ch.path);
+        if (notes.has(key)) continue;
+        const note = await this.checkNote(git, objects, ch.path, ch.newBlob, problem);
+        if (note) notes.set(key, note);
         if (objects.has(ch.newBlob)) keep.add(ch.newBlob);
         else borrowed.add(ch.newBlob);
       }
     }
+    timer.notes = notes.size;
+    timer.step('notes');
     if (problems.length > 0) return refused('refused content', problems);
 
     // Indexes and lineages of the new commits, parents first.
@@ -204,7 +241,7 @@ export class Pushes {
       const late = overdue();
       if (late) return late;
       const c = commits.get(oid) as ParsedCommit;
-      built.set(oid, await this.index(rec, git, c, built, changesOf.get(oid) as BlobChange[], metas));
+      built.set(oid, await this.index(rec, git, c, built, changesOf.get(oid) as Changed, notes));
       const parents = await Promise.all(
         c.parents.map(async (p) => {
           const known = lineage.get(p);
@@ -218,6 +255,7 @@ export class Pushes {
       lineage.set(oid, childLineage(oid, parents));
     }
 
+    timer.step('indexes');
     const tip = built.get(cmd.new) as NoteIndex;
     const wave = [
       ...git.stagedItems(keep),
@@ -226,7 +264,9 @@ export class Pushes {
       ...[...built.values()].flatMap((i) => this.deps.indexes.items(i)),
       ...lineages.items([...repaired, ...lineage.values()]),
     ];
+    timer.step('pack');
     await this.deps.blobs.putMany(rec.id, wave);
+    timer.step('wave');
     git.persisted(keep);
     for (const i of built.values()) this.deps.indexes.remember(rec, i);
     lineages.remember(rec, [...lineage.values()]);
@@ -239,6 +279,7 @@ export class Pushes {
       { head: cmd.new, updated: tip.time, writer, ...indexStats(tip) },
       { from: rec },
     );
+    timer.step('move');
     if (landed(moved, cmd.new, writer)) return { ok: true, rev: cmd.new, commits: commits.size };
     const now = moved.ok ? undefined : moved.current;
     if (now?.state !== 'active') throw new MemoryError('NOT_FOUND', 'memory_not_found', `memory "${name}" does not exist`);
@@ -248,13 +289,40 @@ export class Pushes {
   }
 
   /** A new or changed note at `path`: path rules, UTF-8, size, front matter and credentials, as a write. */
+  /**
+   * The objects among `oids` that the memory holds: the bases a thin pack's deltas name (git sends
+   * a changed note as a delta against its blob in the memory). Many blob bases are taken from the
+   * head's packed search texts (a few segment GETs instead of a GET per note; each text checked
+   * against its id); the rest are read `BASE_READS` at a time, the first alone: on an instance that has
+   * not read this memory yet it finds whether the objects are loose or in a pack it then lists once,
+   * instead of many parallel misses first.
+   */
+  private async bases(rec: MemoryRecord, git: GitOverlay, oids: readonly string[]): Promise<Map<string, { type: GitObjectType; content: Uint8Array }>> {
+    const adopted = new Set<string>();
+    if (rec.head && oids.length >= PACKED_BASES_FROM) {
+      const index = await this.deps.indexes.load(rec, rec.head);
+      await this.deps.packed.scan(rec, index.pack, new Set(oids), (blob, t) => {
+        if (git.adoptBlob(blob, t.text)) adopted.add(blob);
+      });
+    }
+    const found = new Map<string, { type: GitObjectType; content: Uint8Array }>();
+    const read = async (oid: string): Promise<void> => {
+      if (await git.has(oid)) found.set(oid, await git.readObject(oid));
+    };
+    for (const oid of adopted) await read(oid);
+    const rest = oids.filter((o) => !adopted.has(o));
+    if (rest.length > 0) await read(rest[0]);
+    await mapLimit(rest.slice(1), BASE_READS, read);
+    return found;
+  }
+
   private async checkNote(
     git: GitOverlay,
     objects: Map<string, PackObject>,
     path: string,
     blob: string,
     problem: (m: string) => void,
-  ): Promise<NoteMeta | undefined> {
+  ): Promise<CheckedNote | undefined> {
     try {
       validateNewNotePath(path, this.deps.limits);
     } catch (err) {
@@ -272,17 +340,18 @@ export class Pushes {
         problem(`${path}: object ${short(blob)} is neither in the push nor in this memory`);
         return undefined;
       }
-      return describeNote(await git.readText(blob), path, this.deps.limits);
+      return { meta: describeNote(await git.readText(blob), path, this.deps.limits) };
     }
     let text: string;
     try {
-      text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(o.content);
+      text = UTF8.decode(o.content);
     } catch {
       problem(`${path}: not UTF-8 text`);
       return undefined;
     }
     try {
-      return checkStored(text, path, this.deps.limits);
+      const { meta, bodyStart } = checkStoredText(text, path, this.deps.limits);
+      return { meta, text: { text, start: bodyStart } };
     } catch (err) {
       problem(`${path}: ${messageOf(err)}`);
       return undefined;
@@ -295,17 +364,20 @@ export class Pushes {
     git: GitOverlay,
     c: ParsedCommit,
     built: ReadonlyMap<string, NoteIndex>,
-    changes: readonly BlobChange[],
-    metas: ReadonlyMap<string, NoteMeta>,
+    { changes, folders }: Changed,
+    notes: ReadonlyMap<string, CheckedNote>,
   ): Promise<NoteIndex> {
     const p = c.parents[0];
     const base = p ? (built.get(p) ?? (await this.deps.indexes.load(rec, p))) : null;
     const time = isoSeconds(c.time);
     const files = new Map(base?.files ?? []);
     const tombstones = new Map(base?.tombstones ?? []);
+    const texts = new Map<string, PackedText>();
     for (const ch of changes) {
       if (ch.newBlob) {
-        files.set(ch.path, fileEntry(ch.newBlob, metas.get(`${ch.newBlob}\0${ch.path}`) as NoteMeta, time));
+        const note = notes.get(noteKey(ch.newBlob, ch.path)) as CheckedNote;
+        files.set(ch.path, fileEntry(ch.newBlob, note.meta, time));
+        if (note.text) texts.set(ch.newBlob, note.text);
         tombstones.delete(ch.path);
       } else {
         const old = files.get(ch.path);
@@ -318,24 +390,44 @@ export class Pushes {
       if (tombstones.size <= this.deps.limits.maxTombstones) break;
       tombstones.delete(key);
     }
-    // Folder trees: the root, and every folder on a changed path as it is in this commit.
+    // Folder trees: the root, and every folder on a changed path as it is in this commit (the diff
+    // walked into each one that is still there; one that is not is gone).
     const trees = new Map(base?.trees ?? []);
     trees.set('', c.tree);
-    const folders = [...new Set(changes.flatMap((ch) => ancestorFolders(ch.path)))].filter((f) => f !== '');
-    const oids = await mapLimit(folders, READ_CONCURRENCY, (f) => treeAt(git, c.tree, f));
-    folders.forEach((f, i) => {
-      const oid = oids[i];
-      if (oid) trees.set(f, oid);
-      else trees.delete(f);
-    });
+    for (const ch of changes) {
+      for (const f of ancestorFolders(ch.path)) {
+        if (f === '') continue;
+        const oid = folders.get(f);
+        if (oid) trees.set(f, oid);
+        else trees.delete(f);
+      }
+    }
     return this.deps.indexes.withPack(
       git,
       base,
       { commit: c.oid, parent: p ?? null, time, files, trees, tombstones },
       changes.map((ch) => ch.path),
+      texts,
     );
   }
 }
+
+/** What a commit changed against its first parent, and the tree of every changed folder in it. */
+interface Changed {
+  changes: BlobChange[];
+  folders: ReadonlyMap<string, string>;
+}
+
+/** A checked note: its metadata and, when the pack brought it, its text as search packs it. */
+interface CheckedNote {
+  meta: NoteMeta;
+  text?: PackedText;
+}
+
+/** Notes are checked once per blob and path (the title may come from the path). */
+const noteKey = (blob: string, path: string): string => `${blob}\0${path}`;
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);

@@ -155,7 +155,7 @@ export class MemoryService {
     this.writes = new NoteWrites({ memories, commits, texts, indexes, lineages, limits, clock });
     this.history = new MemoryHistory({ memories, lineages, texts, cursors: deps.cursors, limits, git });
     this.diffs = new MemoryDiffs({ memories, lineages, indexes, texts, limits, git });
-    this.pushes = new Pushes({ lock: deps.lock, blobs: deps.blobs, indexes, lineages, memories, limits, git });
+    this.pushes = new Pushes({ lock: deps.lock, blobs: deps.blobs, indexes, lineages, memories, packed, limits, git });
     this.fetches = new Fetches({ memories, lineages, indexes, packed, git });
     this.exports = new Exports({ memories, indexes, packed, git });
   }

@@ -1,5 +1,4 @@
 import type { TreeEntry } from 'isomorphic-git';
-import type { GitOverlay } from './git-overlay';
 import { comparePaths } from './listing';
 
 /**
@@ -30,6 +29,11 @@ export interface Change {
   similarity?: number;
 }
 
+/** Where trees are read from: the overlay (`GitOverlay`), or a push's own trees before it (`push.ts`). */
+export interface TreeReader {
+  readTree(oid: string): Promise<TreeEntry[]>;
+}
+
 export interface DiffOptions {
   /** Called with every tree read on the new side (changed folders only): a push validates them here. */
   onNewTree?: (oid: string, folder: string, entries: TreeEntry[]) => void | Promise<void>;
@@ -39,7 +43,7 @@ const TREE = 'tree';
 const READS_IN_FLIGHT = 32;
 
 /** Every file that differs between `oldTree` and `newTree` (either may be null: the empty tree), in path order. */
-export async function diffTrees(git: GitOverlay, oldTree: string | null, newTree: string | null, opts: DiffOptions = {}): Promise<BlobChange[]> {
+export async function diffTrees(git: TreeReader, oldTree: string | null, newTree: string | null, opts: DiffOptions = {}): Promise<BlobChange[]> {
   const out: BlobChange[] = [];
   const slots = semaphore(READS_IN_FLIGHT);
   const read = (oid: string | null): Promise<TreeEntry[]> => (oid ? slots(() => git.readTree(oid)) : Promise.resolve([]));
@@ -75,7 +79,7 @@ export async function diffTrees(git: GitOverlay, oldTree: string | null, newTree
 }
 
 /** The blob at `path` in `tree`, or undefined (a folder or nothing is there). */
-export async function blobAt(git: GitOverlay, tree: string, path: string): Promise<string | undefined> {
+export async function blobAt(git: TreeReader, tree: string, path: string): Promise<string | undefined> {
   const segments = path.split('/');
   let oid = tree;
   for (let i = 0; i < segments.length; i++) {

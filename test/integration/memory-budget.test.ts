@@ -300,39 +300,76 @@ describe('packed search texts (segments)', () => {
 });
 
 describe('push', () => {
-  /** A repository of `n` notes, one commit, and the pack git sends for it. */
-  function repoPack(n: number): { head: string; pack: Buffer } {
+  const dirs: string[] = [];
+  afterAll(() => {
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+
+  /** A repository of `n` notes (`text` of each), one commit; `git` runs commands in it. */
+  function repo(n: number, text: (i: number) => string): { git: (args: string[], input?: string) => Buffer; write: (text: (i: number) => string) => void } {
     const dir = mkdtempSync(join(process.env.TEST_TMP_DIR ?? tmpdir(), 'budget-push-'));
+    dirs.push(dir);
     const git = (args: string[], input?: string) => execFileSync('git', args, { cwd: dir, env: GIT_COMMITTER_ENV, input, maxBuffer: 64 << 20 });
-    try {
-      git(['init', '-q', '-b', 'main']);
+    const write = (t: (i: number) => string) => {
       for (let i = 0; i < n; i++) {
         mkdirSync(join(dir, `f${i % 5}`), { recursive: true });
-        writeFileSync(join(dir, `f${i % 5}`, `n${i}.md`), `# ${i}\n`);
+        writeFileSync(join(dir, `f${i % 5}`, `n${i}.md`), t(i));
       }
       git(['add', '-A']);
       git(['commit', '-q', '-m', `${n} notes`]);
-      return { head: git(['rev-parse', 'HEAD']).toString().trim(), pack: git(['pack-objects', '--stdout', '--revs'], 'HEAD\n') };
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    };
+    git(['init', '-q', '-b', 'main']);
+    write(text);
+    return { git, write };
   }
+  const head = (git: (args: string[]) => Buffer): string => git(['rev-parse', 'HEAD']).toString().trim();
+  /** A note of about 400 bytes, as the bench's (its search text makes a segment at 1,000 notes). */
+  const longer = (round: number) => (i: number) =>
+    `---\ntags: [t${i % 10}]\n---\n# Note ${i}\n\n${`Line ${round} of note ${i}, about memory and git. `.repeat(7)}\n`;
+  const repos = new Map<number, ReturnType<typeof repo>>();
 
   test.each([
-    [3, 'loose objects: 3 notes, 3 folders, the root, the commit', { 's3.PutObject': 3 + 3 + 1 + 1 + 2 }],
-    [400, 'one pack and its index', { 's3.PutObject': 2 + 2 }],
-  ])('%i notes: one rev read, one wave of PUTs (%s, an index, a lineage), one conditional UpdateItem on the rev table', async (n, _what, puts) => {
-    const { head, pack } = repoPack(n);
+    [3, 'loose objects: 3 notes, 3 folders, the root, the commit', { 's3.PutObject': 3 + 3 + 1 + 1 + 2 }, (i: number) => `# ${i}\n`],
+    [400, 'one pack and its index', { 's3.PutObject': 2 + 2 }, (i: number) => `# ${i}\n`],
+    [1000, 'one pack and its index, a segment of search texts', { 's3.PutObject': 2 + 2 + 1 }, longer(1)],
+  ])('%i notes: one rev read, one wave of PUTs (%s, an index, a lineage), one conditional UpdateItem on the rev table', async (n, _what, puts, text) => {
+    const r = repo(n, text);
+    repos.set(n, r);
+    const pack = r.git(['pack-objects', '--stdout', '--revs'], 'HEAD\n');
     const svc = h.service();
     const name = `pushed-${n}`;
     await svc.createMemory(me, name);
     events.length = 0;
-    const { result, calls, waves, targets } = await h.counter.measure(() => svc.gitPush(me, name, { ref: 'refs/heads/main', old: null, new: head }, pack));
-    expect(result).toMatchObject({ ok: true, rev: head });
+    const { result, calls, waves, targets } = await h.counter.measure(() =>
+      svc.gitPush(me, name, { ref: 'refs/heads/main', old: null, new: head(r.git) }, pack),
+    );
+    expect(result).toMatchObject({ ok: true, rev: head(r.git) });
     expect(calls).toEqual({ 'dynamodb.GetItem': 1, 'dynamodb.UpdateItem': 1, ...puts });
     expect(waves['s3.PutObject']).toBe(1);
     expect(oneWave(events)).toBe(true);
     expect(Object.entries(targets).filter(([k]) => k.startsWith('dynamodb.UpdateItem'))).toEqual([[expect.stringMatching(/^dynamodb\.UpdateItem /), 1]]);
+  });
+
+  test('a cold instance takes a thin push changing all 1,000 notes: their bases read from the packed texts and the pack it lists once, then one wave', async () => {
+    const r = repos.get(1000) as ReturnType<typeof repo>;
+    const old = head(r.git);
+    r.write(longer(2));
+    const next = head(r.git);
+    // What git push sends (the remote takes ofs-delta): every changed note as a delta against its blob
+    // in the memory, or against another note of the pack.
+    const pack = r.git(['pack-objects', '--stdout', '--revs', '--thin', '--delta-base-offset'], `${next}\n^${old}\n`);
+    const { result, calls, keys, events: ev } = await measure(() => h.service().gitPush(me, 'pushed-1000', { ref: 'refs/heads/main', old, new: next }, pack));
+    expect(result).toMatchObject({ ok: true, rev: next });
+    // Reads: the rev; the head's index and its segment of search texts (every note's blob base is
+    // there); the first other base (a tree), not loose, then the listing of the packs, the pack index
+    // and the pack (the other trees are in it); the parent's lineage.
+    // Writes: the pack and its index, the index, a segment, the lineage; the head move.
+    const fetchedKeys = keys.map((k) => k.replace(/^m\/[^/]+\//, '').replace(/[0-9a-f]{2}\/[0-9a-f]{38}$|[0-9a-f]{20,}/, '…'));
+    expect(fetchedKeys).toEqual(['index/…', 'segment/…', 'objects/…', 'objects/pack/pack-….idx', 'objects/pack/pack-….pack', 'lineage/…']);
+    expect(calls).toEqual({ 'dynamodb.GetItem': 1, 's3.GetObject': 6, 's3.ListObjectsV2': 1, 's3.PutObject': 5, 'dynamodb.UpdateItem': 1 });
+    expect(oneWave(ev)).toBe(true);
+    const read = await h.service().readNote(me, 'pushed-1000', 'f3/n8.md');
+    expect(read.body).toContain('Line 2 of note 8');
   });
 
   test('a cold instance reads a packed note: the rev read, the index, the loose object not found, one listing of the packs, the pack index and the pack; then nothing', async () => {

@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Bases, GitObjectType } from '../../lambdas/memory/pack';
 
 /** Real `git` over an exported bundle: verify it, clone it, run commands in the clone. */
 export interface Clone {
@@ -35,4 +36,16 @@ export function cloneBundle(bytes: Uint8Array): Clone {
   run(root, ['clone', '--quiet', file, 'clone']);
   const dir = join(root, 'clone');
   return { dir, git: (...args) => run(dir, args), cleanup: () => rmSync(root, { recursive: true, force: true }) };
+}
+
+/** Storage for `readPack` holding the objects of `stored` (a pack read before): the thin pack's bases among them. */
+export function basesIn(stored: ReadonlyMap<string, { type: GitObjectType; content: Uint8Array }>): Bases {
+  return async (oids) => {
+    const found = new Map<string, { type: GitObjectType; content: Uint8Array }>();
+    for (const oid of oids) {
+      const o = stored.get(oid);
+      if (o) found.set(oid, o);
+    }
+    return found;
+  };
 }

@@ -14,7 +14,7 @@ import { MemoryService } from '../../lambdas/memory/service';
 import { detectRenames, similarity } from '../../lambdas/memory/tree-diff';
 import type { Caller } from '../../lambdas/memory/types';
 import { CursorCodec } from '../../lambdas/shared/cursor';
-import { GIT_COMMITTER_ENV } from '../support/memory-git';
+import { basesIn, GIT_COMMITTER_ENV } from '../support/memory-git';
 
 /**
  * The git machinery of the memory core, in-process: the pack reader (every object type, both
@@ -57,7 +57,7 @@ describe('the pack reader', () => {
     commit({ 'a.md': base }, 'one');
     const head = commit({ 'a.md': `${base}one more line\n`, 'b.md': '# b\n' }, 'two');
     const bytes = pack(['HEAD']);
-    const objects = await readPack(bytes, async () => undefined, LIMITS);
+    const objects = await readPack(bytes, async () => new Map(), LIMITS);
     const expected = git(['rev-list', '--objects', 'HEAD'])
       .toString()
       .trim()
@@ -76,21 +76,21 @@ describe('the pack reader', () => {
     const before = git(['rev-parse', 'HEAD']).toString().trim();
     const head = commit({ 'a.md': `${'line of a long note\n'.repeat(200)}one more line\nand another\n` }, 'three');
     const thin = pack(['HEAD', `^${before}`], true);
-    const stored = await readPack(pack([before]), async () => undefined, LIMITS);
-    const objects = await readPack(thin, async (oid) => stored.get(oid), LIMITS);
+    const stored = await readPack(pack([before]), async () => new Map(), LIMITS);
+    const objects = await readPack(thin, basesIn(stored), LIMITS);
     expect(objects.has(head)).toBe(true);
-    await expect(readPack(thin, async () => undefined, LIMITS)).rejects.toThrow(/base .* is missing/);
+    await expect(readPack(thin, async () => new Map(), LIMITS)).rejects.toThrow(/base .* is missing/);
   });
 
   test('refuses a corrupt checksum, a truncated pack, too many objects and objects over the size cap', async () => {
     const bytes = pack(['HEAD']);
     const corrupt = Buffer.from(bytes);
     corrupt[corrupt.length - 30] ^= 0xff;
-    await expect(readPack(corrupt, async () => undefined, LIMITS)).rejects.toBeInstanceOf(PackError);
-    await expect(readPack(bytes.subarray(0, 40), async () => undefined, LIMITS)).rejects.toThrow(PackError);
-    await expect(readPack(bytes, async () => undefined, { ...LIMITS, maxObjects: 2 })).rejects.toThrow(/brings \d+ objects/);
-    await expect(readPack(bytes, async () => undefined, { ...LIMITS, maxObjectBytes: 100 })).rejects.toThrow(/at most 100/);
-    await expect(readPack(Buffer.from('not a pack at all, not at all, no'), async () => undefined, LIMITS)).rejects.toThrow(/not a pack/);
+    await expect(readPack(corrupt, async () => new Map(), LIMITS)).rejects.toBeInstanceOf(PackError);
+    await expect(readPack(bytes.subarray(0, 40), async () => new Map(), LIMITS)).rejects.toThrow(PackError);
+    await expect(readPack(bytes, async () => new Map(), { ...LIMITS, maxObjects: 2 })).rejects.toThrow(/brings \d+ objects/);
+    await expect(readPack(bytes, async () => new Map(), { ...LIMITS, maxObjectBytes: 100 })).rejects.toThrow(/at most 100/);
+    await expect(readPack(Buffer.from('not a pack at all, not at all, no'), async () => new Map(), LIMITS)).rejects.toThrow(/not a pack/);
   });
 
   test('refuses a pack that inflates past its declared sizes (a small pack cannot become gigabytes)', async () => {
@@ -99,7 +99,7 @@ describe('the pack reader', () => {
     const header = Buffer.from([0x30 | 10]);
     const body = Buffer.concat([Buffer.from('PACK'), Buffer.from([0, 0, 0, 2, 0, 0, 0, 1]), header, deflateSync(content)]);
     const bomb = Buffer.concat([body, createHash('sha1').update(body).digest()]);
-    await expect(readPack(bomb, async () => undefined, LIMITS)).rejects.toThrow(PackError);
+    await expect(readPack(bomb, async () => new Map(), LIMITS)).rejects.toThrow(PackError);
   });
 
   test('applies copy and insert delta instructions, and refuses reads out of range', () => {

@@ -4,8 +4,11 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InMemoryBlobStore, InMemoryRevLock } from '../../lambdas/memory/adapters/in-memory';
+import { ImmutableCache } from '../../lambdas/memory/cache';
+import { GitOverlay } from '../../lambdas/memory/git-overlay';
+import { objectId } from '../../lambdas/memory/pack';
 import { checkHistory } from '../../lambdas/memory/integrity';
-import { PACK_MIN_OBJECTS } from '../../lambdas/memory/packed-objects';
+import { buildPack, PACK_MIN_OBJECTS, PackedObjects } from '../../lambdas/memory/packed-objects';
 import { MemoryService } from '../../lambdas/memory/service';
 import type { Caller } from '../../lambdas/memory/types';
 import { CursorCodec } from '../../lambdas/shared/cursor';
@@ -124,6 +127,27 @@ test('a small push stays loose objects', async () => {
   expect(await svc.gitPush(me, 'm', { ref: 'refs/heads/main', old: parent, new: head }, small)).toMatchObject({ ok: true });
   expect(blobs.puts).toMatchObject({ object: 3 });
   expect(blobs.puts.pack).toBeUndefined();
+});
+
+test('reads at once, on an instance that has not listed the pack holding them yet: one listing, and each finds its object', async () => {
+  const blobs = new CountingStore();
+  const objects = Array.from({ length: 40 }, (_, i) => {
+    const content = Buffer.from(`# ${i}\n`);
+    return { oid: objectId('blob', content), type: 'blob' as const, content };
+  });
+  await blobs.putMany('m', buildPack(objects).items);
+  let listings = 0;
+  const list = blobs.list.bind(blobs);
+  blobs.list = (memoryId, kind) => {
+    listings++;
+    return list(memoryId, kind);
+  };
+  const cache = new ImmutableCache(1 << 20);
+  const cold = new GitOverlay('m', blobs, cache, new PackedObjects(blobs, cache));
+  // As a thin push's bases are read: many in flight, each missing as a loose object first.
+  const read = await Promise.all(objects.map((o) => cold.readObject(o.oid)));
+  expect(read.map((o) => Buffer.from(o.content).toString())).toEqual(objects.map((o) => o.content.toString()));
+  expect(listings).toBe(1);
 });
 
 describe('push limits', () => {
