@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { deflateSync, inflateSync } from 'node:zlib';
 import {
   readBlob,
@@ -15,6 +14,7 @@ import {
 } from 'isomorphic-git';
 import type { ImmutableCache } from './cache';
 import { objectId, type GitObjectType } from './pack';
+import { PackWriter, parseLoose } from './pack-writer';
 import type { BlobItem, BlobStore } from './ports';
 
 /**
@@ -153,6 +153,49 @@ export class GitOverlay {
     return this.prefetch(oid);
   }
 
+  /**
+   * Forgets objects this request read (the shared cache keeps what it can): a walk over a whole
+   * history reads every tree once and must not hold them all until the request ends.
+   */
+  release(oids: Iterable<string>): void {
+    for (const oid of oids) this.loaded.delete(oid);
+  }
+
+  /**
+   * An object's type and content, read without keeping it in this request or adding it to the shared
+   * cache: what a streamed export sends once (every note of a memory would evict what the instance's
+   * other requests read again and again). Undefined when it is not in storage.
+   */
+  async transient(oid: string): Promise<{ type: GitObjectType; content: Buffer } | undefined> {
+    const adopted = this.adopted.get(oid);
+    if (adopted) return { type: 'blob', content: adopted };
+    const raw =
+      this.written.get(oid) ??
+      this.loaded.get(oid) ??
+      this.cache.get<Uint8Array>(objectCacheKey(this.memoryId, oid)) ??
+      (await this.blobs.get(this.memoryId, 'object', oid));
+    return raw ? parseLoose(oid, inflateSync(raw)) : undefined;
+  }
+
+  /**
+   * An object's content size, read through the shared cache (so a pack made next finds it there) but
+   * not kept in this request.
+   */
+  async size(oid: string): Promise<number> {
+    const adopted = this.adopted.get(oid);
+    if (adopted) return adopted.length;
+    const raw =
+      this.written.get(oid) ??
+      this.loaded.get(oid) ??
+      (await this.cache.getOrLoad(
+        objectCacheKey(this.memoryId, oid),
+        () => this.blobs.get(this.memoryId, 'object', oid),
+        (b) => b.length + 64,
+      ));
+    if (!raw) throw new Error(`object ${oid} is missing from storage`);
+    return parseLoose(oid, inflateSync(raw)).content.length;
+  }
+
   /** Any object's type and inflated content (without the loose-object header). */
   async readObject(oid: string): Promise<{ type: GitObjectType; content: Uint8Array }> {
     const out = await readObject({ fs: this.fs, gitdir: GITDIR, oid, format: 'content' });
@@ -239,7 +282,7 @@ export class GitOverlay {
       }
       const raw = await this.raw(oid);
       if (!raw) throw new Error(`object ${oid} is missing from storage`);
-      const { type, content } = parseLoose(oid, raw);
+      const { type, content } = parseLoose(oid, inflateSync(raw));
       writer.add(type, content);
     }
     return writer.finish();
@@ -261,57 +304,5 @@ export class GitOverlay {
       this.loaded.set(sha, body);
     }
     this.written.clear();
-  }
-}
-
-const TYPE_CODES: Record<GitObjectType, number> = { commit: 1, tree: 2, blob: 3, tag: 4 };
-
-/** A loose object's type and content, its header checked. */
-function parseLoose(oid: string, raw: Uint8Array): { type: GitObjectType; content: Uint8Array } {
-  const bytes = inflateSync(raw);
-  const nul = bytes.indexOf(0);
-  const [type, size] = bytes.subarray(0, Math.max(0, nul)).toString('latin1').split(' ');
-  const content = bytes.subarray(nul + 1);
-  if (nul < 0 || !(type in TYPE_CODES) || Number(size) !== content.length) throw new Error(`object ${oid} is not a valid loose object`);
-  return { type: type as GitObjectType, content };
-}
-
-/** Git's pack format (Documentation/gitformat-pack): header, entries of whole objects, SHA-1 trailer. */
-class PackWriter {
-  private readonly chunks: Uint8Array[] = [];
-  private readonly hash = createHash('sha1');
-
-  constructor(count: number) {
-    const header = Buffer.alloc(12);
-    header.write('PACK', 0, 'latin1');
-    header.writeUInt32BE(2, 4);
-    header.writeUInt32BE(count, 8);
-    this.push(header);
-  }
-
-  add(type: GitObjectType, content: Uint8Array): void {
-    // Type and size: 3 bits of type and 4 of size, then 7 bits of size per byte, low bits first.
-    let size = content.length;
-    const head: number[] = [];
-    let byte = (TYPE_CODES[type] << 4) | (size & 0x0f);
-    size = Math.floor(size / 16);
-    while (size > 0) {
-      head.push(byte | 0x80);
-      byte = size & 0x7f;
-      size = Math.floor(size / 128);
-    }
-    head.push(byte);
-    this.push(Buffer.from(head));
-    this.push(deflateSync(content));
-  }
-
-  finish(): Uint8Array {
-    this.chunks.push(this.hash.digest());
-    return Buffer.concat(this.chunks);
-  }
-
-  private push(bytes: Uint8Array): void {
-    this.hash.update(bytes);
-    this.chunks.push(bytes);
   }
 }
