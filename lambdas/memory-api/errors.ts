@@ -1,5 +1,5 @@
 import { isAuthError, refusalMessage } from '../identity/principal';
-import { MemoryError } from '../memory';
+import { MemoryError, StorageError } from '../memory';
 import { ValidationError } from '../shared/http/query';
 import type { HttpResult } from '../shared/http/types';
 import { ifMatchConflictMessage } from './if-match';
@@ -62,6 +62,10 @@ export function toApiError(err: unknown, unexpected: (err: unknown) => void = ()
     // The core speaks of an expected rev; a /v1 client sent it as If-Match.
     const message = err.extra.stale ? ifMatchConflictMessage(err.extra.stale) : err.message;
     return new ApiError(err.code, message, retry === undefined ? {} : { 'retry-after': String(retry) });
+  }
+  if (err instanceof StorageError) {
+    // The transport's own storage calls (an export written to S3); the core maps its own.
+    return new ApiError('UPSTREAM_UNAVAILABLE', 'Memory storage is unavailable; retry shortly', { 'retry-after': '1' });
   }
   if (isAuthError(err)) {
     if (err.kind === 'unavailable') {

@@ -8,7 +8,7 @@ import {
   type S3Client,
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
-import type { ExportStream } from '../memory';
+import { type ExportStream, StorageError } from '../memory';
 import { json, type HandlerResponse } from '../shared/http/types';
 import { logger } from '../shared/logger';
 import { EXPORT_PREFIX, type MemoryApiConfig } from './config';
@@ -122,6 +122,15 @@ export class S3ExportStore implements ExportStore {
     private readonly partBytes = EXPORT_PART_BYTES,
   ) {}
 
+  /** An S3 call whose failure is a `StorageError` (503 with Retry-After, as the core's). */
+  private async send<T>(operation: string, call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (err) {
+      throw new StorageError(`s3.${operation}`, err);
+    }
+  }
+
   async publish(file: ExportFile, expiresInSeconds: number): Promise<string> {
     const parts = inParts(file.body, this.partBytes);
     const first = await parts.next();
@@ -143,7 +152,7 @@ export class S3ExportStore implements ExportStore {
     );
     const etags: string[] = [];
     const upload = async (n: number, bytes: Buffer): Promise<void> => {
-      const out = await this.s3.send(new UploadPartCommand({ ...object, UploadId, PartNumber: n, Body: bytes }));
+      const out = await this.send('UploadPart', () => this.s3.send(new UploadPartCommand({ ...object, UploadId, PartNumber: n, Body: bytes })));
       etags[n - 1] = out.ETag as string;
     };
     let sending = upload(1, first.value as Buffer);
@@ -157,9 +166,8 @@ export class S3ExportStore implements ExportStore {
         next = await parts.next();
       }
       await sending;
-      await this.s3.send(
-        new CompleteMultipartUploadCommand({ ...object, UploadId, MultipartUpload: { Parts: etags.map((ETag, i) => ({ ETag, PartNumber: i + 1 })) } }),
-      );
+      const done = { Parts: etags.map((ETag, i) => ({ ETag, PartNumber: i + 1 })) };
+      await this.send('CompleteMultipartUpload', () => this.s3.send(new CompleteMultipartUploadCommand({ ...object, UploadId, MultipartUpload: done })));
     } catch (err) {
       await parts.return(undefined);
       // A part still on its way would outlive the abort.
