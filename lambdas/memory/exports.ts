@@ -1,4 +1,5 @@
-import { Zip, ZipDeflate } from 'fflate';
+import { deflateRawSync } from 'node:zlib';
+import { Zip, ZipPassThrough } from 'fflate';
 import { mapAhead, mapLimit } from '../shared/concurrency';
 import { MemoryError, notFound } from './errors';
 import { READ_CONCURRENCY, type GitOverlay } from './git-overlay';
@@ -8,7 +9,7 @@ import type { Lineages } from './lineage';
 import type { Memories } from './memories';
 import type { FileEntry, NoteIndex } from './note-index';
 import { objectId, type GitObjectType } from './pack';
-import { deflateBound, PACK_OVERHEAD, packEntryBound, PackWriter } from './pack-writer';
+import { deflateBound, oneBuffer, PACK_OVERHEAD, packEntryBound, PackWriter } from './pack-files';
 import type { PackedTexts } from './packed-texts';
 import type { MemoryRecord } from './ports';
 import { reachableObjects } from './reachable';
@@ -53,14 +54,13 @@ export class Exports {
     const git = this.deps.git(rec);
     const [index, objects] = await Promise.all([
       indexes.load(rec, head),
-      reachableObjects(git, lineages, rec, head).catch((err: unknown) => unexportable(name, err)),
+      reachableObjects(git, lineages, indexes, rec, head).catch((err: unknown) => unexportable(name, err)),
     ]);
-    const sizes = new Map<string, number>();
-    for (const e of index.files.values()) sizes.set(e.blob, e.size);
+    const sizes = objects.blobSizes;
     const header = Buffer.from(`# v2 git bundle\n${head} HEAD\n${head} refs/heads/main\n\n`, 'utf8');
     const structure = [...objects.commits, ...objects.trees];
-    // The head's notes are sized by the index; blobs of older versions are not read before the first
-    // byte, so they count at the note cap until `tighten` reads them.
+    // Notes are sized by the indexes the walk read (the head's at least); other blobs (of older
+    // versions) are not read before the first byte, so they count at the note cap until `tighten` reads them.
     let known = header.length + PACK_OVERHEAD + packEntryBound(objects.bytes) + 23 * structure.length;
     const older: string[] = [];
     for (const b of objects.blobs) {
@@ -83,7 +83,8 @@ export class Exports {
         looseObjects(
           git,
           () => {
-            packed.readAll(rec, index, [...wanted].filter((b) => sizes.has(b)).length);
+            const inHead = new Set([...index.files.values()].map((e) => e.blob));
+            packed.readAll(rec, index, [...wanted].filter((b) => inHead.has(b)).length);
             return [...wanted];
           },
           held,
@@ -158,10 +159,12 @@ export class Exports {
           held.change(data.length);
         }
       });
+      let sent = 0;
       const take = (): Buffer => {
         const chunk = Buffer.concat(out);
         out.length = 0;
         pending = 0;
+        sent += chunk.length;
         return chunk;
       };
       for (const rec of visible) {
@@ -171,8 +174,7 @@ export class Exports {
         const add = (blob: string, content: Uint8Array): void => {
           for (const [path, e] of paths.get(blob) ?? []) {
             const name = entryName(rec, path);
-            const file = new ZipDeflate(name, { level: 6 });
-            file.mtime = new Date(e.updated);
+            const file = new DeflatedEntry(name, new Date(e.updated));
             zip.add(file);
             file.push(content, true);
             // The entry's central directory record stays until the end of the zip.
@@ -193,7 +195,8 @@ export class Exports {
           for await (const o of source) {
             add(o.oid, o.content);
             held.change(-o.held);
-            if (pending >= CHUNK) {
+            // The first entry leaves at once (the reader sees the download start), then whole chunks.
+            if (pending >= CHUNK || sent === 0) {
               const n = pending;
               yield take();
               held.change(-n);
@@ -220,6 +223,24 @@ export class Exports {
 
 const entryName = (rec: MemoryRecord, path: string): string => `${rec.name}/${path}`;
 
+/**
+ * A zip entry deflated by zlib in one call (its whole content is pushed at once). fflate's own
+ * `ZipDeflate` keeps each entry's compressor state (about 100 KB) until the zip ends, so a zip of
+ * 10,000 notes would hold a gigabyte; this is the extension point fflate documents for another
+ * compressor (`push` counts the size and CRC of what it is given, `process` emits what is stored).
+ */
+class DeflatedEntry extends ZipPassThrough {
+  constructor(name: string, mtime: Date) {
+    super(name);
+    this.compression = 8;
+    this.mtime = mtime;
+  }
+
+  override process(chunk: Uint8Array, final: boolean): void {
+    this.ondata(null, deflateRawSync(chunk, { level: 6, ...oneBuffer(chunk.length) }), final);
+  }
+}
+
 function pathsByBlob(index: NoteIndex): Map<string, Array<[string, FileEntry]>> {
   const out = new Map<string, Array<[string, FileEntry]>>();
   for (const [path, e] of index.files) {
@@ -234,7 +255,7 @@ function pathsByBlob(index: NoteIndex): Map<string, Array<[string, FileEntry]>> 
 interface PackObject {
   oid: string;
   type: GitObjectType;
-  content: Buffer;
+  content: Uint8Array;
   held: number;
 }
 

@@ -14,7 +14,7 @@ import {
 } from 'isomorphic-git';
 import type { ImmutableCache } from './cache';
 import { objectId, type GitObjectType } from './pack';
-import { PackWriter, parseLoose } from './pack-writer';
+import { PackWriter } from './pack-files';
 import type { BlobItem, BlobStore } from './ports';
 
 /**
@@ -135,11 +135,16 @@ export class GitOverlay {
     }
     const bytes = await this.cache.getOrLoad(
       objectCacheKey(this.memoryId, oid),
-      () => this.blobs.get(this.memoryId, 'object', oid),
+      () => this.load(oid),
       (b) => b.length + 64,
     );
     if (bytes) this.loaded.set(oid, bytes);
     return bytes;
+  }
+
+  /** The deflated loose object from storage. */
+  private load(oid: string): Promise<Uint8Array | undefined> {
+    return this.blobs.get(this.memoryId, 'object', oid);
   }
 
   /** Loads an object into this request (for packing many objects without sequential reads). */
@@ -166,15 +171,11 @@ export class GitOverlay {
    * cache: what a streamed export sends once (every note of a memory would evict what the instance's
    * other requests read again and again). Undefined when it is not in storage.
    */
-  async transient(oid: string): Promise<{ type: GitObjectType; content: Buffer } | undefined> {
+  async transient(oid: string): Promise<{ type: GitObjectType; content: Uint8Array } | undefined> {
     const adopted = this.adopted.get(oid);
     if (adopted) return { type: 'blob', content: adopted };
-    const raw =
-      this.written.get(oid) ??
-      this.loaded.get(oid) ??
-      this.cache.get<Uint8Array>(objectCacheKey(this.memoryId, oid)) ??
-      (await this.blobs.get(this.memoryId, 'object', oid));
-    return raw ? parseLoose(oid, inflateSync(raw)) : undefined;
+    const raw = this.written.get(oid) ?? this.loaded.get(oid) ?? this.cache.get<Uint8Array>(objectCacheKey(this.memoryId, oid)) ?? (await this.load(oid));
+    return raw ? parseLoose(oid, raw) : undefined;
   }
 
   /**
@@ -189,11 +190,11 @@ export class GitOverlay {
       this.loaded.get(oid) ??
       (await this.cache.getOrLoad(
         objectCacheKey(this.memoryId, oid),
-        () => this.blobs.get(this.memoryId, 'object', oid),
+        () => this.load(oid),
         (b) => b.length + 64,
       ));
     if (!raw) throw new Error(`object ${oid} is missing from storage`);
-    return parseLoose(oid, inflateSync(raw)).content.length;
+    return parseLoose(oid, raw).content.length;
   }
 
   /** Any object's type and inflated content (without the loose-object header). */
@@ -282,7 +283,7 @@ export class GitOverlay {
       }
       const raw = await this.raw(oid);
       if (!raw) throw new Error(`object ${oid} is missing from storage`);
-      const { type, content } = parseLoose(oid, inflateSync(raw));
+      const { type, content } = parseLoose(oid, raw);
       writer.add(type, content);
     }
     return writer.finish();
@@ -305,4 +306,16 @@ export class GitOverlay {
     }
     this.written.clear();
   }
+}
+
+const TYPE_CODES: Record<GitObjectType, number> = { commit: 1, tree: 2, blob: 3, tag: 4 };
+
+/** A loose object's type and content, its header checked. */
+function parseLoose(oid: string, raw: Uint8Array): { type: GitObjectType; content: Uint8Array } {
+  const bytes = inflateSync(raw);
+  const nul = bytes.indexOf(0);
+  const [type, size] = bytes.subarray(0, Math.max(0, nul)).toString('latin1').split(' ');
+  const content = bytes.subarray(nul + 1);
+  if (nul < 0 || !(type in TYPE_CODES) || Number(size) !== content.length) throw new Error(`object ${oid} is not a valid loose object`);
+  return { type: type as GitObjectType, content };
 }

@@ -5,11 +5,14 @@ import type { GitObjectType } from './pack';
 const TYPE_CODES: Record<GitObjectType, number> = { commit: 1, tree: 2, blob: 3, tag: 4 };
 
 /**
- * Git's pack format (Documentation/gitformat-pack): header, entries of whole objects (each deflated
- * once, no deltas), SHA-1 trailer. Written here rather than by isomorphic-git's `packObjects`, which
- * re-reads every object through its file system. The bytes can be taken as they are written
- * (`take`), so a pack of any size streams through a buffer of one chunk; `pending` says how many
- * bytes wait to be taken.
+ * Writing git packfiles (Documentation/gitformat-pack: version 2, whole objects each deflated once,
+ * no deltas, SHA-1 trailer), rather than with isomorphic-git's `packObjects`, which re-reads every
+ * object through its file system.
+ */
+
+/**
+ * A pack of whole objects. Its bytes can be taken as they are written (`take`), so a pack of any
+ * size streams through a buffer of one chunk; `pending` says how many bytes wait to be taken.
  */
 export class PackWriter {
   private chunks: Uint8Array[] = [];
@@ -39,7 +42,7 @@ export class PackWriter {
     }
     head.push(byte);
     this.push(Buffer.from(head));
-    this.push(deflateSync(content));
+    this.push(deflateSync(content, oneBuffer(content.length)));
   }
 
   /** The bytes written since the last call, as one buffer. */
@@ -71,6 +74,12 @@ export function deflateBound(size: number): number {
   return size + Math.floor(size / 2 ** 12) + Math.floor(size / 2 ** 14) + Math.floor(size / 2 ** 25) + 13;
 }
 
+/**
+ * An output buffer deflate fills at once: zlib's default (16 KiB for every call) is mostly garbage
+ * for a note, and ten thousand of them between two collections are what a process's size shows.
+ */
+export const oneBuffer = (size: number): { chunkSize: number } => ({ chunkSize: Math.max(64, deflateBound(size)) });
+
 /** Bytes of a pack entry of `size` bytes of content at most: its header (at most 10 bytes) and the deflated content. */
 export function packEntryBound(size: number): number {
   return 10 + deflateBound(size);
@@ -78,12 +87,3 @@ export function packEntryBound(size: number): number {
 
 /** A pack's header and trailer. */
 export const PACK_OVERHEAD = 12 + 20;
-
-/** A loose object's type and content, its header checked. */
-export function parseLoose(oid: string, inflated: Buffer): { type: GitObjectType; content: Buffer } {
-  const nul = inflated.indexOf(0);
-  const [type, size] = inflated.subarray(0, Math.max(0, nul)).toString('latin1').split(' ');
-  const content = inflated.subarray(nul + 1);
-  if (nul < 0 || !(type in TYPE_CODES) || Number(size) !== content.length) throw new Error(`object ${oid} is not a valid loose object`);
-  return { type: type as GitObjectType, content };
-}
