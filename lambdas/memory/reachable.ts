@@ -119,7 +119,11 @@ export async function reachableObjects(git: GitOverlay, lineages: Lineages, inde
     // A commit that brought many trees the walk has not met (an import) is listed from its own index:
     // one GET instead of waves of reads, level after level.
     const found = new Map<string, number>();
-    for (const t of level) if (!seen.has(t)) found.set(origin.get(t) as string, (found.get(origin.get(t) as string) ?? 0) + 1);
+    for (const t of level) {
+      if (seen.has(t)) continue;
+      const c = origin.get(t) as string;
+      found.set(c, (found.get(c) ?? 0) + 1);
+    }
     for (const [c, count] of found) if (count >= INDEX_WORTH && !indexed.has(c)) level.push(...(await fromIndex(c)));
     level = [...new Set(level)].filter((t) => !seen.has(t));
     if (level.length === 0) break;
