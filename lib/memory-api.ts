@@ -146,6 +146,9 @@ export class MemoryApi extends Construct {
       MEMORY_RATE_WINDOW_SECONDS: String(props.rateWindowSeconds ?? 60),
       MEMORY_EXPORT_INLINE_BYTES: String(props.exportInlineBytes ?? 4 * 1024 * 1024),
       MEMORY_EXPORT_URL_SECONDS: String(props.exportUrlSeconds ?? 300),
+      // Behind API Gateway an answer is buffered (6 MB): exports over the inline size go to S3 and a
+      // 302. CloudFront sends the export paths to the git remote's streaming function instead (`MemoryGit`).
+      MEMORY_EXPORT_DELIVERY: 'buffered',
       // A clone answered here (API Gateway, buffered) must fit Lambda's 6 MB once base64-encoded;
       // a larger one is told to use the streaming URL of the git remote (`MemoryGit`).
       MEMORY_GIT_MAX_RESPONSE_BYTES: String(4 * 1024 * 1024),
@@ -173,14 +176,8 @@ export class MemoryApi extends Construct {
     // Least privilege: the memory data, one bucket policy per request on the rate limiter, token
     // reads, and the two secrets.
     grantMemoryData(this.table, this.bucket, this.role);
-    this.role.addToPrincipalPolicy(
-      new iam.PolicyStatement({ actions: ['s3:PutObject', 's3:GetObject'], resources: [this.bucket.arnForObjects(`${EXPORT_PREFIX}*`)] }),
-    );
-    acknowledge(
-      this.role,
-      `AwsSolutions-IAM5[Resource::${nagRef(this.bucket, 'Arn')}/${EXPORT_PREFIX}*]`,
-      'Large exports are written under exports/<random>/ of the memory bucket and read back through presigned URLs signed with this role; the grant covers that one prefix, which a lifecycle rule empties daily.',
-    );
+    grantExports(this.bucket, this.role);
+
     // Rate-limit buckets (UpdateItem) and, under keys `idem:…`, Idempotency-Key records (claim, replay, release).
     grantTable(data.rateLimitTable, this.role, ['dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:GetItem']);
     // Token reads, and the personal access tokens this function manages (`/v1/tokens`) and records the use of.
@@ -278,6 +275,22 @@ export function denyMemoryDeletes(bucket: s3.IBucket, grantee: iam.IRole): void 
  * makes a missing object a 404 rather than a 403, which the core relies on (an index is rebuilt when
  * it is missing).
  */
+/**
+ * Exports not streamed to their reader are written under `exports/` of the memory bucket (a
+ * multipart upload while they are made, aborted when one fails) and read back through presigned
+ * URLs signed with the function's role.
+ */
+export function grantExports(bucket: s3.IBucket, grantee: iam.IRole): void {
+  grantee.addToPrincipalPolicy(
+    new iam.PolicyStatement({ actions: ['s3:PutObject', 's3:GetObject', 's3:AbortMultipartUpload'], resources: [bucket.arnForObjects(`${EXPORT_PREFIX}*`)] }),
+  );
+  acknowledge(
+    grantee,
+    `AwsSolutions-IAM5[Resource::${nagRef(bucket, 'Arn')}/${EXPORT_PREFIX}*]`,
+    'Large exports are written under exports/<random>/ of the memory bucket and read back through presigned URLs signed with this role; the grant covers that one prefix, which a lifecycle rule empties daily.',
+  );
+}
+
 export function grantMemoryData(table: dynamodb.ITable, bucket: s3.IBucket, grantee: iam.IRole): void {
   grantTable(table, grantee, REV_LOCK_ACTIONS);
   denyMemoryDeletes(bucket, grantee);

@@ -14,7 +14,7 @@ import type { CatalogData } from './catalog-data';
 import { ORIGIN_VERIFY_HEADER, type Edge } from './edge';
 import type { Identity } from './identity';
 import { appFunction, type FunctionLogLevel, PRESIGNER_CHUNK } from './lambda-function';
-import { grantMemoryData, type MemoryApi } from './memory-api';
+import { grantExports, grantMemoryData, type MemoryApi } from './memory-api';
 import { distributionSettings } from './settings-parameter';
 import { grantTable } from './tables';
 
@@ -30,7 +30,7 @@ export interface MemoryGitProps {
   readonly memorySize?: number;
   /** CloudFront waits at most `originReadTimeout` for the first byte; called on its URL directly, a clone may take this long. @default Duration.minutes(5) */
   readonly timeout?: Duration;
-  /** Largest clone or fetch answer (MEMORY_GIT_MAX_RESPONSE_BYTES), under Lambda's 200 MB streamed response. @default 199229440 (190 MiB) */
+  /** Largest clone or fetch answer and largest streamed export (MEMORY_GIT_MAX_RESPONSE_BYTES, MEMORY_EXPORT_STREAM_MAX_BYTES), under Lambda's 200 MB streamed response. @default 199229440 (190 MiB) */
   readonly maxResponseBytes?: number;
   /** How long CloudFront waits for the function's first byte (a pack is built before it is sent). At most 60 s without a quota increase. @default Duration.seconds(60) */
   readonly originReadTimeout?: Duration;
@@ -53,10 +53,19 @@ const DEFAULT_ENTRY = path.join(__dirname, '..', 'lambdas', 'memory-api', 'git-h
 export const GIT_PATH_PATTERNS: readonly string[] = [`${MEMORIES_PREFIX}/*.git/*`, `${VAULTS_PREFIX}/*.git/*`];
 
 /**
+ * The exports (`GET /v1/memories/export`, `GET /v1/memories/{memory}/export`, and the alias's): a
+ * whole memory, streamed by this function as it is made instead of buffered behind API Gateway.
+ * `*` also matches a `/`: a note path ending in `/export` lands here too, and the same pipeline
+ * answers it as the `/v1` function would.
+ */
+export const EXPORT_PATH_PATTERNS: readonly string[] = [MEMORIES_PREFIX, VAULTS_PREFIX].flatMap((p) => [`${p}/export`, `${p}/*/export`]);
+
+/**
  * The git remote in AWS. API Gateway answers every `/v1` route through a buffered Lambda, whose
  * answer is at most 6 MB and 30 s: enough for most fetches, not for the clone of a large memory. This
  * function runs the same `/v1` pipeline with the memory API's environment, behind a function URL
- * in RESPONSE_STREAM mode (up to 200 MB), and CloudFront sends `/v1/memories/*.git/*` to it. Auth is
+ * in RESPONSE_STREAM mode (up to 200 MB), and CloudFront sends `/v1/memories/*.git/*` to it, and the
+ * exports, which it streams as they are made (`EXPORT_PATH_PATTERNS`). Auth is
  * NONE on the URL, as for `/mcp`: the bearer token (git's Basic password) is checked in the function.
  * CloudFront adds the origin-verify header and the viewer-address function, so the rate limit keys
  * on the viewer's IP as it does behind API Gateway. The verifier's settings depend on the
@@ -103,9 +112,13 @@ export class MemoryGit extends Construct {
         MEMORY_CACHE_MB: String(Math.max(16, Math.floor(memorySize / 4))),
         MEMORY_GIT_MAX_RESPONSE_BYTES: String(props.maxResponseBytes ?? 190 * 1024 * 1024),
         MEMORY_PUSH_SECONDS: String(props.pushSeconds ?? (props.originReadTimeout ?? Duration.seconds(60)).toSeconds() - 10),
+        // Exports stream here (`EXPORT_PATH_PATTERNS`); one whose bound passes the streamed limit goes to S3 and a 302.
+        MEMORY_EXPORT_DELIVERY: 'stream',
+        MEMORY_EXPORT_STREAM_MAX_BYTES: String(props.maxResponseBytes ?? 190 * 1024 * 1024),
       },
     }));
     grantMemoryData(memory.table, memory.bucket, this.role);
+    grantExports(memory.bucket, this.role);
     grantTable(data.rateLimitTable, this.role, ['dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:GetItem']);
     auth.grantPersonalTokenUse(this.role);
     data.cursorKeysSecret.grantRead(this.role);
@@ -115,22 +128,22 @@ export class MemoryGit extends Construct {
   }
 
   /**
-   * Sends the git paths of the distribution to the function URL. CloudFront takes the first
-   * behaviour that matches, so call this before `/v1/*` is added.
+   * Sends the git paths and the export paths of the distribution to the function URL. CloudFront
+   * takes the first behaviour that matches, so call this before `/v1/*` is added.
    */
   addBehaviors(edge: Edge): void {
     const origin = new origins.FunctionUrlOrigin(this.functionUrl, {
       customHeaders: { [ORIGIN_VERIFY_HEADER]: this.props.data.originVerifySecret.secretValue.unsafeUnwrap() },
       readTimeout: this.props.originReadTimeout ?? Duration.seconds(60),
     });
-    for (const pattern of GIT_PATH_PATTERNS) {
+    for (const pattern of [...GIT_PATH_PATTERNS, ...EXPORT_PATH_PATTERNS]) {
       edge.distribution.addBehavior(pattern, origin, {
         viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.HTTPS_ONLY,
         allowedMethods: cloudfront.AllowedMethods.ALLOW_ALL,
         cachedMethods: cloudfront.CachedMethods.CACHE_GET_HEAD,
         cachePolicy: cloudfront.CachePolicy.CACHING_DISABLED,
         originRequestPolicy: cloudfront.OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
-        // Packs are compressed already.
+        // Packs, bundles and zips are compressed already.
         compress: false,
         functionAssociations: [{ function: edge.viewerAddressFunction, eventType: cloudfront.FunctionEventType.VIEWER_REQUEST }],
       });

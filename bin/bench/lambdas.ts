@@ -33,6 +33,7 @@ const NAMES: ReadonlyArray<readonly [RegExp, string]> = [
   [/^McpCatalog\/Site\/Function$/, 'site'],
   [/IconNotFound$/, 'icon-not-found (Lambda@Edge)'],
   [/EdgeLogRetention\/Function$/, 'edge log retention (daily)'],
+  [/^McpCatalog\/OriginSecretRotation\/Function$/, 'origin secret rotation'],
 ];
 
 interface Bundle {
@@ -88,6 +89,25 @@ async function bundle(entry: string, outfile: string, external: readonly string[
   return statSync(outfile).size;
 }
 
+/**
+ * The packages a bundle requires from outside itself while it loads: the AWS SDK clients the Lambda
+ * runtime provides (and sharp from the crawler's layer), recorded by a hook on Node's module loader.
+ */
+function externalsAtLoad(file: string): string[] {
+  const hook = `const M=require('node:module');const seen=new Set();const load=M._load;M._load=function(r,p,...a){if(p&&p.filename===${JSON.stringify(file)}&&!M.isBuiltin(r))seen.add(r);return load.call(this,r,p,...a)}`;
+  const out = spawnSync(
+    process.execPath,
+    ['-e', `${LAMBDA_GLOBALS};${hook};require(${JSON.stringify(file)});process.stdout.write(JSON.stringify([...seen]))`],
+    {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, AWS_REGION: 'us-east-1', LOG_LEVEL: 'SILENT' },
+    },
+  );
+  if (out.status !== 0) throw new Error(`loading failed: ${out.stderr}`);
+  return (JSON.parse(out.stdout) as string[]).sort();
+}
+
 /** Median milliseconds of `code` in fresh Node processes (what a cold start pays to load it), after the untimed `before`. */
 function freshProcessMs(code: string, before = ''): number {
   const samples: number[] = [];
@@ -124,6 +144,17 @@ export async function runLambdasBench(log: (m: string) => void): Promise<BenchSe
       const init = freshProcessMs(`${LAMBDA_GLOBALS};require(${JSON.stringify(b.file)})`);
       rows.push([`${b.name}: bundle, minified`, `${(size / 1024).toFixed(0)} KiB`, '< 1 MiB', verdict(size < 1024 * 1024)]);
       rows.push([`${b.name}: module init`, ms(init), '< 150 ms', verdict(init < 150)]);
+      // What of it is the SDK clients the runtime provides: the packages the bundle requires while it loads, alone in a fresh process.
+      const externals = externalsAtLoad(b.file);
+      if (externals.length > 0) {
+        const sdk = freshProcessMs(externals.map((e) => `require(${JSON.stringify(e)})`).join(';'));
+        rows.push([
+          `${b.name}: module init, of which the packages it loads from the runtime alone (${externals.join(', ')})`,
+          `${ms(sdk)} (${((100 * sdk) / init).toFixed(0)}%); the rest, its own code: ${ms(Math.max(0, init - sdk))}`,
+          '',
+          'informational',
+        ]);
+      }
     }
     log('bundling the X-Ray chunk');
     const chunk = join(dir, 'xray.js');
@@ -157,7 +188,7 @@ export async function runLambdasBench(log: (m: string) => void): Promise<BenchSe
     method: [
       "- Bundles: the `index.js` of each function's asset in the cloud assembly CDK synthesizes (`CatalogStack` with cdk.json's feature flags, in eu-west-1 so the Lambda@Edge function is bundled too), i.e. exactly what `cdk deploy` uploads: each construct's own esbuild options and externals (the AWS SDK left to the runtime; the /v1 function keeps the S3 presigner; the crawler leaves sharp to its layer). Every bundled function of the stack is measured, found in the construct tree; sizes in KiB.",
       `- Tracing: each traced function gets the X-Ray SDK (Powertools Tracer) as a separate \`xray.js\` beside its \`index.js\`, required by a computed specifier on the first request of an instance with active tracing (lambdas/shared/observability/tracing.ts): its size is in no bundle row and its load in no init row; its own rows say what a traced cold start pays on top. Powertools Metrics is in each bundle and loaded on the first metric. The AWS SDK clients a function needs only for secrets and its settings parameter (Secrets Manager, SSM) are loaded on its first request too; their rows are the load of each on top of what is loaded by then.`,
-      `- Init: median of ${RUNS} fresh \`node\` processes timing \`require()\` of the bundle, with the AWS SDK (and sharp) loaded from node_modules as the runtime and the layer provide them. The "floor" row is the AWS SDK's S3 and DynamoDB clients alone: the memory REST, MCP and crawler functions need both on every request, so their init cannot go below it on this machine; what they add above it is their own code (isomorphic-git, yaml, zod, the MCP SDK). Moving those requires into the first request would meet the figure without making a cold start faster (Lambda's init phase runs at full CPU), so they stay at module scope and the miss is reported as it is.`,
+      `- Init: median of ${RUNS} fresh \`node\` processes timing \`require()\` of the bundle, with the AWS SDK (and sharp) loaded from node_modules as the runtime and the layer provide them. Under each init row, the packages that bundle requires from outside itself while it loads (found by a hook on Node's module loader in a fresh process: the AWS SDK clients the runtime provides, sharp from the crawler's layer), timed alone in ${RUNS} more fresh processes (median), and the rest of the init, the function's own code, by difference. The "floor" row is the AWS SDK's S3 and DynamoDB clients alone: the memory REST, MCP and git remote functions load both at init (the rows under theirs), so their init cannot go below it on this machine; what they add above it is their own code (isomorphic-git, yaml, zod, the MCP SDK). Moving those requires into the first request would meet the figure without making a cold start faster (Lambda's init phase runs at full CPU), so they stay at module scope and the miss is reported as it is.`,
     ].join('\n'),
   };
 }

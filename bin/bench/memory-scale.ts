@@ -1,11 +1,17 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
+import { unzipSync } from 'fflate';
 import { runInNewContext } from 'node:vm';
 import { createMemoryRuntime, ImmutableCache, type MemoryRuntime } from '../../lambdas/memory';
 import { handleMemoryRequest } from '../../lambdas/memory-api/api';
 import type { MemoryApiConfig } from '../../lambdas/memory-api/config';
 import type { createMemoryApiDeps } from '../../lambdas/memory-api/wiring';
 import type { KeyRing } from '../../lambdas/shared/cursor';
-import type { HttpEvent, HttpResult } from '../../lambdas/shared/http/types';
+import { type HttpEvent, type HttpResult, STREAM_BODY } from '../../lambdas/shared/http/types';
 import { ms, summarize, timeEach, verdict, type BenchSection } from './stats';
 import { countsOf, storageLog } from './storage-log';
 
@@ -15,6 +21,30 @@ type ApiDeps = Awaited<ReturnType<typeof createMemoryApiDeps>>;
 // measured before, so a full collection runs before each fresh instance's first request.
 setFlagsFromString('--expose-gc');
 const collect = runInNewContext('gc') as () => void;
+
+/** What real git or the zip reader says of an export written to `file`: it must hold every note. */
+function verifyExport(kind: 'bundle' | 'zip', file: string, notes: number): string {
+  if (kind === 'zip') {
+    const count = Object.keys(unzipSync(new Uint8Array(readFileSync(file)))).length;
+    if (count !== notes) throw new Error(`the zip holds ${count} files, not ${notes}`);
+    return `${count} files unzipped`;
+  }
+  const env = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' };
+  const dir = mkdtempSync(join(tmpdir(), 'bench-bundle-'));
+  try {
+    execFileSync('git', ['init', '--quiet', dir], { env });
+    execFileSync('git', ['bundle', 'verify', '--quiet', file], { cwd: dir, env, stdio: 'pipe' });
+    const clone = join(dir, 'clone');
+    execFileSync('git', ['clone', '--quiet', '--no-checkout', file, clone], { env });
+    const files = execFileSync('git', ['ls-tree', '-r', '--name-only', 'HEAD'], { cwd: clone, env, encoding: 'utf8', maxBuffer: 64 * MiB })
+      .trim()
+      .split('\n').length;
+    if (files !== notes) throw new Error(`the bundle clones ${files} notes, not ${notes}`);
+    return `git bundle verify ok, ${files} notes cloned`;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 
 export interface ScaleContext {
   config: MemoryApiConfig;
@@ -27,7 +57,12 @@ export interface ScaleContext {
   peakDuring: <T>(fn: () => Promise<T>) => Promise<{ result: T; ms: number; peakBytes: number }>;
   noteText: (i: number) => string;
   log: (m: string) => void;
+  /** A directory of the run's own, removed after it. */
+  tmp: string;
 }
+
+/** The 10,000-note cold search may take this many warm reads' time. */
+const COLD_SEARCH_READS = 15;
 
 const WORDS = ['apples', 'pears', 'kubernetes', 'memory', 'notes', 'design', 'budget', 'latency', 'search', 'history'];
 /** What one import carries (the import limit's default). */
@@ -167,11 +202,12 @@ export async function runMemoryScale(ctx: ScaleContext, sizes: readonly number[]
 
     const ratio = coldP50 / reads.p50;
     const budget = n === 10_000;
+    const allowed = COLD_SEARCH_READS * reads.p50;
     if (budget) {
       // Where the time of the cold search goes, from figures of this run: what the verdict is made of.
       const wr = (v: number): string => `${ms(v)} = ${(v / reads.p50).toFixed(1)} warm reads`;
       parts.push(
-        `- The 10,000-note cold search against its 25-warm-reads target (${ms(25 * reads.p50)} in this run): its median ${wr(coldP50)}. Of that, a cold read of the same memory (the rev read, the index of 10,000 notes, one note) took ${wr(coldReadMs)}, almost all of it fetching and parsing the index, which every first request of an instance pays whatever it asks; the warm search, the scan of 10,000 bodies alone, ${wr(searches.p50)}; the rest is fetching and parsing the segments. The GetObject count is the target the design sets in fetches; the time target is ${coldP50 <= 25 * reads.p50 ? 'met' : `missed by ${ms(coldP50 - 25 * reads.p50)} (${(coldP50 / (25 * reads.p50)).toFixed(2)}×): a smaller index to load (split by folder, or lazily decoded) would be the next step`}. On a shared machine the figure moves with the load: from 19.7 to 132 warm reads across this day's runs.`,
+        `- The 10,000-note cold search against its ${COLD_SEARCH_READS}-warm-reads target (${ms(allowed)} in this run): its median ${wr(coldP50)}. Of that, a cold read of the same memory (the rev read, the index of 10,000 notes, one note) took ${wr(coldReadMs)}, almost all of it fetching and parsing the index, which every first request of an instance pays whatever it asks; the warm search, the scan of 10,000 bodies alone, ${wr(searches.p50)}; the rest is fetching and parsing the segments. The GetObject count is the target the design sets in fetches; the time target is ${coldP50 <= allowed ? 'met' : `missed by ${ms(coldP50 - allowed)} (${(coldP50 / allowed).toFixed(2)}×)`}. On a shared machine the figure moves with the load (the run's load average is under the section's title).`,
       );
     }
     rows.push([`${label}: read, cold (fresh instance)`, ms(coldReadMs), '', 'informational']);
@@ -179,8 +215,8 @@ export async function runMemoryScale(ctx: ScaleContext, sizes: readonly number[]
     rows.push([
       `${label}: search, first of a fresh instance, p50 of 5 instances (the first one's time)`,
       `${ms(coldP50)} = ${ratio.toFixed(1)} warm reads (${ms(cold.result.ms)})`,
-      budget ? '≤ 25 warm reads' : '',
-      budget ? verdict(ratio <= 25) : 'informational',
+      budget ? `≤ ${COLD_SEARCH_READS} warm reads` : '',
+      budget ? verdict(ratio <= COLD_SEARCH_READS) : 'informational',
     ]);
     rows.push([
       `${label}: search, first of a fresh instance: S3 GetObject calls`,
@@ -210,24 +246,49 @@ export async function runMemoryScale(ctx: ScaleContext, sizes: readonly number[]
     rows.push([`${label}: write (PUT note, JSON) p50 / p99`, `${ms(writes.p50)} / ${ms(writes.p99)}`, '', 'informational']);
 
     if (n === 10_000) {
-      ctx.log('scale 10000: exports on a fresh instance');
-      for (const [what, path] of [
-        ['git bundle', `/v1/memories/${name}/export`],
-        ['zip of every memory of the account', '/v1/memories/export'],
+      ctx.log('scale 10000: exports on a fresh instance, streamed');
+      const probe = instance();
+      const files = (await probe.service.getMemory({ account }, name)).files;
+      done(probe);
+      for (const [what, path, kind] of [
+        ['git bundle', `/v1/memories/${name}/export`, 'bundle'],
+        ['zip of every memory of the account', '/v1/memories/export', 'zip'],
       ] as const) {
         const r = instance();
-        const e = await ctx.peakDuring(() => call(r, 'GET', path));
+        const file = join(ctx.tmp, `export.${kind}`);
+        const e = await ctx.peakDuring(async () => {
+          const t = performance.now();
+          const res = await call(r, 'GET', path);
+          const body = res[STREAM_BODY];
+          if (res.statusCode !== 200 || !body) throw new Error(`export ${path}: ${res.statusCode}, not streamed`);
+          // Written to a file as a socket would take it: each chunk once the last one was written.
+          const out = await open(file, 'w');
+          let first = 0;
+          let bytes = 0;
+          try {
+            for await (const chunk of body) {
+              first ||= performance.now() - t;
+              bytes += chunk.length;
+              await out.write(chunk);
+            }
+          } finally {
+            await out.close();
+          }
+          return { first, bytes };
+        });
         done(r);
-        const how = e.result.statusCode === 302 ? '302 to a presigned S3 URL' : 'inline';
-        rows.push([`${label}: export, ${what} (${how}), fresh instance: time`, ms(e.ms), '', 'informational']);
-        rows.push([`${label}: export, ${what}: peak RSS above the RSS before it`, mib(e.peakBytes), '', 'informational']);
+        const check = verifyExport(kind, file, files);
+        const size = `${mib(e.result.bytes, 1)}`;
+        rows.push([`${label}: export, ${what} (${size}, streamed), fresh instance: first byte`, ms(e.result.first), '< 1 s', verdict(e.result.first < 1000)]);
+        rows.push([`${label}: export, ${what}: time to the last byte (${check})`, ms(e.ms), '', 'informational']);
+        rows.push([`${label}: export, ${what}: peak RSS above the RSS before it`, mib(e.peakBytes), '< 64 MiB', verdict(e.peakBytes < 64 * MiB)]);
       }
     }
     rows.push([`${label}: process RSS after (the backends run in processes of their own)`, mib(process.memoryUsage().rss), '', 'informational']);
   }
   const method = [
-    `- Scale: for each size, a memory of an account of its own, imported through the core in imports of ${BATCH.toLocaleString('en')} notes (the same note text as above, paths over 10 areas × 37 topics). Every "cold" figure is the first request of a fresh instance: a new runtime with its own SDK clients and an empty cache of \`MEMORY_CACHE_MB\` (${ctx.config.memory.cacheMegabytes}) MB, as a new Lambda instance starts; read, list and search each on an instance of their own. Once any background compaction that search started is done, the next fresh instance's first search is measured too (the steady state). The instance of the first cold search then serves 100 warm reads (spread over the notes), 30 warm searches over the 10 query words and 40 writes of new notes, in sequence, then a note's links (the first request after the writes, which builds the new head's graph; the graph of the head before them was built before the warm reads), 30 more notes' links and 30 reads of one section each. Each note links to the next (\`[[note-<i+1>]]\` under a \`## Next\` heading); a note's links and the memory-wide view (orphans and dangling links) are also measured cold, each on a fresh instance of its own, with the GetObject count of the first. The GetObject count is recorded by SDK middleware on that instance's S3 client during the one request. Four more fresh instances then make the same first search (after any compaction the first one started had ended); the cold search figure is the median of the five, beside the first one's time, and the 25-warm-reads target divides that median by the warm read p50 of the first instance.`,
-    '- Exports at 10,000 notes: `GET /v1/memories/{memory}/export` (git bundle) and `GET /v1/memories/export` (zip of the account, here that one memory) through the handler, each on a fresh instance, time to the answer and the highest RSS during it above the RSS before it (as above). Peak RSS is of this whole bench process (DynamoDB Local and the S3 server are processes of their own). Before each fresh instance is made, a full garbage collection runs (the process holds what earlier instances left; a new Lambda instance starts with an empty heap).',
+    `- Scale: for each size, a memory of an account of its own, imported through the core in imports of ${BATCH.toLocaleString('en')} notes (the same note text as above, paths over 10 areas × 37 topics). Every "cold" figure is the first request of a fresh instance: a new runtime with its own SDK clients and an empty cache of \`MEMORY_CACHE_MB\` (${ctx.config.memory.cacheMegabytes}) MB, as a new Lambda instance starts; read, list and search each on an instance of their own. Once any background compaction that search started is done, the next fresh instance's first search is measured too (the steady state). The instance of the first cold search then serves 100 warm reads (spread over the notes), 30 warm searches over the 10 query words and 40 writes of new notes, in sequence, then a note's links (the first request after the writes, which builds the new head's graph; the graph of the head before them was built before the warm reads), 30 more notes' links and 30 reads of one section each. Each note links to the next (\`[[note-<i+1>]]\` under a \`## Next\` heading); a note's links and the memory-wide view (orphans and dangling links) are also measured cold, each on a fresh instance of its own, with the GetObject count of the first. The GetObject count is recorded by SDK middleware on that instance's S3 client during the one request. Four more fresh instances then make the same first search (after any compaction the first one started had ended); the cold search figure is the median of the five, beside the first one's time, and the ${COLD_SEARCH_READS}-warm-reads target divides that median by the warm read p50 of the first instance.`,
+    "- Exports at 10,000 notes: `GET /v1/memories/{memory}/export` (git bundle) and `GET /v1/memories/export` (zip of the account, here that one memory) through the handler with the streamed delivery (`MEMORY_EXPORT_DELIVERY=stream`: the local server and, in AWS, the git remote's function URL), each on a fresh instance: the body's chunks are written to a file as they are taken, each once the one before was written (as a socket takes them); first byte is the time from the request to the first chunk, then the time to the last one, and the highest RSS during it above the RSS before it (as above). The file is then checked: the bundle by `git bundle verify` and a clone listing every note, the zip by unzipping it and counting the notes. Peak RSS is of this whole bench process (DynamoDB Local and the S3 server are processes of their own). Before each fresh instance is made, a full garbage collection runs (the process holds what earlier instances left; a new Lambda instance starts with an empty heap).",
     "- Before packed search texts (this same script on the code of commit 15aa411, run once on 2026-11-25, load average about 13): a fresh instance's first search took 4.3 s and 1,001 GetObject at 1,000 notes, 38.2 s and 10,001 GetObject at 10,000 (9,658 warm reads), 176.9 s and 50,001 GetObject at 50,000; the 10,000-note bundle 21.4 s and the zip 11.2 s (110 MiB peak). Write p50 before and after, measured once through the core on the same backends with the two versions' writes interleaved (60 each, so both saw the same load): 32.73 ms before and 31.92 ms after at 1,000 notes, 89.38 ms before and 73.10 ms after at 10,000 (the index is now deflated at level 1, which more than pays for the packed texts a write adds).",
     ...parts,
   ].join('\n');

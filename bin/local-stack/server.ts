@@ -3,7 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { RouteMatcher, routeKey, type ApiTable } from '../../lambdas/shared/http/route-table';
-import { ENCODED_BODY, type HttpEvent, type HttpResult, type LambdaContext } from '../../lambdas/shared/http/types';
+import { SinkClosedError, writeBody } from '../../lambdas/shared/http/stream-body';
+import { ENCODED_BODY, type HttpEvent, type HttpResult, type LambdaContext, STREAM_BODY } from '../../lambdas/shared/http/types';
 import type { Problem } from '../../lambdas/shared/http/pipeline';
 
 /**
@@ -86,14 +87,14 @@ export function createLocalServer(opts: LocalServerOptions): Server {
           body: JSON.stringify({ message: 'Request Entity Too Large' }),
         };
         res.setHeader('connection', 'close');
-        writeResult(res, result);
+        await writeResult(res, result);
         return;
       }
       const { match } = api.matcher.match(method, rawPath);
       const event = toEvent(req, method, rawPath, rawQueryString, body, match ? routeKey(match.route) : '$default', match?.pathParameters);
       const fn = api.functions[match ? match.route.fn : api.table.catchAllFn];
       const result = await fn(event, lambdaContext(event.requestContext.requestId));
-      writeResult(res, result);
+      await writeResult(res, result);
     })().catch((err: unknown) => {
       // Handlers answer their own errors; reaching here is a bug in this adapter.
       console.error('local server error', err);
@@ -210,9 +211,24 @@ function lambdaContext(requestId: string): LambdaContext {
   return context as LambdaContext;
 }
 
-function writeResult(res: ServerResponse, result: HttpResult): void {
+async function writeResult(res: ServerResponse, result: HttpResult): Promise<void> {
   const headers: Record<string, string | string[]> = result.headers;
   if (result.cookies?.length) headers['set-cookie'] = result.cookies;
+  const made = result[STREAM_BODY];
+  if (made) {
+    // As a function URL in RESPONSE_STREAM mode sends it: chunked, each chunk made once the socket
+    // took the last. A body that fails once the head is sent can only be cut short (the client sees
+    // the transfer end without its last chunk); a client that leaves stops the body being made.
+    res.writeHead(result.statusCode, headers);
+    try {
+      await writeBody(made, res);
+      res.end();
+    } catch (err) {
+      if (!(err instanceof SinkClosedError)) console.error('local server: streamed answer cut short', err);
+      res.destroy();
+    }
+    return;
+  }
   const holder = result[ENCODED_BODY];
   let body: Buffer;
   if (holder?.bytes !== undefined) body = holder.bytes;

@@ -29,6 +29,18 @@ export interface MemoryApiConfig {
    * becomes 5.33 MiB, which leaves room for the headers. Larger exports go to S3 and a 302.
    */
   exportInlineBytes: number;
+  /**
+   * How exports are answered (`MEMORY_EXPORT_DELIVERY`): `stream` (the default; the local server,
+   * and in AWS the git remote's function URL, whose answers stream) sends the file as it is made;
+   * `buffered` (the `/v1` function behind API Gateway) answers inline up to `exportInlineBytes`.
+   * Beyond their limits both store the file in S3 and answer 302 (`exports.ts`).
+   */
+  exportDelivery: 'stream' | 'buffered';
+  /**
+   * The largest export streamed (`MEMORY_EXPORT_STREAM_MAX_BYTES`, 190 MiB: under Lambda's 200 MB
+   * streamed answer); one whose bound is larger goes to S3 and a 302.
+   */
+  exportStreamMaxBytes: number;
   /** Lifetime of the presigned URL of a large export (`MEMORY_EXPORT_URL_SECONDS`, 300). */
   exportUrlSeconds: number;
   /**
@@ -62,6 +74,8 @@ export function loadMemoryApiConfig(env: Env = process.env): MemoryApiConfig {
     rateLimiter: loadLeasingOptions(env),
     maxRequestBytes: envNumber(env, 'MEMORY_MAX_REQUEST_BYTES', 2 * memory.limits.maxNoteBytes + 64 * 1024, { positive: true }),
     exportInlineBytes: envNumber(env, 'MEMORY_EXPORT_INLINE_BYTES', 4 * 1024 * 1024, { positive: true }),
+    exportDelivery: exportDelivery(env),
+    exportStreamMaxBytes: envNumber(env, 'MEMORY_EXPORT_STREAM_MAX_BYTES', 190 * 1024 * 1024, { positive: true }),
     exportUrlSeconds: envNumber(env, 'MEMORY_EXPORT_URL_SECONDS', 300, { positive: true }),
     gitMaxPushBytes: envNumber(env, 'MEMORY_GIT_MAX_PUSH_BYTES', 4 * 1024 * 1024, { positive: true }),
     gitMaxRequestBytes: envNumber(env, 'MEMORY_GIT_MAX_REQUEST_BYTES', 1024 * 1024, { positive: true }),
@@ -71,4 +85,10 @@ export function loadMemoryApiConfig(env: Env = process.env): MemoryApiConfig {
     originVerifySecret: envString(env, 'ORIGIN_VERIFY_SECRET'),
     originVerifySecretArn: envString(env, 'ORIGIN_VERIFY_SECRET_ARN'),
   };
+}
+
+function exportDelivery(env: Env): MemoryApiConfig['exportDelivery'] {
+  const v = envString(env, 'MEMORY_EXPORT_DELIVERY') ?? 'stream';
+  if (v !== 'stream' && v !== 'buffered') throw new Error(`MEMORY_EXPORT_DELIVERY must be stream or buffered, got "${v}"`);
+  return v;
 }

@@ -1,13 +1,11 @@
-import { randomUUID } from 'node:crypto';
 import { hasScope } from '../identity/principal';
 import type { FrontMatter, ListSort, ListType, Memory, Note, NoteInput } from '../memory';
 import { validateQuery } from '../shared/http/query';
-import { header, json, type HandlerResponse } from '../shared/http/types';
+import { header, json } from '../shared/http/types';
 import { bodyBytes, isJson, isMarkdown, jsonBody, mediaType, parseJson, utf8Text, validate } from './body';
-import { EXPORT_PREFIX } from './config';
 import { writeOptions, type MemoryCtx, type MemoryRouteHandler } from './context';
-import type { MemoryApiDeps } from './deps';
 import { badRequest } from './errors';
+import { deliverExport } from './exports';
 import { ifMatchOption } from './if-match';
 import { gitInfoRefs, gitReceivePack, gitUploadPack } from './git';
 import { runMemoryTool } from './memory-tool';
@@ -257,32 +255,10 @@ export const deleteNote: MemoryRouteHandler = async (ctx, deps) => {
   return json({ path: out.path, deleted: true, rev: out.rev });
 };
 
-/**
- * An export inline (200, base64 through API Gateway) when it fits the Lambda response, else an S3
- * object under `exports/` and a 302 to a presigned URL (DECISIONS; the limit is configuration).
- */
-async function deliver(deps: MemoryApiDeps, file: { bytes: Uint8Array; filename: string; contentType: string }): Promise<HandlerResponse> {
-  const disposition = `attachment; filename="${file.filename}"`;
-  if (file.bytes.length <= deps.config.exportInlineBytes) {
-    return { kind: 'binary', body: file.bytes, contentType: file.contentType, headers: { 'content-disposition': disposition, 'cache-control': 'no-store' } };
-  }
-  const seconds = deps.config.exportUrlSeconds;
-  const url = await deps.exports.publish(
-    { key: `${EXPORT_PREFIX}${randomUUID()}/${file.filename}`, bytes: file.bytes, contentType: file.contentType, contentDisposition: disposition },
-    seconds,
-  );
-  return json({ url, expiresAt: new Date(Date.now() + seconds * 1000).toISOString() }, { location: url }, 302);
-}
+export const exportMemory: MemoryRouteHandler = async (ctx, deps) =>
+  deliverExport(await deps.service.streamBundle(ctx.caller, p(ctx, 'memory')), deps.exports, deps.config);
 
-export const exportMemory: MemoryRouteHandler = async (ctx, deps) => {
-  const out = await deps.service.exportBundle(ctx.caller, p(ctx, 'memory'));
-  return deliver(deps, out);
-};
-
-export const exportAll: MemoryRouteHandler = async (ctx, deps) => {
-  const out = await deps.service.exportZip(ctx.caller);
-  return deliver(deps, out);
-};
+export const exportAll: MemoryRouteHandler = async (ctx, deps) => deliverExport(await deps.service.streamZip(ctx.caller), deps.exports, deps.config);
 
 /** operationId (see `routes.ts`; alias routes map to their twin) → handler. */
 export const MEMORY_HANDLERS: Record<string, MemoryRouteHandler> = {

@@ -1,6 +1,6 @@
 import { PersonalTokenError, type PersonalTokenErrorKind } from '../identity/personal-token-service';
 import { isAuthError, refusalMessage } from '../identity/principal';
-import { MemoryError } from '../memory';
+import { MemoryError, StorageError } from '../memory';
 import { ValidationError } from '../shared/http/query';
 import { IdempotencyUnavailable } from '../shared/idempotency/store';
 import type { HttpResult } from '../shared/http/types';
@@ -78,6 +78,10 @@ export function toApiError(err: unknown, unexpected: (err: unknown) => void = ()
     return new ApiError('UPSTREAM_UNAVAILABLE', 'The record of this Idempotency-Key cannot be read or written; retry shortly (nothing was written)', {
       'retry-after': '1',
     });
+  }
+  if (err instanceof StorageError) {
+    // The transport's own storage calls (an export written to S3); the core maps its own.
+    return new ApiError('UPSTREAM_UNAVAILABLE', 'Memory storage is unavailable; retry shortly', { 'retry-after': '1' });
   }
   if (isAuthError(err)) {
     if (err.kind === 'unavailable') {

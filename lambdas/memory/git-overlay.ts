@@ -172,6 +172,45 @@ export class GitOverlay {
   }
 
   /**
+   * Forgets objects this request read (the shared cache keeps what it can): a walk over a whole
+   * history reads every tree once and must not hold them all until the request ends.
+   */
+  release(oids: Iterable<string>): void {
+    for (const oid of oids) this.loaded.delete(oid);
+  }
+
+  /**
+   * An object's type and content, read without keeping it in this request or adding it to the shared
+   * cache: what a streamed export sends once (every note of a memory would evict what the instance's
+   * other requests read again and again). Undefined when it is not in storage.
+   */
+  async transient(oid: string): Promise<{ type: GitObjectType; content: Uint8Array } | undefined> {
+    const adopted = this.adopted.get(oid);
+    if (adopted) return { type: 'blob', content: adopted };
+    const raw = this.written.get(oid) ?? this.loaded.get(oid) ?? this.cache.get<Uint8Array>(objectCacheKey(this.memoryId, oid)) ?? (await this.load(oid));
+    return raw ? parseLoose(oid, raw) : undefined;
+  }
+
+  /**
+   * An object's content size, read through the shared cache (so a pack made next finds it there) but
+   * not kept in this request.
+   */
+  async size(oid: string): Promise<number> {
+    const adopted = this.adopted.get(oid);
+    if (adopted) return adopted.length;
+    const raw =
+      this.written.get(oid) ??
+      this.loaded.get(oid) ??
+      (await this.cache.getOrLoad(
+        objectCacheKey(this.memoryId, oid),
+        () => this.load(oid),
+        (b) => b.length + 64,
+      ));
+    if (!raw) throw new Error(`object ${oid} is missing from storage`);
+    return parseLoose(oid, raw).content.length;
+  }
+
+  /**
    * Any object's type and inflated content (without the loose-object header), its id checked
    * against its content. Inflated and hashed here (zlib, a synchronous SHA-1) rather than by
    * isomorphic-git (pako, an asynchronous WebCrypto digest per object): a thin push of a thousand

@@ -17,14 +17,21 @@ export interface PackEntry {
   crc: number;
 }
 
-/** A pack of whole objects, each deflated once; `entries` says where each one starts (for its index). */
+/**
+ * A pack of whole objects, each deflated once; `entries` says where each one starts (for its index).
+ * Its bytes can be taken as they are written (`take`), so a pack of any size streams through a
+ * buffer of one chunk (an export); `pending` says how many bytes wait to be taken. A writer whose
+ * bytes are never taken returns the whole pack from `finish` (a push).
+ */
 export class PackWriter {
-  private readonly chunks: Uint8Array[] = [];
+  private chunks: Uint8Array[] = [];
   private readonly hash = createHash('sha1');
   private length = 0;
+  private added = 0;
+  pending = 0;
   readonly entries: PackEntry[] = [];
 
-  constructor(count: number) {
+  constructor(private readonly count: number) {
     const header = Buffer.alloc(12);
     header.write('PACK', 0, 'latin1');
     header.writeUInt32BE(2, 4);
@@ -37,6 +44,7 @@ export class PackWriter {
    * stream already (from the pack a push sent), stored as it is rather than deflated again.
    */
   add(type: GitObjectType, content: Uint8Array, oid = '', deflated?: Uint8Array): void {
+    if (++this.added > this.count) throw new Error(`pack declared ${this.count} objects; one more was added`);
     // Type and size: 3 bits of type and 4 of size, then 7 bits of size per byte, low bits first.
     let size = content.length;
     const head: number[] = [];
@@ -53,26 +61,54 @@ export class PackWriter {
     for (const p of parts) this.push(p);
   }
 
+  /** The bytes written since the last call, as one buffer. */
+  take(): Buffer {
+    const out = Buffer.concat(this.chunks);
+    this.chunks = [];
+    this.pending = 0;
+    return out;
+  }
+
+  /** The trailer after the last object: everything not yet taken, checksum included. */
   finish(): Buffer {
-    const sum = this.hash.digest();
-    this.chunks.push(sum);
-    return Buffer.concat(this.chunks);
+    if (this.added !== this.count) throw new Error(`pack declared ${this.count} objects but ${this.added} were added`);
+    const digest = this.hash.digest();
+    this.chunks.push(digest);
+    this.pending += digest.length;
+    return this.take();
   }
 
   private push(bytes: Uint8Array): void {
     this.hash.update(bytes);
     this.chunks.push(bytes);
     this.length += bytes.length;
+    this.pending += bytes.length;
   }
 }
 
-/**
- * One object's zlib stream, its output buffer sized to it (zlib's default 16 KiB per call is most of
- * the work and garbage of deflating a thousand small notes).
- */
+/** One object's zlib stream, in one output buffer sized to it (`oneBuffer`). */
 export function deflate(content: Uint8Array): Buffer {
-  return deflateSync(content, { chunkSize: content.length + (content.length >> 10) + 64 });
+  return deflateSync(content, oneBuffer(content.length));
 }
+
+/** zlib's `compressBound`: the most bytes deflate (with its zlib wrapper) makes of `size` bytes. */
+export function deflateBound(size: number): number {
+  return size + Math.floor(size / 2 ** 12) + Math.floor(size / 2 ** 14) + Math.floor(size / 2 ** 25) + 13;
+}
+
+/**
+ * An output buffer deflate fills at once: zlib's default (16 KiB for every call) is mostly garbage
+ * for a note, and ten thousand of them between two collections are what a process's size shows.
+ */
+export const oneBuffer = (size: number): { chunkSize: number } => ({ chunkSize: Math.max(64, deflateBound(size)) });
+
+/** Bytes of a pack entry of `size` bytes of content at most: its header (at most 10 bytes) and the deflated content. */
+export function packEntryBound(size: number): number {
+  return 10 + deflateBound(size);
+}
+
+/** A pack's header and trailer. */
+export const PACK_OVERHEAD = 12 + 20;
 
 /** The pack's own id: the SHA-1 trailer, as git names `pack-<id>.pack`. */
 export const packId = (pack: Uint8Array): string => Buffer.from(pack.subarray(pack.length - 20)).toString('hex');

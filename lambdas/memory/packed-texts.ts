@@ -1,7 +1,8 @@
-import { mapLimit, sleep } from '../shared/concurrency';
+import { mapAhead, mapLimit, sleep } from '../shared/concurrency';
 import type { ImmutableCache } from './cache';
 import type { MemoryLimits } from './config';
 import { READ_CONCURRENCY, type GitOverlay } from './git-overlay';
+import type { HeldBytes } from './held-bytes';
 import { packedText, type IndexStore } from './index-store';
 import type { NoteIndex } from './note-index';
 import type { BlobStore, MemoryRecord } from './ports';
@@ -46,25 +47,23 @@ export class PackedTexts {
 
   /** One segment's texts: from the cache, else fetched (and cached when it fits). Undefined if gone. */
   segment(rec: MemoryRecord, id: string): Promise<Map<string, PackedText> | undefined> {
-    return this.deps.cache.getOrLoad(
-      segmentCacheKey(rec.id, id),
-      async () => {
-        // Two compactions may store the same segment at once; a store that writes in place (the
-        // local S3 server; S3 replaces atomically) can hand out a half-written one, which gzip's
-        // checksum catches. Read again; past that, the notes are read one by one (always right).
-        for (let attempt = 1; attempt <= 3; attempt++) {
-          const bytes = await this.deps.blobs.get(rec.id, 'segment', id);
-          if (!bytes) return undefined;
-          try {
-            return parseSegment(bytes);
-          } catch {
-            await sleep(50 * attempt);
-          }
-        }
-        return undefined;
-      },
-      textsBytes,
-    );
+    return this.deps.cache.getOrLoad(segmentCacheKey(rec.id, id), () => this.fetchSegment(rec, id), textsBytes);
+  }
+
+  private async fetchSegment(rec: MemoryRecord, id: string): Promise<Map<string, PackedText> | undefined> {
+    // Two compactions may store the same segment at once; a store that writes in place (the
+    // local S3 server; S3 replaces atomically) can hand out a half-written one, which gzip's
+    // checksum catches. Read again; past that, the notes are read one by one (always right).
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      const bytes = await this.deps.blobs.get(rec.id, 'segment', id);
+      if (!bytes) return undefined;
+      try {
+        return parseSegment(bytes);
+      } catch {
+        await sleep(50 * attempt);
+      }
+    }
+    return undefined;
   }
 
   /**
@@ -105,16 +104,35 @@ export class PackedTexts {
     return left;
   }
 
-  /** Every text of the commit's notes, packed or read one by one (exports). */
-  async all(rec: MemoryRecord, index: NoteIndex, visit: (blob: string, text: PackedText) => void): Promise<void> {
-    const blobs = new Set<string>();
-    for (const e of index.files.values()) blobs.add(e.blob);
-    const missing = await this.scan(rec, index.pack, blobs, visit);
-    const git = this.deps.git(rec);
-    await mapLimit([...missing], READ_CONCURRENCY, async (blob) => {
-      visit(blob, packedText(await this.deps.texts.text(rec, git, blob), this.deps.limits));
-    });
-    if (wantsCompaction(index.pack, index.files, missing.size, this.deps.policy)) this.compact(rec, index);
+  /**
+   * The texts of `wanted` the layout holds, a batch per place in layout order (the tail, then each
+   * segment): the next segment is fetched while the caller works on this one, and a segment not
+   * already cached is not added to the cache (an export reads every text once, and would evict what
+   * the instance's searches read again and again). `held` counts the segments in hand. The caller
+   * removes from `wanted` what it used; what is left was not found.
+   */
+  async *inOrder(rec: MemoryRecord, pack: SearchPack, wanted: ReadonlySet<string>, held?: HeldBytes): AsyncGenerator<Array<[string, PackedText]>> {
+    const pick = (texts: ReadonlyMap<string, PackedText>): Array<[string, PackedText]> => [...texts].filter(([blob]) => wanted.has(blob));
+    const tail = pick(pack.tail);
+    if (tail.length > 0) yield tail;
+    const load = async (ref: SegmentRef): Promise<{ texts?: Map<string, PackedText>; bytes: number }> => {
+      const texts = this.deps.cache.get<Map<string, PackedText>>(segmentCacheKey(rec.id, ref.id)) ?? (await this.fetchSegment(rec, ref.id));
+      const bytes = texts ? textsBytes(texts) : 0;
+      held?.change(bytes);
+      return { texts, bytes };
+    };
+    for await (const { texts, bytes } of mapAhead(pack.segments, 1, load)) {
+      try {
+        if (texts) yield pick(texts);
+      } finally {
+        held?.change(-bytes);
+      }
+    }
+  }
+
+  /** After every note of `index` was read (an export): compacts its layout when a search would. */
+  readAll(rec: MemoryRecord, index: NoteIndex, missing: number): void {
+    if (wantsCompaction(index.pack, index.files, missing, this.deps.policy)) this.compact(rec, index);
   }
 
   /**

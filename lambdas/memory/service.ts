@@ -7,7 +7,7 @@ import { DEFAULT_LIMITS, type MemoryLimits } from './config';
 import { PageCursors } from './cursors';
 import { MemoryDiffs } from './diffs';
 import { MemoryHistory } from './history';
-import { MemoryError, StorageError, unavailable } from './errors';
+import { StorageError, unavailable } from './errors';
 import { Exports } from './exports';
 import { Fetches, type FetchPack } from './fetch';
 import { PackedObjects } from './packed-objects';
@@ -26,6 +26,8 @@ import { NoteTexts } from './texts';
 import type { BlobStore, MemoryRecord, RevLock } from './ports';
 import type {
   BundleExport,
+  BundleStream,
+  ExportStream,
   Caller,
   ChangesSince,
   DeleteResult,
@@ -49,6 +51,7 @@ import type {
   WriteOptions,
   WriteResult,
   ZipExport,
+  ZipStream,
 } from './types';
 import { NoteWrites } from './writes';
 
@@ -157,7 +160,7 @@ export class MemoryService {
     this.diffs = new MemoryDiffs({ memories, lineages, indexes, texts, limits, git });
     this.pushes = new Pushes({ lock: deps.lock, blobs: deps.blobs, indexes, lineages, memories, packed, limits, git });
     this.fetches = new Fetches({ memories, lineages, indexes, packed, git });
-    this.exports = new Exports({ memories, indexes, packed, git });
+    this.exports = new Exports({ memories, indexes, packed, lineages, maxNoteBytes: limits.maxNoteBytes, git });
   }
 
   /** Resolves once this service's background work (compaction of search texts) is done. */
@@ -342,19 +345,52 @@ export class MemoryService {
 
   // Exports
 
-  exportBundle(caller: Caller, rawName: string): Promise<BundleExport> {
-    return guard(() => {
+  /** The memory's history as a git bundle, made as `body` is read (see `ExportStream`). */
+  streamBundle(caller: Caller, rawName: string): Promise<BundleStream> {
+    return guard(async () => {
       scopeWholeMemory(caller, 'export a memory');
-      return this.exports.bundle(caller, rawName);
+      return guardedBody(await this.exports.bundle(caller, rawName));
     });
   }
 
-  exportZip(caller: Caller): Promise<ZipExport> {
-    return guard(() => {
+  /** Every visible memory's notes as a zip, made as `body` is read. */
+  streamZip(caller: Caller): Promise<ZipStream> {
+    return guard(async () => {
       scopeWholeMemory(caller, 'export memories');
-      return this.exports.zip(caller);
+      return guardedBody(await this.exports.zip(caller));
     });
   }
+
+  /** `streamBundle`, read whole. */
+  async exportBundle(caller: Caller, rawName: string): Promise<BundleExport> {
+    const { name, rev, filename, contentType, body } = await this.streamBundle(caller, rawName);
+    return { name, rev, filename, contentType, bytes: await readAll(body) };
+  }
+
+  /** `streamZip`, read whole. */
+  async exportZip(caller: Caller): Promise<ZipExport> {
+    const { filename, contentType, memories, body } = await this.streamZip(caller);
+    return { filename, contentType, memories, bytes: await readAll(body) };
+  }
+}
+
+/** An export whose later failures are mapped as `guard` maps them (a storage failure mid-stream is UPSTREAM_UNAVAILABLE). */
+function guardedBody<T extends ExportStream>(out: T): T {
+  const source = out.body;
+  async function* body(): AsyncGenerator<Uint8Array> {
+    try {
+      yield* source;
+    } catch (err) {
+      throw typed(err);
+    }
+  }
+  return { ...out, body: body(), tighten: () => guard(() => out.tighten()) };
+}
+
+async function readAll(body: AsyncIterable<Uint8Array>): Promise<Uint8Array> {
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of body) chunks.push(chunk);
+  return Buffer.concat(chunks);
 }
 
 /** Typed errors pass; a storage failure becomes UPSTREAM_UNAVAILABLE; anything else is a bug and stays one. */
@@ -362,8 +398,10 @@ async function guard<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
-    if (err instanceof MemoryError) throw err;
-    if (err instanceof StorageError) throw unavailable(err);
-    throw err;
+    throw typed(err);
   }
+}
+
+function typed(err: unknown): unknown {
+  return err instanceof StorageError ? unavailable(err) : err;
 }

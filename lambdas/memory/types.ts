@@ -151,6 +151,36 @@ export interface SearchPage {
   rev: string | null;
 }
 
+/**
+ * An export as it is made: every check has passed (a refusal is an error before the first byte), and
+ * `body` produces the file as it is read, through a bounded buffer, so a memory of any size streams.
+ */
+export interface ExportStream {
+  filename: string;
+  /**
+   * At most this many bytes, known before the first one: what a transport with a response limit
+   * decides on (stream the file, or store it and answer with a URL). It counts a blob of history not
+   * read yet at the note cap; `tighten` reads those blobs for the exact figure.
+   */
+  maxBytes: number;
+  /** A bound as close as the objects allow, reading what `maxBytes` only estimated (blobs of older versions). */
+  tighten(): Promise<number>;
+  body: AsyncIterable<Uint8Array>;
+  /** What the export holds at once while `body` is read, and the most it held (`held-bytes.ts`). */
+  held: { readonly current: number; readonly peak: number };
+}
+
+export interface BundleStream extends ExportStream {
+  name: string;
+  rev: string;
+  contentType: 'application/x-git-bundle';
+}
+
+export interface ZipStream extends ExportStream {
+  contentType: 'application/zip';
+  memories: string[];
+}
+
 export interface BundleExport {
   name: string;
   rev: string;

@@ -87,6 +87,30 @@ export async function* mergeLimit<T>(sources: ReadonlyArray<() => AsyncIterable<
   }
 }
 
+/**
+ * `fn` over `items`, the results yielded in the order of `items`, with up to `ahead` calls started
+ * before the consumer asks for them: reads overlap the consumer's work, and no more than `ahead`
+ * results are ever waiting. Stopping early lets the calls in flight finish unobserved.
+ */
+export async function* mapAhead<T, R>(items: readonly T[], ahead: number, fn: (item: T) => Promise<R>): AsyncGenerator<R> {
+  const inFlight: Array<Promise<R>> = [];
+  let next = 0;
+  const fill = (): void => {
+    while (next < items.length && inFlight.length < Math.max(1, ahead)) {
+      const p = fn(items[next++]);
+      // Awaited in turn below; without this one failing while an earlier one is awaited would be unhandled.
+      p.catch(() => undefined);
+      inFlight.push(p);
+    }
+  };
+  fill();
+  while (inFlight.length > 0) {
+    const result = await (inFlight.shift() as Promise<R>);
+    fill();
+    yield result;
+  }
+}
+
 export function chunk<T>(items: readonly T[], size: number): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));

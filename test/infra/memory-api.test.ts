@@ -172,6 +172,7 @@ describe('function and permissions', () => {
       .filter(({ r }) => r.includes(logicalId(stack.memory.bucket)))
       .flatMap(({ st, r }) => (Array.isArray(st.Action) ? st.Action : [st.Action]).map((a) => `${a} ${r.match(/\/(m|exports)\/\*/)?.[0] ?? 'bucket'}`));
     expect([...new Set(pairs)].sort()).toEqual([
+      's3:AbortMultipartUpload /exports/*',
       's3:GetObject /exports/*',
       's3:GetObject /m/*',
       's3:ListBucket bucket',

@@ -11,7 +11,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { CatalogStack } from '../../lib/catalog-stack';
-import { GIT_PATH_PATTERNS } from '../../lib/memory-git';
+import { EXPORT_PATH_PATTERNS, GIT_PATH_PATTERNS } from '../../lib/memory-git';
 
 const ROOT = path.join(__dirname, '..', '..');
 const CONTEXT = (JSON.parse(readFileSync(path.join(ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> }).context;
@@ -65,6 +65,9 @@ it('runs the /v1 pipeline with the memory API environment, streaming up to 190 M
   expect(api.MEMORY_PUSH_SECONDS).toBeUndefined();
   // The buffered function behind API Gateway answers git only what fits a buffered response.
   expect(api.MEMORY_GIT_MAX_RESPONSE_BYTES).toBe(String(4 * 1024 * 1024));
+  // Exports stream here up to the streamed limit; behind API Gateway they are inline or a 302.
+  expect(env).toMatchObject({ MEMORY_EXPORT_DELIVERY: 'stream', MEMORY_EXPORT_STREAM_MAX_BYTES: String(190 * 1024 * 1024) });
+  expect(api.MEMORY_EXPORT_DELIVERY).toBe('buffered');
 });
 
 it('has a function URL in RESPONSE_STREAM mode with auth NONE (the bearer is checked in the function)', () => {
@@ -75,7 +78,7 @@ it('has a function URL in RESPONSE_STREAM mode with auth NONE (the bearer is che
   });
 });
 
-it('sends the git paths to the function URL before /v1/*, uncached, with the viewer-address function and the origin secret', () => {
+it('sends the git and export paths to the function URL before /v1/*, uncached, with the viewer-address function and the origin secret', () => {
   const [distribution] = Object.values(template.findResources('AWS::CloudFront::Distribution'));
   const config = distribution.Properties.DistributionConfig as {
     CacheBehaviors: Array<Record<string, unknown>>;
@@ -87,9 +90,11 @@ it('sends the git paths to the function URL before /v1/*, uncached, with the vie
     }>;
   };
   const patterns = config.CacheBehaviors.map((b) => b.PathPattern);
-  for (const p of GIT_PATH_PATTERNS) expect(patterns.indexOf(p)).toBeGreaterThanOrEqual(0);
-  expect(Math.max(...GIT_PATH_PATTERNS.map((p) => patterns.indexOf(p)))).toBeLessThan(patterns.indexOf('/v1/*'));
-  for (const b of config.CacheBehaviors.filter((x) => GIT_PATH_PATTERNS.includes(x.PathPattern as string))) {
+  const streamed = [...GIT_PATH_PATTERNS, ...EXPORT_PATH_PATTERNS];
+  expect(EXPORT_PATH_PATTERNS).toEqual(['/v1/memories/export', '/v1/memories/*/export', '/v1/vaults/export', '/v1/vaults/*/export']);
+  for (const p of streamed) expect(patterns.indexOf(p)).toBeGreaterThanOrEqual(0);
+  expect(Math.max(...streamed.map((p) => patterns.indexOf(p)))).toBeLessThan(patterns.indexOf('/v1/*'));
+  for (const b of config.CacheBehaviors.filter((x) => streamed.includes(x.PathPattern as string))) {
     expect(b).toMatchObject({
       AllowedMethods: ['GET', 'HEAD', 'OPTIONS', 'PUT', 'PATCH', 'POST', 'DELETE'],
       CachePolicyId: '4135ea2d-6df8-44a3-9df3-4b5a84be39ad',

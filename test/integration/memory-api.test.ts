@@ -303,6 +303,8 @@ describe('exports', () => {
     await put(u, 'gitx', 'a.md', 'first, edited');
     const res = await call(u, 'GET', '/v1/memories/gitx/export');
     expect(res.status).toBe(200);
+    // Streamed, as the local server and the git remote's function URL answer it.
+    expect(res.headers.get('content-length')).toBeNull();
     expect(res.headers.get('content-type')).toBe('application/x-git-bundle');
     expect(res.headers.get('content-disposition')).toBe('attachment; filename="gitx.bundle"');
     const clone = cloneBundle(new Uint8Array(await res.arrayBuffer()));
@@ -335,42 +337,70 @@ describe('exports', () => {
     expect(Object.keys(unzipSync(new Uint8Array(await narrow.arrayBuffer())))).toEqual(['z2/sub/b.md']);
   });
 
-  it('answers a large export with 302 to a short-lived presigned URL of the object under exports/', async () => {
+  it('answers an export over the limit of its delivery with 302 to a short-lived presigned URL of the object under exports/', async () => {
     const u = user();
     await createMemory(u, 'big');
     await put(u, 'big', 'a.md', 'x'.repeat(5000));
     const config = s.stack.memoryApi.config;
-    const inline = config.exportInlineBytes;
-    config.exportInlineBytes = 100; // lowered for this test only: the path is the same at 4 MiB
+    const saved = { ...config };
+    const streamed = async (path: string): Promise<Buffer> => {
+      Object.assign(config, saved);
+      const r = await call(u, 'GET', path);
+      expect(r.status).toBe(200);
+      return Buffer.from(await r.arrayBuffer());
+    };
+    // Lowered for this test only: the paths are the same at 4 MiB (buffered) and 190 MiB (streamed).
+    for (const lowered of [
+      { exportDelivery: 'buffered', exportInlineBytes: 100 },
+      { exportDelivery: 'stream', exportStreamMaxBytes: 100 },
+    ] as const) {
+      try {
+        for (const [path, type, filename] of [
+          ['/v1/memories/big/export', 'application/x-git-bundle', 'big.bundle'],
+          ['/v1/memories/export', 'application/zip', 'memories.zip'],
+        ] as const) {
+          Object.assign(config, saved, lowered);
+          const res = await call(u, 'GET', path);
+          expect(res.status).toBe(302);
+          const location = res.headers.get('location') ?? '';
+          const redirect = await body(res, ExportRedirectSchema);
+          expect(redirect.url).toBe(location);
+          expect(location).toContain(`/${s.stack.memoryConfig.memoryBucket}/exports/`);
+          expect(location).toContain('X-Amz-Signature=');
+          expect(location).toContain(`X-Amz-Expires=${config.exportUrlSeconds}`);
+          const download = await fetch(location);
+          expect(download.status).toBe(200);
+          expect(download.headers.get('content-type')).toBe(type);
+          expect(download.headers.get('content-disposition')).toBe(`attachment; filename="${filename}"`);
+          const bytes = Buffer.from(await download.arrayBuffer());
+          if (type === 'application/zip') expect(Object.keys(unzipSync(new Uint8Array(bytes)))).toEqual(['big/a.md']);
+          else expect(bytes.equals(await streamed(path))).toBe(true);
+        }
+      } finally {
+        Object.assign(config, saved);
+      }
+    }
+  });
+
+  it('answers a small export inline where answers are buffered (API Gateway), with its length', async () => {
+    const u = user();
+    await createMemory(u, 'inl');
+    await put(u, 'inl', 'a.md', 'inline');
+    const config = s.stack.memoryApi.config;
+    config.exportDelivery = 'buffered';
     try {
-      const inlineBytes = async (path: string) => {
-        config.exportInlineBytes = inline;
-        const r = await call(u, 'GET', path);
-        config.exportInlineBytes = 100;
-        return Buffer.from(await r.arrayBuffer());
-      };
-      for (const [path, type, filename] of [
-        ['/v1/memories/big/export', 'application/x-git-bundle', 'big.bundle'],
-        ['/v1/memories/export', 'application/zip', 'memories.zip'],
-      ] as const) {
-        const res = await call(u, 'GET', path);
-        expect(res.status).toBe(302);
-        const location = res.headers.get('location') ?? '';
-        const redirect = await body(res, ExportRedirectSchema);
-        expect(redirect.url).toBe(location);
-        expect(location).toContain(`/${s.stack.memoryConfig.memoryBucket}/exports/`);
-        expect(location).toContain('X-Amz-Signature=');
-        expect(location).toContain(`X-Amz-Expires=${config.exportUrlSeconds}`);
-        const download = await fetch(location);
-        expect(download.status).toBe(200);
-        expect(download.headers.get('content-type')).toBe(type);
-        expect(download.headers.get('content-disposition')).toBe(`attachment; filename="${filename}"`);
-        const bytes = Buffer.from(await download.arrayBuffer());
-        if (type === 'application/zip') expect(Object.keys(unzipSync(new Uint8Array(bytes)))).toEqual(['big/a.md']);
-        else expect(bytes.equals(await inlineBytes(path))).toBe(true);
+      const res = await call(u, 'GET', '/v1/memories/inl/export');
+      expect(res.status).toBe(200);
+      const bytes = Buffer.from(await res.arrayBuffer());
+      expect(res.headers.get('content-length')).toBe(String(bytes.length));
+      const clone = cloneBundle(new Uint8Array(bytes));
+      try {
+        expect(clone.git('show', 'HEAD:a.md')).toBe('inline');
+      } finally {
+        clone.cleanup();
       }
     } finally {
-      config.exportInlineBytes = inline;
+      config.exportDelivery = 'stream';
     }
   });
 });

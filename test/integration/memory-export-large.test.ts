@@ -3,11 +3,12 @@ import { cloneBundle } from '../support/memory-git';
 import { body, startMemoryStack, type MemoryStack } from './memory-api-harness';
 
 /**
- * Exports of memories of 1,000+ notes either side of the inline limit, at its default (4 MiB,
- * MEMORY_EXPORT_INLINE_BYTES): one over it is answered 302 to a presigned URL of an object in the
- * memory bucket, one under it inline; both are bundles real git verifies and clones with every
- * note. Time and peak memory of such an export are the memory benchmark's (npm run bench --
- * memory), not assertions here.
+ * Exports of memories of 1,000+ notes either side of the buffered inline limit, at its default
+ * (4 MiB, MEMORY_EXPORT_INLINE_BYTES). Where answers stream (the local server, the git remote's
+ * function URL in AWS) one over it streams whole; where they are buffered (the /v1 function behind
+ * API Gateway) it is stored in S3 as it is made and answered 302 to a presigned URL, and one under it
+ * inline; each is a bundle real git verifies and clones with every note. Time and peak memory of
+ * such an export are the memory benchmark's (npm run bench -- memory), not assertions here.
  */
 jest.setTimeout(600_000);
 
@@ -50,31 +51,49 @@ function expectWholeClone(bytes: Uint8Array, count: number): void {
   }
 }
 
-it('exports 1,200 notes over the inline limit as a 302 to the bundle in S3, which git clones whole', async () => {
+it('exports 1,200 notes over the inline limit streamed, or where answers are buffered as a 302 to the bundle in S3; git clones either whole', async () => {
   await seed('large-export', 'big', 1200, 6000);
-  const res = await s.fetch('/v1/memories/big/export', { headers: s.bearer('large-export') });
-  expect(res.status).toBe(302);
-  const redirect = await body(res, ExportRedirectSchema);
-  expect(res.headers.get('location')).toBe(redirect.url);
-  expect(redirect.url).toContain(`/${s.stack.memoryConfig.memoryBucket}/exports/`);
-  const download = await fetch(redirect.url);
-  expect(download.status).toBe(200);
-  expect(download.headers.get('content-type')).toBe('application/x-git-bundle');
-  const bytes = new Uint8Array(await download.arrayBuffer());
+  const streamed = await s.fetch('/v1/memories/big/export', { headers: s.bearer('large-export') });
+  expect(streamed.status).toBe(200);
+  expect(streamed.headers.get('content-length')).toBeNull();
+  expect(streamed.headers.get('transfer-encoding')).toBe('chunked');
+  const bytes = new Uint8Array(await streamed.arrayBuffer());
   // Across the limit for real: the default is in force, and the bundle is larger.
-  expect(s.stack.memoryApi.config.exportInlineBytes).toBe(4 * 1024 * 1024);
-  expect(bytes.length).toBeGreaterThan(s.stack.memoryApi.config.exportInlineBytes);
+  const config = s.stack.memoryApi.config;
+  expect(config.exportInlineBytes).toBe(4 * 1024 * 1024);
+  expect(bytes.length).toBeGreaterThan(config.exportInlineBytes);
   expectWholeClone(bytes, 1200);
+
+  config.exportDelivery = 'buffered';
+  try {
+    const res = await s.fetch('/v1/memories/big/export', { headers: s.bearer('large-export') });
+    expect(res.status).toBe(302);
+    const redirect = await body(res, ExportRedirectSchema);
+    expect(res.headers.get('location')).toBe(redirect.url);
+    expect(redirect.url).toContain(`/${s.stack.memoryConfig.memoryBucket}/exports/`);
+    const download = await fetch(redirect.url);
+    expect(download.status).toBe(200);
+    expect(download.headers.get('content-type')).toBe('application/x-git-bundle');
+    expect(Buffer.from(await download.arrayBuffer()).equals(Buffer.from(bytes))).toBe(true);
+  } finally {
+    config.exportDelivery = 'stream';
+  }
 });
 
-it('exports 1,000 notes under the inline limit inline, a bundle git clones whole', async () => {
+it('exports 1,000 notes under the inline limit inline where answers are buffered, a bundle git clones whole', async () => {
   await seed('small-export', 'small', 1000, 1500);
-  const res = await s.fetch('/v1/memories/small/export', { headers: s.bearer('small-export') });
-  expect(res.status).toBe(200);
-  expect(res.headers.get('content-type')).toBe('application/x-git-bundle');
-  expect(res.headers.get('content-disposition')).toBe('attachment; filename="small.bundle"');
-  const bytes = new Uint8Array(await res.arrayBuffer());
-  expect(bytes.length).toBeLessThanOrEqual(s.stack.memoryApi.config.exportInlineBytes);
-  expect(bytes.length).toBeGreaterThan(1024 * 1024);
-  expectWholeClone(bytes, 1000);
+  const config = s.stack.memoryApi.config;
+  config.exportDelivery = 'buffered';
+  try {
+    const res = await s.fetch('/v1/memories/small/export', { headers: s.bearer('small-export') });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/x-git-bundle');
+    expect(res.headers.get('content-disposition')).toBe('attachment; filename="small.bundle"');
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    expect(bytes.length).toBeLessThanOrEqual(config.exportInlineBytes);
+    expect(bytes.length).toBeGreaterThan(1024 * 1024);
+    expectWholeClone(bytes, 1000);
+  } finally {
+    config.exportDelivery = 'stream';
+  }
 });

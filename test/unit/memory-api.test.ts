@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { AuthError } from '../../lambdas/identity/principal';
-import { MemoryError } from '../../lambdas/memory/errors';
+import { MemoryError, StorageError } from '../../lambdas/memory/errors';
 import { ValidationError } from '../../lambdas/shared/http/query';
 import { RouteMatcher, routeKey } from '../../lambdas/shared/http/route-table';
 import { MEMORY_POLICY, rateLimitHeaders, memoryRatePolicy } from '../../lambdas/memory-api/api';
@@ -124,6 +124,9 @@ describe('errors in one place', () => {
     expect(toApiError(new MemoryError('CONFLICT', 'stale_rev', 'stale')).status).toBe(409);
     const storage = toApiError(new MemoryError('UPSTREAM_UNAVAILABLE', 'storage', 'down', { retryAfterSeconds: 1 }));
     expect([storage.status, storage.headers['retry-after']]).toEqual([503, '1']);
+    // The transport's own storage calls (an export written to S3) fail as the core's do.
+    const store = toApiError(new StorageError('s3.UploadPart', new Error('refused')));
+    expect([store.code, store.status, store.headers['retry-after']]).toEqual(['UPSTREAM_UNAVAILABLE', 503, '1']);
     const missing = toApiError(new AuthError('missing', 'none'));
     expect([missing.code, missing.status, missing.headers['www-authenticate']]).toEqual(['UNAUTHENTICATED', 401, 'Bearer']);
     expect(toApiError(new AuthError('expired', 'old')).headers['www-authenticate']).toBe('Bearer error="invalid_token"');

@@ -1,4 +1,4 @@
-import type { HandlerResponse, HttpResult } from './types';
+import { type HandlerResponse, type HttpResult, STREAM_BODY } from './types';
 
 /**
  * Turning what a route handler returned into what API Gateway sends, shared by every API that
@@ -22,6 +22,8 @@ export function toResult(res: HandlerResponse): HttpResult {
         body: Buffer.from(res.body).toString('base64'),
         isBase64Encoded: true,
       };
+    case 'stream':
+      return { statusCode, headers: { 'content-type': res.contentType, ...res.headers }, [STREAM_BODY]: res.body };
   }
 }
 

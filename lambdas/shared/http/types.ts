@@ -2,7 +2,12 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 
 /** API Gateway HTTP API (payload 2.0) and Lambda function URLs share this event shape. */
 export type HttpEvent = APIGatewayProxyEventV2;
-export type HttpResult = APIGatewayProxyStructuredResultV2 & { statusCode: number; headers: Record<string, string>; [ENCODED_BODY]?: EncodedBody };
+export type HttpResult = APIGatewayProxyStructuredResultV2 & {
+  statusCode: number;
+  headers: Record<string, string>;
+  [ENCODED_BODY]?: EncodedBody;
+  [STREAM_BODY]?: AsyncIterable<Uint8Array>;
+};
 
 /**
  * Where a writer that encodes a result's body to bytes may keep them for the next write of the same
@@ -14,13 +19,23 @@ export const ENCODED_BODY: unique symbol = Symbol('encodedBody');
 export interface EncodedBody {
   bytes?: Buffer;
 }
+
+/**
+ * A body made while it is sent (an export of a whole memory), in place of `body`: only a writer that
+ * streams sends it (the local server, a function URL in RESPONSE_STREAM mode); a buffered Lambda's
+ * runtime serialises the result as JSON and would drop it, so an API returns one only where its
+ * answers stream. Reading it is what makes it: stopping early (`return()`) stops the work.
+ */
+export const STREAM_BODY: unique symbol = Symbol('streamBody');
+
 export type LambdaContext = Context;
 
 /** What a route handler returns; the API layer turns it into an `HttpResult`. */
 export type HandlerResponse =
   | { kind: 'json'; status?: number; body: unknown; headers?: Record<string, string> }
   | { kind: 'text'; status?: number; body: string; contentType: string; headers?: Record<string, string> }
-  | { kind: 'binary'; status?: number; body: Uint8Array; contentType: string; headers?: Record<string, string> };
+  | { kind: 'binary'; status?: number; body: Uint8Array; contentType: string; headers?: Record<string, string> }
+  | { kind: 'stream'; status?: number; body: AsyncIterable<Uint8Array>; contentType: string; headers?: Record<string, string> };
 
 export const json = (body: unknown, headers?: Record<string, string>, status = 200): HandlerResponse => ({
   kind: 'json',
