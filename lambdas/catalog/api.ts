@@ -9,7 +9,7 @@ import { CatalogError, invalidQuery } from './errors';
 import { CATALOG_ENDPOINTS } from './endpoints';
 import { ResponseCache } from './response-cache';
 import { CATALOG_API } from './routes';
-import { loadCatalogMcpConfig } from './mcp/config';
+import { loadCatalogMcpConfig, type CatalogMcpConfig } from './mcp/config';
 import { CATALOG_MCP_PATH } from './mcp/routes';
 import type { CatalogMcpDeps } from './mcp/api';
 
@@ -136,24 +136,21 @@ const mcp = (): McpModule => (mcpModule ??= require('./mcp/api') as McpModule);
 
 const isMcp = (event: HttpEvent): boolean => event.rawPath === CATALOG_MCP_PATH;
 
-/** The MCP endpoint's dependencies: the catalog function's own, built once per instance. */
-const mcpDeps = new WeakMap<CatalogDeps, CatalogMcpDeps>();
+let mcpConfig: CatalogMcpConfig | undefined;
+
+/** The MCP endpoint's dependencies: the catalog function's own (a handful of references, taken per request as the deps are now). */
 function mcpDepsOf(deps: CatalogDeps): CatalogMcpDeps {
-  let d = mcpDeps.get(deps);
-  if (!d) {
-    d = {
-      config: loadCatalogMcpConfig(),
-      store: deps.store,
-      index: deps.index,
-      cursors: deps.cursors,
-      ...(deps.config.siteUrlTemplate !== undefined && { siteUrlTemplate: deps.config.siteUrlTemplate }),
-      limiter: deps.limiter,
-      tiers: deps.callers,
-      ...(deps.originSecret && { originSecret: deps.originSecret }),
-    };
-    mcpDeps.set(deps, d);
-  }
-  return d;
+  mcpConfig ??= loadCatalogMcpConfig();
+  return {
+    config: mcpConfig,
+    store: deps.store,
+    index: deps.index,
+    cursors: deps.cursors,
+    ...(deps.config.siteUrlTemplate !== undefined && { siteUrlTemplate: deps.config.siteUrlTemplate }),
+    limiter: deps.limiter,
+    tiers: deps.callers,
+    ...(deps.originSecret && { originSecret: deps.originSecret }),
+  };
 }
 
 /** The catalog function: `/api/mcp` to the MCP endpoint's pipeline, every other path to the JSON API's. */
