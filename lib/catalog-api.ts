@@ -17,7 +17,7 @@ import type { Identity } from './identity';
 import { grantTable } from './tables';
 import type { CatalogData } from './catalog-data';
 import { addRoutesFromTable, type TableRoutes } from './http-routes';
-import { appFunction, functionDefaults, type FunctionLogLevel } from './lambda-function';
+import { appFunction, functionDefaults, sideChunk, type FunctionLogLevel } from './lambda-function';
 import { acknowledge, nagRef } from './nag';
 
 /** Log levels the Powertools logger of the handlers accepts. */
@@ -116,6 +116,8 @@ export interface CatalogApiProps {
 }
 
 const DEFAULT_ENTRY = path.join(__dirname, '..', 'lambdas', 'catalog', 'handler.ts');
+/** The SDK part of `/api/mcp`, bundled beside the catalog function's index.js (see lambdas/catalog/mcp/mcp-endpoint.ts). */
+const MCP_ENDPOINT = path.join(__dirname, '..', 'lambdas', 'catalog', 'mcp', 'mcp-endpoint.ts');
 const DEFAULT_FAVORITES_ENTRY = path.join(__dirname, '..', 'lambdas', 'catalog', 'favorites', 'handler.ts');
 
 /**
@@ -175,6 +177,8 @@ export class CatalogApi extends Construct {
       logLevel: props.logLevel,
       serviceName: 'catalog',
       environment,
+      // The catalog over MCP's SDK part travels beside the bundle, loaded by the first /api/mcp request.
+      bundling: { commandHooks: sideChunk(MCP_ENDPOINT, 'mcp-endpoint.js') },
     }));
 
     // Least privilege: read the catalog, conditional writes of the rate limiter's buckets (one

@@ -11,7 +11,7 @@ import { ResponseCache } from './response-cache';
 import { CATALOG_API } from './routes';
 import { loadCatalogMcpConfig, type CatalogMcpConfig } from './mcp/config';
 import { CATALOG_MCP_PATH } from './mcp/routes';
-import type { CatalogMcpDeps } from './mcp/api';
+import { CATALOG_MCP_POLICY, handleCatalogMcpRequest, type CatalogMcpDeps } from './mcp/api';
 
 /**
  * The catalog API (spec 1): its route table (`routes.ts`), its endpoints (`endpoints/index.ts`) and
@@ -127,12 +127,7 @@ export const handleCatalogRequest = createPipeline(CATALOG_POLICY);
 // ------------------------------------------------------------------------------------------------
 // The catalog over MCP (`/api/mcp`, lambdas/catalog/mcp) is served by this same function: the same
 // warm instances, search index (the S3 snapshot loaded once) and limiter, and no function, function
-// URL or CloudFront behaviour of its own. Its module, the MCP SDK with it, is required on the first
-// MCP request, so a JSON API cold start does not load it.
-
-type McpModule = typeof import('./mcp/api');
-let mcpModule: McpModule | undefined;
-const mcp = (): McpModule => (mcpModule ??= require('./mcp/api') as McpModule);
+// URL or CloudFront behaviour of its own. Its SDK part is loaded by its first request (mcp-endpoint.ts).
 
 const isMcp = (event: HttpEvent): boolean => event.rawPath === CATALOG_MCP_PATH;
 
@@ -155,14 +150,13 @@ function mcpDepsOf(deps: CatalogDeps): CatalogMcpDeps {
 
 /** The catalog function: `/api/mcp` to the MCP endpoint's pipeline, every other path to the JSON API's. */
 export const handleCatalogFunctionRequest: Pipeline<CatalogDeps> = (event, deps, requestId) =>
-  isMcp(event) ? mcp().handleCatalogMcpRequest(event, mcpDepsOf(deps), requestId) : handleCatalogRequest(event, deps, requestId);
+  isMcp(event) ? handleCatalogMcpRequest(event, mcpDepsOf(deps), requestId) : handleCatalogRequest(event, deps, requestId);
 
 /** The function's policy around the pipelines: a request that cannot be served yet is worded by the endpoint it was for. */
 const CATALOG_FUNCTION_POLICY: ApiPolicy<CatalogDeps> = {
   ...CATALOG_POLICY,
-  problem: (problem, event, operationId) =>
-    isMcp(event) ? mcp().CATALOG_MCP_POLICY.problem(problem, event) : CATALOG_POLICY.problem(problem, event, operationId),
-  headers: (event, deps) => (isMcp(event) ? mcp().CATALOG_MCP_POLICY.headers?.(event, undefined) : CATALOG_POLICY.headers?.(event, deps)) ?? {},
+  problem: (problem, event, operationId) => (isMcp(event) ? CATALOG_MCP_POLICY.problem(problem, event) : CATALOG_POLICY.problem(problem, event, operationId)),
+  headers: (event, deps) => (isMcp(event) ? CATALOG_MCP_POLICY.headers?.(event, undefined) : CATALOG_POLICY.headers?.(event, deps)) ?? {},
 };
 
 /** The Lambda entry. */

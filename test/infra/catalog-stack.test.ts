@@ -3,6 +3,7 @@
  * The stack is placed in eu-west-1 so the Lambda@Edge function takes the cross-region path
  * (its own us-east-1 stack); a second, us-east-1 app checks the in-region path against cdk-nag.
  */
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { App, Stack, Validations, type PolicyViolation } from 'aws-cdk-lib';
@@ -876,6 +877,23 @@ describe('the bundles CDK builds', () => {
       for (const marker of DEMO_MARKERS) expect({ id, carries: bundle.includes(marker) ? marker : undefined }).toEqual({ id, carries: undefined });
       expect({ id, bytes: Buffer.byteLength(bundle) < 1024 * 1024 }).toEqual({ id, bytes: true });
     }
+  });
+
+  it("put the catalog over MCP's SDK part in mcp-endpoint.js beside the catalog function, out of its index.js, and it loads", () => {
+    const outdir = s.app.synth().directory;
+    const key = ((resources[logicalId(s.stack.api.fn)].Properties?.Code as { S3Key: string }).S3Key as string).replace(/\.zip$/, '');
+    const dir = path.join(outdir, `asset.${key}`);
+    const index = readFileSync(path.join(dir, 'index.js'), 'utf8');
+    const chunk = readFileSync(path.join(dir, 'mcp-endpoint.js'), 'utf8');
+    // Strings of the SDK's transport and of the tools: in the chunk only; index.js names the chunk.
+    for (const marker of ['Mcp-Session-Id header is required', 'install_server']) {
+      expect({ marker, inChunk: chunk.includes(marker), inIndex: index.includes(marker) }).toEqual({ marker, inChunk: true, inIndex: false });
+    }
+    expect(index.includes('mcp-endpoint')).toBe(true);
+    // It loads in a fresh process, as the first /api/mcp request's require does (the AWS SDK from node_modules, as the runtime provides it).
+    const probe = `const m = require(${JSON.stringify(path.join(dir, 'mcp-endpoint.js'))}); console.log(typeof m.serveCatalogMcp, typeof m.unsupportedProtocolVersion)`;
+    const loaded = spawnSync(process.execPath, ['-e', probe], { encoding: 'utf8', env: { ...process.env, NODE_PATH: path.join(ROOT, 'node_modules') } });
+    expect(loaded.stdout.trim()).toBe('function function');
   });
 
   it('put the X-Ray SDK in an xray.js beside each traced function, out of index.js, loaded by the computed require of tracing.ts', () => {

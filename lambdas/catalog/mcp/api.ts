@@ -4,11 +4,15 @@ import type { OriginSecretGetter } from '../../shared/http/origin-guard';
 import { createPipeline, type ApiPolicy, type Bucket, type RequestContext } from '../../shared/http/pipeline';
 import type { HttpEvent, HttpResult } from '../../shared/http/types';
 import { logger } from '../../shared/logger';
-import { jsonRpcBody, mcpProblem, serveStateless, unsupportedProtocolVersion } from '../../shared/mcp/http';
+import { jsonRpcBody, mcpProblem } from '../../shared/mcp/json-rpc';
 import type { RateLimiter } from '../../shared/rate-limit/rate-limiter';
 import type { CatalogMcpConfig } from './config';
 import { CATALOG_MCP_API, CATALOG_MCP_PATH } from './routes';
-import { createCatalogMcpServer } from './server';
+
+/** The SDK's part, loaded by the first MCP request (see mcp-endpoint.ts): a computed specifier, so esbuild leaves it out of the bundle. */
+type EndpointModule = typeof import('./mcp-endpoint');
+let endpointModule: EndpointModule | undefined;
+const endpoint = (): EndpointModule => (endpointModule ??= require(['.', 'mcp-endpoint'].join('/')) as EndpointModule);
 
 /**
  * What `/api/mcp` needs: the catalog function's own store, index, cursor keys, limiter and tiers
@@ -38,15 +42,13 @@ const CORS = { 'access-control-allow-origin': '*', 'access-control-expose-header
 async function serve({ event, deps, requestId }: RequestContext<CatalogMcpDeps>): Promise<HttpResult> {
   const max = deps.config.maxBodyBytes;
   const body = jsonRpcBody(event, max);
-  const result = await serveStateless(event, body, max, () =>
-    createCatalogMcpServer({
-      store: deps.store,
-      index: deps.index,
-      cursors: deps.cursors,
-      ...(deps.siteUrlTemplate !== undefined && { siteUrlTemplate: deps.siteUrlTemplate }),
-      requestId,
-    }),
-  );
+  const result = await endpoint().serveCatalogMcp(event, body, max, {
+    store: deps.store,
+    index: deps.index,
+    cursors: deps.cursors,
+    ...(deps.siteUrlTemplate !== undefined && { siteUrlTemplate: deps.siteUrlTemplate }),
+    requestId,
+  });
   if (LOG_REQUESTS && body.raw !== undefined && !body.protoKey)
     logger.info('catalog mcp request', { requestId, methods: body.methods, status: result.statusCode });
   return result;
@@ -71,7 +73,7 @@ export const CATALOG_MCP_POLICY: ApiPolicy<CatalogMcpDeps> = {
     timing: 'first',
     headers: () => ({}),
   },
-  screen: (event, resolution) => (resolution.kind === 'route' ? unsupportedProtocolVersion(event) : undefined),
+  screen: (event, resolution) => (resolution.kind === 'route' ? endpoint().unsupportedProtocolVersion(event) : undefined),
   preflight: () => ({
     statusCode: 204,
     headers: { 'access-control-allow-methods': `${ALLOW}, OPTIONS`, 'access-control-allow-headers': ALLOWED_HEADERS, 'access-control-max-age': '86400' },

@@ -1,6 +1,5 @@
-import { CATEGORIES, findServer, SearchWindowError, type CatalogFilters, type CatalogStore, type SearchIndex, type ServerRef } from '../../catalog-core';
-import { CursorError, type CursorCodec } from '../../shared/cursor';
-import { ValidationError } from '../../shared/http/query';
+import { CATEGORIES, findServer, type CatalogFilters, type CatalogStore, type SearchIndex, type ServerRef } from '../../catalog-core';
+import type { CursorCodec } from '../../shared/cursor';
 import { toolDefiner, type McpTool } from '../../shared/mcp/define-tool';
 import { ToolError } from '../../shared/mcp/tool-error';
 import { ICONS } from './icons';
@@ -30,11 +29,16 @@ export interface CatalogToolContext {
 
 const CURSOR_MESSAGE = 'cursor is not a cursor of this search: pass nextCursor back verbatim, with the same query and filters';
 
-/** The catalog's failures an agent can act on, as tool errors; anything else is a bug (logged, `unavailable`). */
+/**
+ * The catalog's failures an agent can act on, as tool errors; anything else is a bug (logged,
+ * `unavailable`). Told by name, not class: in AWS the tools run from their own file
+ * (mcp-endpoint.ts) with their own copy of the core's modules, while the index and the cursor codec
+ * that throw are the catalog function's.
+ */
 function toolError(err: unknown): ToolError | undefined {
-  if (err instanceof SearchWindowError) return new ToolError('invalid_argument', `${err.message} (add words or a filter)`);
-  if (err instanceof CursorError) return new ToolError('invalid_argument', CURSOR_MESSAGE);
-  if (err instanceof ValidationError) return new ToolError('invalid_argument', err.details.map((d) => `${d.field} ${d.message}`).join('; ') || err.message);
+  const name = err instanceof Error ? err.name : undefined;
+  if (name === 'SearchWindowError') return new ToolError('invalid_argument', `${(err as Error).message} (add words or a filter)`);
+  if (name === 'CursorError') return new ToolError('invalid_argument', CURSOR_MESSAGE);
   return undefined;
 }
 
