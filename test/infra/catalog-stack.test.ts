@@ -881,7 +881,7 @@ describe('the bundles CDK builds', () => {
 
   it("put the catalog over MCP's SDK part in mcp-endpoint.js beside the catalog function, out of its index.js, and it loads", () => {
     const outdir = s.app.synth().directory;
-    const key = ((resources[logicalId(s.stack.api.fn)].Properties?.Code as { S3Key: string }).S3Key as string).replace(/\.zip$/, '');
+    const key = (resources[logicalId(s.stack.api.fn)].Properties as { Code: { S3Key: string } }).Code.S3Key.replace(/\.zip$/, '');
     const dir = path.join(outdir, `asset.${key}`);
     const index = readFileSync(path.join(dir, 'index.js'), 'utf8');
     const chunk = readFileSync(path.join(dir, 'mcp-endpoint.js'), 'utf8');
