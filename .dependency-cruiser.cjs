@@ -24,6 +24,8 @@ module.exports = {
     feature('catalog-core', ['lambdas/shared/']),
     // The catalog's HTTP API, the site and the crawler are built on the core through its one face, never on its internals.
     feature('catalog', [CATALOG_CORE, 'lambdas/identity/', 'lambdas/shared/']),
+    // The catalog's MCP endpoint (served by the catalog function) is built on the core's face and shared only, not on the JSON API around it.
+    feature('catalog/mcp', [CATALOG_CORE, 'lambdas/shared/']),
     feature('crawler', [CATALOG_CORE, 'lambdas/shared/']),
     feature('memory', ['lambdas/shared/']),
     feature('memory-api', ['lambdas/memory/', 'lambdas/identity/', 'lambdas/shared/']),

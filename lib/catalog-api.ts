@@ -10,13 +10,14 @@ import * as route53 from 'aws-cdk-lib/aws-route53';
 import * as route53Targets from 'aws-cdk-lib/aws-route53-targets';
 import { Construct } from 'constructs';
 import { CATALOG_API } from '../lambdas/catalog/routes';
+import { CATALOG_MCP_API } from '../lambdas/catalog/mcp/routes';
 import type { RateTier } from '../lambdas/catalog/config';
 import { routeKey } from '../lambdas/shared/http/route-table';
 import type { Identity } from './identity';
 import { grantTable } from './tables';
 import type { CatalogData } from './catalog-data';
 import { addRoutesFromTable, type TableRoutes } from './http-routes';
-import { appFunction, functionDefaults, type FunctionLogLevel } from './lambda-function';
+import { appFunction, functionDefaults, sideChunk, type FunctionLogLevel } from './lambda-function';
 import { acknowledge, nagRef } from './nag';
 
 /** Log levels the Powertools logger of the handlers accepts. */
@@ -115,6 +116,8 @@ export interface CatalogApiProps {
 }
 
 const DEFAULT_ENTRY = path.join(__dirname, '..', 'lambdas', 'catalog', 'handler.ts');
+/** The SDK part of `/api/mcp`, bundled beside the catalog function's index.js (see lambdas/catalog/mcp/mcp-endpoint.ts). */
+const MCP_ENDPOINT = path.join(__dirname, '..', 'lambdas', 'catalog', 'mcp', 'mcp-endpoint.ts');
 const DEFAULT_FAVORITES_ENTRY = path.join(__dirname, '..', 'lambdas', 'catalog', 'favorites', 'handler.ts');
 
 /**
@@ -125,7 +128,7 @@ const DEFAULT_FAVORITES_ENTRY = path.join(__dirname, '..', 'lambdas', 'catalog',
 export class CatalogApi extends Construct {
   readonly fn: NodejsFunction;
   readonly role: iam.Role;
-  /** `GET|POST /api/favorites`, `DELETE /api/favorites/{slug}` (fn `favorites`). */
+  /** `GET|POST /api/favorites`, `DELETE /api/favorites/{slug}` (fn `favorites`). `POST /api/mcp` is the catalog function's (`CATALOG_MCP_API`). */
   readonly favoritesFn: NodejsFunction;
   readonly favoritesRole: iam.Role;
   readonly httpApi: apigwv2.HttpApi;
@@ -164,7 +167,7 @@ export class CatalogApi extends Construct {
     if (props.siteUrlTemplate !== undefined) environment.SITE_URL_TEMPLATE = props.siteUrlTemplate;
 
     ({ fn: this.fn, role: this.role } = appFunction(this, 'Function', {
-      description: 'MCP catalog API (routes of CATALOG_API plus $default)',
+      description: 'MCP catalog API (routes of CATALOG_API and CATALOG_MCP_API, /api/mcp, plus $default)',
       roleDescription: 'Catalog API function: reads the catalog, icons and search; writes rate-limit buckets',
       entry: props.entry ?? DEFAULT_ENTRY,
       memorySize: props.memorySize ?? 1024,
@@ -174,6 +177,8 @@ export class CatalogApi extends Construct {
       logLevel: props.logLevel,
       serviceName: 'catalog',
       environment,
+      // The catalog over MCP's SDK part travels beside the bundle, loaded by the first /api/mcp request.
+      bundling: { commandHooks: sideChunk(MCP_ENDPOINT, 'mcp-endpoint.js') },
     }));
 
     // Least privilege: read the catalog, conditional writes of the rate limiter's buckets (one
@@ -250,12 +255,14 @@ export class CatalogApi extends Construct {
       },
     });
 
-    this.routes = addRoutesFromTable(this.httpApi, CATALOG_API, { catalog: this.fn, favorites: this.favoritesFn });
+    // The catalog over MCP (`POST /api/mcp`) is the catalog function's too: its other verbs reach it through $default.
+    const table = { ...CATALOG_API, routes: [...CATALOG_API.routes, ...CATALOG_MCP_API.routes] };
+    this.routes = addRoutesFromTable(this.httpApi, table, { catalog: this.fn, favorites: this.favoritesFn });
     const catalogReason =
       'The catalog is public (spec 1). A bearer token only raises the rate limit and is verified in the function, where a bad or expired token falls back to the anonymous tier; an API Gateway authorizer would answer 401 instead.';
     const favoritesReason =
       "The favorites function verifies the bearer itself: Cognito JWTs with aws-jwt-verify and the OAuth front's opaque tokens against DynamoDB, which an API Gateway JWT authorizer cannot check; it answers 401 UNAUTHORIZED or 503 AUTH_UNAVAILABLE in the catalog envelope (spec 1).";
-    for (const def of CATALOG_API.routes) {
+    for (const def of table.routes) {
       const route = this.routes.routes.get(routeKey(def));
       if (route) acknowledge(route, 'AwsSolutions-APIG4', def.fn === 'favorites' ? favoritesReason : catalogReason);
     }

@@ -1,7 +1,7 @@
 import { ValidationError } from '../shared/http/query';
-import { createPipeline, lambdaEntry, operationsOf, type ApiPolicy, type Operation, type Problem } from '../shared/http/pipeline';
+import { createPipeline, lambdaEntry, operationsOf, type ApiPolicy, type Operation, type Pipeline, type Problem } from '../shared/http/pipeline';
 import { toResult } from '../shared/http/respond';
-import type { HttpResult } from '../shared/http/types';
+import type { HttpEvent, HttpResult } from '../shared/http/types';
 import { corsHeaders, preflightHeaders } from './cors';
 import type { CatalogDeps } from './deps';
 import { errorResult, internalError, rateHeaders } from './envelope';
@@ -9,6 +9,9 @@ import { CatalogError, invalidQuery } from './errors';
 import { CATALOG_ENDPOINTS } from './endpoints';
 import { ResponseCache } from './response-cache';
 import { CATALOG_API } from './routes';
+import { loadCatalogMcpConfig, type CatalogMcpConfig } from './mcp/config';
+import { CATALOG_MCP_PATH } from './mcp/routes';
+import { CATALOG_MCP_POLICY, handleCatalogMcpRequest, type CatalogMcpDeps } from './mcp/api';
 
 /**
  * The catalog API (spec 1): its route table (`routes.ts`), its endpoints (`endpoints/index.ts`) and
@@ -121,7 +124,42 @@ export const CATALOG_POLICY: ApiPolicy<CatalogDeps> = {
 
 export const handleCatalogRequest = createPipeline(CATALOG_POLICY);
 
+// ------------------------------------------------------------------------------------------------
+// The catalog over MCP (`/api/mcp`, lambdas/catalog/mcp) is served by this same function: the same
+// warm instances, search index (the S3 snapshot loaded once) and limiter, and no function, function
+// URL or CloudFront behaviour of its own. Its SDK part is loaded by its first request (mcp-endpoint.ts).
+
+const isMcp = (event: HttpEvent): boolean => event.rawPath === CATALOG_MCP_PATH;
+
+let mcpConfig: CatalogMcpConfig | undefined;
+
+/** The MCP endpoint's dependencies: the catalog function's own (a handful of references, taken per request as the deps are now). */
+function mcpDepsOf(deps: CatalogDeps): CatalogMcpDeps {
+  mcpConfig ??= loadCatalogMcpConfig();
+  return {
+    config: mcpConfig,
+    store: deps.store,
+    index: deps.index,
+    cursors: deps.cursors,
+    ...(deps.config.siteUrlTemplate !== undefined && { siteUrlTemplate: deps.config.siteUrlTemplate }),
+    limiter: deps.limiter,
+    tiers: deps.callers,
+    ...(deps.originSecret && { originSecret: deps.originSecret }),
+  };
+}
+
+/** The catalog function: `/api/mcp` to the MCP endpoint's pipeline, every other path to the JSON API's. */
+export const handleCatalogFunctionRequest: Pipeline<CatalogDeps> = (event, deps, requestId) =>
+  isMcp(event) ? handleCatalogMcpRequest(event, mcpDepsOf(deps), requestId) : handleCatalogRequest(event, deps, requestId);
+
+/** The function's policy around the pipelines: a request that cannot be served yet is worded by the endpoint it was for. */
+const CATALOG_FUNCTION_POLICY: ApiPolicy<CatalogDeps> = {
+  ...CATALOG_POLICY,
+  problem: (problem, event, operationId) => (isMcp(event) ? CATALOG_MCP_POLICY.problem(problem, event) : CATALOG_POLICY.problem(problem, event, operationId)),
+  headers: (event, deps) => (isMcp(event) ? CATALOG_MCP_POLICY.headers?.(event, undefined) : CATALOG_POLICY.headers?.(event, deps)) ?? {},
+};
+
 /** The Lambda entry. */
 export function createCatalogHandler(getDeps: () => Promise<CatalogDeps>) {
-  return lambdaEntry(CATALOG_POLICY, getDeps, handleCatalogRequest);
+  return lambdaEntry(CATALOG_FUNCTION_POLICY, getDeps, handleCatalogFunctionRequest);
 }

@@ -3,6 +3,7 @@
  * The stack is placed in eu-west-1 so the Lambda@Edge function takes the cross-region path
  * (its own us-east-1 stack); a second, us-east-1 app checks the in-region path against cdk-nag.
  */
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { App, Stack, Validations, type PolicyViolation } from 'aws-cdk-lib';
@@ -15,6 +16,7 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { IConstruct } from 'constructs';
 import { tableDefinitions } from '../../bin/local-stack/provision';
 import { CATALOG_API } from '../../lambdas/catalog/routes';
+import { CATALOG_MCP_API } from '../../lambdas/catalog/mcp/routes';
 import { crawlerTableDefinitions } from '../../lambdas/crawler/adapters/dynamo-crawl-state';
 import { memoryTableDefinitions } from '../../lambdas/memory/tables';
 import { MEMORY_API } from '../../lambdas/memory-api/routes';
@@ -76,13 +78,19 @@ beforeAll(() => {
 describe('HTTP API routes come from the route table', () => {
   it("declares every route of CATALOG_API plus $default, and nothing else (besides the OAuth front's, see oauth-front.test.ts)", () => {
     const keys = Object.values(s.template.findResources('AWS::ApiGatewayV2::Route')).map((r) => r.Properties.RouteKey as string);
-    const expected = [...CATALOG_API.routes.map(routeKey), '$default', ...OAUTH_FRONT_TABLE.routes.map(routeKey), ...OAUTH_PROXY_PATHS.map((p) => `ANY ${p}`)];
+    const expected = [
+      ...CATALOG_API.routes.map(routeKey),
+      ...CATALOG_MCP_API.routes.map(routeKey),
+      '$default',
+      ...OAUTH_FRONT_TABLE.routes.map(routeKey),
+      ...OAUTH_PROXY_PATHS.map((p) => `ANY ${p}`),
+    ];
     // And the memory REST API's (see memory-api.test.ts): its table and its /v1 catch-all.
     expected.push(...MEMORY_API.routes.map(routeKey), 'ANY /v1/{proxy+}', 'ANY /v1');
     // And the site's (see site.test.ts): its pages, and ANY on each page's path.
     expected.push(...SITE_API.routes.map(routeKey), ...SITE_ANY_PATHS.map((p) => `ANY ${p}`));
     expect(keys.sort()).toEqual([...expected].sort());
-    for (const route of CATALOG_API.routes) {
+    for (const route of [...CATALOG_API.routes, ...CATALOG_MCP_API.routes]) {
       s.template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: routeKey(route), AuthorizationType: 'NONE' });
     }
     s.template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: '$default' });
@@ -104,7 +112,9 @@ describe('HTTP API routes come from the route table', () => {
     const target = (id: string) => ({ 'Fn::Join': ['', ['integrations/', { Ref: id }]] });
     const byFn: Record<string, string> = { catalog: integrationOf(s.stack.api.fn), favorites: integrationOf(s.stack.api.favoritesFn) };
     const routes = Object.values(s.template.findResources('AWS::ApiGatewayV2::Route'));
-    for (const def of CATALOG_API.routes) {
+    // The catalog over MCP is the catalog function's: no function, integration or behaviour of its own.
+    expect(CATALOG_MCP_API.routes.map((r) => `${routeKey(r)} ${r.fn}`)).toEqual(['POST /api/mcp catalog']);
+    for (const def of [...CATALOG_API.routes, ...CATALOG_MCP_API.routes]) {
       const route = routes.find((r) => r.Properties.RouteKey === routeKey(def));
       expect(route?.Properties.Target).toEqual(target(byFn[def.fn]));
     }
@@ -118,6 +128,7 @@ describe('HTTP API routes come from the route table', () => {
     const permissions = Object.values(s.template.findResources('AWS::Lambda::Permission')).filter((p) => p.Properties.Principal === 'apigateway.amazonaws.com');
     expect(permissions).toHaveLength(
       CATALOG_API.routes.length +
+        CATALOG_MCP_API.routes.length +
         1 +
         OAUTH_FRONT_TABLE.routes.length +
         OAUTH_PROXY_PATHS.length +
@@ -610,6 +621,22 @@ describe('CloudFront', () => {
     });
   });
 
+  it('serves /api/mcp (the catalog over MCP) through the default behaviour to the HTTP API: every verb, no behaviour of its own', () => {
+    const [distribution] = Object.values(s.template.findResources('AWS::CloudFront::Distribution'));
+    const config = distribution.Properties.DistributionConfig;
+    const glob = (pattern: string) =>
+      new RegExp(
+        `^${pattern
+          .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+          .replace(/\*/g, '.*')
+          .replace(/\?/g, '.')}$`,
+      );
+    const matching = (config.CacheBehaviors as { PathPattern: string }[]).filter((b) => glob(b.PathPattern).test('/api/mcp'));
+    expect(matching).toEqual([]);
+    expect(config.DefaultCacheBehavior.AllowedMethods).toEqual(expect.arrayContaining(['POST', 'OPTIONS']));
+    expect(config.DefaultCacheBehavior.OriginRequestPolicyId).toBe(ALL_VIEWER_EXCEPT_HOST_HEADER);
+  });
+
   it('serves /api/icons/* from S3 through origin access control, cached for a year, with the origin-response edge function', () => {
     const [distribution] = Object.values(s.template.findResources('AWS::CloudFront::Distribution'));
     const config = distribution.Properties.DistributionConfig;
@@ -850,6 +877,23 @@ describe('the bundles CDK builds', () => {
       for (const marker of DEMO_MARKERS) expect({ id, carries: bundle.includes(marker) ? marker : undefined }).toEqual({ id, carries: undefined });
       expect({ id, bytes: Buffer.byteLength(bundle) < 1024 * 1024 }).toEqual({ id, bytes: true });
     }
+  });
+
+  it("put the catalog over MCP's SDK part in mcp-endpoint.js beside the catalog function, out of its index.js, and it loads", () => {
+    const outdir = s.app.synth().directory;
+    const key = (resources[logicalId(s.stack.api.fn)].Properties as { Code: { S3Key: string } }).Code.S3Key.replace(/\.zip$/, '');
+    const dir = path.join(outdir, `asset.${key}`);
+    const index = readFileSync(path.join(dir, 'index.js'), 'utf8');
+    const chunk = readFileSync(path.join(dir, 'mcp-endpoint.js'), 'utf8');
+    // Strings of the SDK's transport and of the tools: in the chunk only; index.js names the chunk.
+    for (const marker of ['Mcp-Session-Id header is required', 'install_server']) {
+      expect({ marker, inChunk: chunk.includes(marker), inIndex: index.includes(marker) }).toEqual({ marker, inChunk: true, inIndex: false });
+    }
+    expect(index.includes('mcp-endpoint')).toBe(true);
+    // It loads in a fresh process, as the first /api/mcp request's require does (the AWS SDK from node_modules, as the runtime provides it).
+    const probe = `const m = require(${JSON.stringify(path.join(dir, 'mcp-endpoint.js'))}); console.log(typeof m.serveCatalogMcp, typeof m.unsupportedProtocolVersion)`;
+    const loaded = spawnSync(process.execPath, ['-e', probe], { encoding: 'utf8', env: { ...process.env, NODE_PATH: path.join(ROOT, 'node_modules') } });
+    expect(loaded.stdout.trim()).toBe('function function');
   });
 
   it('put the X-Ray SDK in an xray.js beside each traced function, out of index.js, loaded by the computed require of tracing.ts', () => {

@@ -43,6 +43,13 @@ const cases: Array<[string, (e: HttpEvent, c: LambdaContext) => Promise<HttpResu
     (b) => expect(b).toMatchObject({ error: 'temporarily_unavailable' }),
   ],
   ['MCP', createMcpHandler(failing), event('POST', '/mcp'), (b) => expect(b).toMatchObject({ error: { data: { code: 'unavailable' } } })],
+  // The catalog function words it for the endpoint the request was for: the catalog over MCP in the JSON-RPC shape.
+  [
+    'catalog MCP',
+    createCatalogHandler(failing),
+    event('POST', '/api/mcp'),
+    (b) => expect(b).toMatchObject({ jsonrpc: '2.0', error: { code: -32000, data: { code: 'unavailable' } }, id: null }),
+  ],
 ];
 
 it.each(cases)('%s answers 503 with Retry-After in its own envelope while it cannot start', async (_name, handler, e, envelope) => {

@@ -20,6 +20,11 @@ export interface ToolSpec<I extends ZodType, O extends ZodType, Ctx> {
   input: I;
   output: O;
   run(args: output<I>, ctx: Ctx): Promise<input<O>>;
+  /**
+   * The result as the text content, for a reader (default: the structured content as JSON). The
+   * catalog's tools answer prose an agent can quote; the memory tools the JSON.
+   */
+  text?(result: input<O>): string;
 }
 
 export interface McpTool<Ctx> {
@@ -93,7 +98,7 @@ function describeIssues(tool: string, input: ZodType, issues: readonly core.$Zod
 export function toolDefiner<Ctx, Extra extends object = Record<never, never>>(policy: ToolPolicy<Ctx, Extra>) {
   return function defineTool<I extends ZodType, O extends ZodType>(spec: ToolSpec<I, O, Ctx> & Extra): McpTool<Ctx> & Extra {
     let definition: Tool | undefined;
-    const { name, title, description, annotations, icons, input, output, run, ...extra } = spec;
+    const { name, title, description, annotations, icons, input, output, run, text, ...extra } = spec;
     return {
       ...(extra as unknown as Extra),
       name,
@@ -118,7 +123,8 @@ export function toolDefiner<Ctx, Extra extends object = Record<never, never>>(po
           if (!parsed.success) throw new ToolError('invalid_argument', describeIssues(name, input, parsed.error.issues, rawArgs));
           // `around` may run the call with a context of its own (the memory tools' claimed key).
           const once = async (c: Ctx) => (await run(parsed.data, c)) as Record<string, unknown>;
-          return toolResult(await (policy.around ? policy.around(name, parsed.data, ctx, once) : once(ctx)));
+          const result = await (policy.around ? policy.around(name, parsed.data, ctx, once) : once(ctx));
+          return toolResult(result, text?.(result as input<O>));
         } catch (err) {
           const known = err instanceof ToolError ? err : policy.toolError(err);
           if (known) return toolErrorResult(known);

@@ -26,9 +26,12 @@ export function errorOutput(codes: readonly [ToolErrorCode, ...ToolErrorCode[]])
   return object({ error: object({ code: zEnum(codes), message: string() }) });
 }
 
-/** A successful call: the structured content, and the same JSON as text (protocol versions before 2025-06-18 read only `content`). */
-export function toolResult(structured: Record<string, unknown>): CallToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
+/**
+ * A successful call: the structured content, and as text the same JSON (protocol versions before
+ * 2025-06-18 read only `content`) or, when the tool renders one, its readable text.
+ */
+export function toolResult(structured: Record<string, unknown>, text = JSON.stringify(structured)): CallToolResult {
+  return { content: [{ type: 'text', text }], structuredContent: structured };
 }
 
 export function toolErrorResult(err: ToolError): CallToolResult {
