@@ -50,6 +50,9 @@ async function main(): Promise<void> {
     originSecret: string;
     /** `false`: one table call per new caller (RATE_BATCH_TAKES=0), to show what batching the takes saves. */
     batch?: boolean;
+    /** Response cache bounds other than the defaults (entries, MB). */
+    cacheEntries?: number;
+    cacheMb?: number;
   };
   const base = localCatalogConfig(dataDir(env.tmp), env.dynamo, env.s3);
   const config = {
@@ -63,6 +66,8 @@ async function main(): Promise<void> {
     originVerifySecret: env.originSecret,
     ...(!env.cache && { responseCacheEntries: 0 }),
     ...(env.batch === false && { rateBatchTakes: false }),
+    ...(env.cacheEntries !== undefined && { responseCacheEntries: env.cacheEntries }),
+    ...(env.cacheMb !== undefined && { responseCacheMb: env.cacheMb }),
   };
   const index = embeddedSearchIndex({});
   await index.replaceAll(generateCatalog(env.count).map(toSearchDocument));
