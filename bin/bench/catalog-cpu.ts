@@ -1,7 +1,7 @@
 import { embeddedSearchIndex } from '../../lambdas/catalog-core';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -192,9 +192,10 @@ export async function runCatalogCpuBench(log: (m: string) => void): Promise<Benc
     };
     for (const k of ['cached', 'uncached'] as const) {
       mkdirSync(profiles[k].dir);
-      const s = await startServer(stack({ cache: k === 'cached' }), ['--cpu-prof', '--cpu-prof-dir', profiles[k].dir, '--cpu-prof-interval', '200']);
+      const s = await startServer(stack({ cache: k === 'cached', profile: join(profiles[k].dir, 'load.cpuprofile') }));
       servers.push(s);
       await drive(s, urls, urls.length);
+      s.child.kill('SIGUSR2');
       profiles[k].cpu = (await drive(s, urls)).cpu;
       await stop(s);
       servers.splice(servers.indexOf(s), 1);
@@ -225,8 +226,10 @@ export async function runCatalogCpuBench(log: (m: string) => void): Promise<Benc
     const index = embeddedSearchIndex({});
     const catalog = generateCatalog(COUNT);
     await index.replaceAll(catalog.map(toSearchDocument));
-    rows.push(...(await comboCpuRows(await createCatalogDeps({ ...config, responseCacheEntries: 0 }, index), catalog, log)));
-    rows.push(...(await cacheSizingRows(await createCatalogDeps(config, index), urls, bodies)));
+    // Limits raised, as in the load: one known caller asks every query.
+    const raised = { ...config, anonymous: { rate: 1_000_000, burst: 1_000_000 } };
+    rows.push(...(await comboCpuRows(await createCatalogDeps({ ...raised, responseCacheEntries: 0 }, index), catalog, log)));
+    rows.push(...(await cacheSizingRows(await createCatalogDeps(raised, index), urls, bodies)));
 
     return {
       title: 'Catalog server CPU per request (10,000 synthetic servers, the 1,200-URL list mix)',
@@ -234,7 +237,7 @@ export async function runCatalogCpuBench(log: (m: string) => void): Promise<Benc
         `- Data: \`generateCatalog(${COUNT})\` (deterministic) in the embedded index; rate-limit buckets in DynamoDB Local. Limits raised so that nothing is refused; every caller's first request still takes its lease from the table.`,
         `- Load: ${urls.length} distinct list URLs (every sort, unfiltered and by each category, pages 1-14; \`catalogListMix\`), cycled in order, from ${ADDRESSES} client addresses in turn (as CloudFront sends them: \`x-viewer-address\` with the origin secret) on ${CONNECTIONS} kept-alive autocannon connections (${CONNECTIONS} in flight), ${SECONDS} s per run, after one warm pass over every URL. The same client drives three servers, each its own process, started together: the local stack's HTTP server with the response cache at its defaults, the same without it, and a bare \`node:http\` server answering each URL with the status, headers and body the stack answered (recorded beforehand). ${ROUNDS} interleaved rounds; each figure is the median of its rounds, so the shared machine's drift hits all three alike.`,
         '- Server CPU per request: the server process\'s user + system time from `/proc/<pid>/stat` over the run, divided by the requests answered. Ratio rows divide the stack\'s figure by the bare server\'s from the same rounds.',
-        '- Stages: the same load on a separate server of each kind started with `--cpu-prof` (200 µs sampling; not the figures above, since the profiler costs CPU); each sample goes to the stage of the innermost frame of its stack that belongs to one (`cpu-profile.ts`: its module decides), idle samples left out, and a stage\'s ms per request is its share of the samples times that run\'s CPU per request.',
+        '- Stages: the same load on a separate server of each kind with V8\'s sampling profiler (what `--cpu-prof` runs, 200 µs interval) on from after the warm pass to the end of the measured run (start-up left out; not the figures above, since the profiler costs CPU); each sample goes to the stage of the innermost frame of its stack that belongs to one (`cpu-profile.ts`: its module decides), idle samples left out, and a stage\'s ms per request is its share of the samples times that run\'s CPU per request.',
         `- New caller: ${fresh.length} pairs of sequential requests (kept-alive fetch, wall time at the client) to the cached stack, each a new address's first request then the known address's, ${'10 ms'} apart so a take started in the background has settled before the next request.`,
         '- Never-seen combination and cache sizing: in-process, see their rows.',
       ].join('\n'),
@@ -245,11 +248,4 @@ export async function runCatalogCpuBench(log: (m: string) => void): Promise<Benc
     await Promise.all([ddb.stop(), s3.stop()]);
     rmSync(tmp, { recursive: true, force: true });
   }
-}
-
-/** The profile files a `--cpu-prof-dir` holds. */
-export function profilesIn(dir: string): string[] {
-  return readdirSync(dir)
-    .filter((f) => f.endsWith('.cpuprofile'))
-    .map((f) => join(dir, f));
 }

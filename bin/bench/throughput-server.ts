@@ -1,6 +1,7 @@
 import { embeddedSearchIndex } from '../../lambdas/catalog-core';
 import './env';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { createServer } from 'node:http';
 import { createCatalogHandler } from '../../lambdas/catalog/api';
 import { CATALOG_API } from '../../lambdas/catalog/routes';
@@ -53,6 +54,8 @@ async function main(): Promise<void> {
     /** Response cache bounds other than the defaults (entries, MB). */
     cacheEntries?: number;
     cacheMb?: number;
+    /** Where to write a CPU profile of the span between SIGUSR2 (after start-up and warm-up) and SIGINT. */
+    profile?: string;
   };
   const base = localCatalogConfig(dataDir(env.tmp), env.dynamo, env.s3);
   const config = {
@@ -85,7 +88,37 @@ async function main(): Promise<void> {
     }),
     0,
   );
+  if (env.profile !== undefined) profileOnSignal(env.profile);
   process.stdout.write(`${JSON.stringify({ port: running.port })}\n`);
+}
+
+/**
+ * The V8 sampling profiler (what `--cpu-prof` runs) from SIGUSR2 to SIGINT, written as a
+ * `.cpuprofile`: unlike `--cpu-prof` it leaves out start-up (generating and indexing the catalog)
+ * and the warm pass, so the profile is the measured load alone.
+ */
+function profileOnSignal(file: string): void {
+  const session = new Session();
+  session.connect();
+  let started: Promise<void> | undefined;
+  process.on('SIGUSR2', () => {
+    started ??= (async () => {
+      await session.post('Profiler.enable');
+      await session.post('Profiler.setSamplingInterval', { interval: 200 });
+      await session.post('Profiler.start');
+    })();
+  });
+  process.removeAllListeners('SIGINT');
+  process.on('SIGINT', () => {
+    void (async () => {
+      if (started) {
+        await started;
+        const { profile } = await session.post('Profiler.stop');
+        writeFileSync(file, JSON.stringify(profile));
+      }
+      process.exit(0);
+    })();
+  });
 }
 
 process.on('SIGINT', () => process.exit(0));
