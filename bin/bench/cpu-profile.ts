@@ -32,8 +32,9 @@ const STAGES: Array<[string, (url: string, fn: string) => boolean]> = [
   ['query (the search index)', (u) => /catalog-core\/|first-in-order/.test(u)],
   ['serialisation (views, envelope, JSON)', (u) => /catalog\/views|catalog\/envelope|http\/respond|catalog\/endpoints\//.test(u)],
   ['pipeline and Lambda entry (middy, orchestration)', (u) => /http\/pipeline|@middy|catalog\/api\.ts|shared\/concurrency/.test(u)],
-  ['HTTP adapter (event in, bytes out: API Gateway\'s part)', (u) => /local-stack\/server/.test(u)],
-  ['node:http, sockets, timers', (u) => /^node:/.test(u)],
+  ["HTTP adapter (event in, bytes out: API Gateway's part)", (u) => /local-stack\/server/.test(u)],
+  // Node's own HTTP and socket code (what the bare server runs too); other node: modules (crypto, url) count for their caller.
+  ['node:http, sockets, timers', (u) => /^node:(_http|net|stream|events|timers|internal\/(stream|streams|timers|process\/task_queues|http))/.test(u)],
   ['garbage collection', (_u, fn) => fn === '(garbage collector)'],
 ];
 

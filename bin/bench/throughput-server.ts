@@ -18,7 +18,7 @@ import { createLocalServer, listen } from '../local-stack/server';
  */
 
 async function main(): Promise<void> {
-  const [mode, arg] = process.argv.slice(2);
+  const [mode, arg, bareProfile] = process.argv.slice(2);
   if (mode === 'bare') {
     // The stack's own answers, recorded once per URL of the query mix: status, headers and body.
     const recorded = JSON.parse(readFileSync(arg, 'utf8')) as Record<string, { status: number; headers: Record<string, string>; body: string }>;
@@ -32,6 +32,7 @@ async function main(): Promise<void> {
       res.writeHead(a.status, a.headers);
       res.end(a.bytes);
     });
+    if (bareProfile !== undefined) profileOnSignal(bareProfile);
     server.listen(0, '127.0.0.1', () => {
       const addr = server.address();
       process.stdout.write(`${JSON.stringify({ port: typeof addr === 'object' && addr ? addr.port : 0 })}\n`);

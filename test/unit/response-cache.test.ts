@@ -79,7 +79,7 @@ describe('ResponseCache', () => {
     expect(c.size.bytes - 2 * latin1).toBeGreaterThanOrEqual(20_000);
   });
 
-  it("holds 1,200 list pages of 17 KB in 32 MB (at two bytes a character it held 960, and a round over 1,200 missed every time)", () => {
+  it('holds 1,200 list pages of 17 KB in 32 MB (at two bytes a character it held 960, and a round over 1,200 missed every time)', () => {
     const c = new ResponseCache(50_000, 32 * 2 ** 20);
     const round = () => {
       let hits = 0;
