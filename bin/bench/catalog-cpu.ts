@@ -14,6 +14,7 @@ import { dataDir } from '../local-stack/data-dir';
 import { catalogListMix, clientAddresses } from './catalog-mix';
 import { cacheSizingRows, comboCpuRows, newCallerRows } from './catalog-cpu-inproc';
 import { stageRows } from './cpu-profile';
+import { costRows } from './request-cost';
 import { ms, summarize, verdict, type BenchSection } from './stats';
 
 /**
@@ -249,6 +250,12 @@ export async function runCatalogCpuBench(log: (m: string) => void): Promise<Benc
     );
     rows.push(...(await comboCpuRows(await createCatalogDeps({ ...raised, responseCacheEntries: 0 }, index), log)));
     rows.push(...(await cacheSizingRows(cachedDeps, urls, bodies)));
+    rows.push(
+      ...(await costRows([
+        { label: 'cache on', cpuMs: cpu('cached') },
+        { label: 'cache off', cpuMs: cpu('uncached') },
+      ])),
+    );
 
     return {
       title: 'Catalog server CPU per request (10,000 synthetic servers, the 1,200-URL list mix)',
@@ -258,7 +265,8 @@ export async function runCatalogCpuBench(log: (m: string) => void): Promise<Benc
         "- Server CPU per request: the server process's user + system time from `/proc/<pid>/stat` over the run, divided by the requests answered. Ratio rows divide the stack's figure by the bare server's from the same rounds.",
         "- Stages: the same load on a separate server of each kind with V8's sampling profiler (what `--cpu-prof` runs, 200 µs interval) on from after the warm pass to the end of the measured run (start-up left out; not the figures above, since the profiler costs CPU); each sample goes to the stage of the innermost frame of its stack that belongs to one (`cpu-profile.ts`: its module decides), idle samples left out, and a stage's ms per request is its share of the samples times that run's CPU per request.",
         `- New caller: ${fresh.length} pairs of sequential requests (kept-alive fetch, wall time at the client) to the cached stack, each a new address's first request then the known address's, ${'10 ms'} apart so a take started in the background has settled before the next request.`,
-        '- Never-seen combination and cache sizing: in-process, see their rows.',
+        '- Never-seen combination, new caller on the request path, cache sizing: in-process, over the same catalog, as their rows say.',
+        `- Cost: \`request-cost.ts\` with the prices of \`bin/idle-cost.ts\` (us-east-1 list prices, entered by hand): Lambda arm64 per GB-second at the configured memory, the duration the measured server CPU takes at that memory's share of a vCPU (one at 1,769 MB) rounded up to the millisecond as Lambda bills it, plus the per-invocation charge. The server CPU includes the local HTTP server's own work (API Gateway's and the Lambda runtime's part in AWS), so it overstates the function's; at these figures the 1 ms minimum decides the bill either way.`,
       ].join('\n'),
       rows,
     };

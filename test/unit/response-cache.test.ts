@@ -1,4 +1,5 @@
 import { ResponseCache } from '../../lambdas/catalog/response-cache';
+import { loadCatalogConfig } from '../../lambdas/catalog/config';
 import { ENCODED_BODY, type HttpResult } from '../../lambdas/shared/http/types';
 
 const page = (chars: number, tag = 'x'): HttpResult => ({ statusCode: 200, headers: { 'content-type': 'application/json' }, body: tag.repeat(chars) });
@@ -109,5 +110,24 @@ describe('ResponseCache', () => {
     expect(c.size.bytes).toBe(c.size.entries * (before / 8 + 10_000));
     expect(c.size.bytes).toBeLessThanOrEqual(cap);
     expect(c.size.entries).toBeLessThan(8);
+  });
+});
+
+describe('response cache sizing', () => {
+  const load = (env: Record<string, string>) => {
+    const saved = { ...process.env };
+    Object.assign(process.env, env);
+    try {
+      return loadCatalogConfig();
+    } finally {
+      for (const k of Object.keys(env)) if (saved[k] === undefined) delete process.env[k];
+    }
+  };
+
+  it("takes a quarter of the function's memory by default, and the variables when set", () => {
+    expect(load({}).responseCacheMb).toBe(process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE ? Number(process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE) / 4 : 256);
+    expect(load({ AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '2048' }).responseCacheMb).toBe(512);
+    expect(load({ AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '2048', RESPONSE_CACHE_MB: '40' }).responseCacheMb).toBe(40);
+    expect(load({}).responseCacheEntries).toBe(50_000);
   });
 });
