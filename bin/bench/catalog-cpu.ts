@@ -1,10 +1,9 @@
 import { embeddedSearchIndex } from '../../lambdas/catalog-core';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
 import { createCatalogDeps } from '../../lambdas/catalog/wiring';
 import { generateCatalog, toSearchDocument } from '../local-stack/synthetic';
@@ -12,6 +11,7 @@ import { startDynamoLocal, startS3Server } from '../local-stack/backends';
 import { localCatalogConfig, provision } from '../local-stack/catalog-env';
 import { dataDir } from '../local-stack/data-dir';
 import { catalogListMix, clientAddresses } from './catalog-mix';
+import { cpuMs, startServer } from './catalog';
 import { cacheSizingRows, comboCpuRows, newCallerRows } from './catalog-cpu-inproc';
 import { stageRows } from './cpu-profile';
 import { costRows } from './request-cost';
@@ -31,24 +31,10 @@ const SECONDS = 5;
 const CONNECTIONS = 16;
 const ADDRESSES = 64;
 const ORIGIN_SECRET = 'bench-origin-secret';
-const ROOT = join(__dirname, '..', '..');
 
 interface Server {
   child: ChildProcess;
   port: number;
-}
-
-export function startServer(args: string[], nodeArgs: string[] = []): Promise<Server> {
-  return new Promise((resolve, reject) => {
-    // node itself (not the tsx wrapper), so the child's CPU time is the server's alone.
-    const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(__dirname, 'throughput-server.ts'), ...args], {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    const rl = createInterface({ input: child.stdout as NodeJS.ReadableStream });
-    rl.once('line', (line) => resolve({ child, port: (JSON.parse(line) as { port: number }).port }));
-    child.once('exit', (code) => reject(new Error(`throughput server exited with ${code}`)));
-  });
 }
 
 /** Ends a server with SIGINT (its handler exits normally, so a `--cpu-prof` profile is written) and waits for it. */
@@ -59,12 +45,6 @@ export function stop(s: Server): Promise<void> {
     s.child.once('exit', () => resolve());
     s.child.kill('SIGINT');
   });
-}
-
-/** CPU time (user + system, ms) a process has used so far, from /proc (Linux; 10 ms ticks). */
-export function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 interface Run {
