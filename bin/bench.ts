@@ -3,7 +3,9 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { runCatalogBench } from './bench/catalog';
+import { runCatalogCpuBench } from './bench/catalog-cpu';
 import { runCatalogScale } from './bench/catalog-scale';
+import { runCatalog100kMixBench } from './bench/catalog-100k-mix';
 import { runCrawlerBench } from './bench/crawler';
 import { runCrawlerDeployedBench } from './bench/crawler-deployed';
 import { runMemoryBench } from './bench/memory';
@@ -21,8 +23,10 @@ import type { BenchSection } from './bench/stats';
 
 const SECTIONS: Array<{ name: string; run: (log: (m: string) => void) => Promise<BenchSection> }> = [
   { name: 'catalog', run: runCatalogBench },
+  { name: 'catalog-cpu', run: runCatalogCpuBench },
   { name: 'catalog-10k', run: runCatalogScale(10_000) },
   { name: 'catalog-100k', run: runCatalogScale(100_000) },
+  { name: 'catalog-100k-mix', run: runCatalog100kMixBench },
   { name: 'crawler', run: runCrawlerBench },
   { name: 'crawler-30k', run: runCrawlerDeployedBench },
   { name: 'memory', run: runMemoryBench },

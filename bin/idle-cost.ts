@@ -49,6 +49,10 @@ export const PRICES = {
   readMillion: 0.125,
   /** Lambda arm64, per GB-second; Step Functions Standard, per 1,000 state transitions. */
   lambdaArmGbSecond: 0.0000133334,
+  /** Per million requests (the per-request cost in BENCHMARKS.md): Lambda invocations, API Gateway HTTP APIs (first 300 million), CloudFront HTTPS (North America and Europe). */
+  lambdaRequestMillion: 0.2,
+  httpApiMillion: 1.0,
+  cloudFrontHttpsMillion: 1.0,
   stateTransitionThousand: 0.025,
 } as const;
 

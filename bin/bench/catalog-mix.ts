@@ -80,6 +80,25 @@ export function catalogQueryMix(servers: readonly SyntheticServer[], o: { length
   return { urls, sequence, kinds: Object.fromEntries(Object.entries(kinds).map(([k, v]) => [k, new Set(v).size])) };
 }
 
+/**
+ * The list pages readers browse: every sort, unfiltered and by each category, pages 1 to 14, in a
+ * deterministic shuffle, the first `count` (1,200: the issue's "page/sort/category" mix). The
+ * server CPU benchmark (`catalog-cpu.ts`) cycles over them, so each URL is asked as often as the next.
+ */
+export function catalogListMix(count = 1200, seed = 11): string[] {
+  const rnd = mulberry32(seed);
+  const urls: string[] = [];
+  for (const sort of SORTS)
+    for (const category of [undefined, ...CATEGORIES])
+      for (let page = 1; page <= 14; page++)
+        urls.push(`/api/mcps?${category === undefined ? '' : `category=${encodeURIComponent(category)}&`}sort=${sort}&page=${page}`);
+  for (let i = urls.length - 1; i > 0; i--) {
+    const j = Math.floor(rnd() * (i + 1));
+    [urls[i], urls[j]] = [urls[j], urls[i]];
+  }
+  return urls.slice(0, count);
+}
+
 /** `count` distinct client addresses (198.18.0.0/15, the benchmarking range of RFC 2544). */
 export function clientAddresses(count: number): string[] {
   return Array.from({ length: count }, (_, i) => `198.${18 + (i >> 16)}.${(i >> 8) & 255}.${i & 255}`);

@@ -61,7 +61,7 @@ export function event(path: string, query: string, ip: string): HttpEvent {
   };
 }
 
-function startServer(args: string[]): Promise<{ child: ChildProcess; port: number }> {
+export function startServer(args: string[]): Promise<{ child: ChildProcess; port: number }> {
   return new Promise((resolve, reject) => {
     // node itself (not the tsx wrapper, which would be a process in between), so the child's CPU time is the server's.
     const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'throughput-server.ts'), ...args], {
@@ -75,7 +75,7 @@ function startServer(args: string[]): Promise<{ child: ChildProcess; port: numbe
 }
 
 /** CPU time (user + system, ms) a process has used so far, from /proc (Linux). */
-function cpuMs(pid: number): number {
+export function cpuMs(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   // utime and stime, fields 14 and 15 of stat(5), in clock ticks (100 per second on Linux).
   return (Number(fields[11]) + Number(fields[12])) * 10;

@@ -1,6 +1,7 @@
 import { embeddedSearchIndex } from '../../lambdas/catalog-core';
 import './env';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { createServer } from 'node:http';
 import { createCatalogHandler } from '../../lambdas/catalog/api';
 import { CATALOG_API } from '../../lambdas/catalog/routes';
@@ -17,7 +18,7 @@ import { createLocalServer, listen } from '../local-stack/server';
  */
 
 async function main(): Promise<void> {
-  const [mode, arg] = process.argv.slice(2);
+  const [mode, arg, bareProfile] = process.argv.slice(2);
   if (mode === 'bare') {
     // The stack's own answers, recorded once per URL of the query mix: status, headers and body.
     const recorded = JSON.parse(readFileSync(arg, 'utf8')) as Record<string, { status: number; headers: Record<string, string>; body: string }>;
@@ -31,6 +32,7 @@ async function main(): Promise<void> {
       res.writeHead(a.status, a.headers);
       res.end(a.bytes);
     });
+    if (bareProfile !== undefined) profileOnSignal(bareProfile);
     server.listen(0, '127.0.0.1', () => {
       const addr = server.address();
       process.stdout.write(`${JSON.stringify({ port: typeof addr === 'object' && addr ? addr.port : 0 })}\n`);
@@ -50,6 +52,11 @@ async function main(): Promise<void> {
     originSecret: string;
     /** `false`: one table call per new caller (RATE_BATCH_TAKES=0), to show what batching the takes saves. */
     batch?: boolean;
+    /** Response cache bounds other than the defaults (entries, MB). */
+    cacheEntries?: number;
+    cacheMb?: number;
+    /** Where to write a CPU profile of the span between SIGUSR2 (after start-up and warm-up) and SIGINT. */
+    profile?: string;
   };
   const base = localCatalogConfig(dataDir(env.tmp), env.dynamo, env.s3);
   const config = {
@@ -63,6 +70,8 @@ async function main(): Promise<void> {
     originVerifySecret: env.originSecret,
     ...(!env.cache && { responseCacheEntries: 0 }),
     ...(env.batch === false && { rateBatchTakes: false }),
+    ...(env.cacheEntries !== undefined && { responseCacheEntries: env.cacheEntries }),
+    ...(env.cacheMb !== undefined && { responseCacheMb: env.cacheMb }),
   };
   const index = embeddedSearchIndex({});
   await index.replaceAll(generateCatalog(env.count).map(toSearchDocument));
@@ -80,7 +89,37 @@ async function main(): Promise<void> {
     }),
     0,
   );
+  if (env.profile !== undefined) profileOnSignal(env.profile);
   process.stdout.write(`${JSON.stringify({ port: running.port })}\n`);
+}
+
+/**
+ * The V8 sampling profiler (what `--cpu-prof` runs) from SIGUSR2 to SIGINT, written as a
+ * `.cpuprofile`: unlike `--cpu-prof` it leaves out start-up (generating and indexing the catalog)
+ * and the warm pass, so the profile is the measured load alone.
+ */
+function profileOnSignal(file: string): void {
+  const session = new Session();
+  session.connect();
+  let started: Promise<void> | undefined;
+  process.on('SIGUSR2', () => {
+    started ??= (async () => {
+      await session.post('Profiler.enable');
+      await session.post('Profiler.setSamplingInterval', { interval: 200 });
+      await session.post('Profiler.start');
+    })();
+  });
+  process.removeAllListeners('SIGINT');
+  process.on('SIGINT', () => {
+    void (async () => {
+      if (started) {
+        await started;
+        const { profile } = await session.post('Profiler.stop');
+        writeFileSync(file, JSON.stringify(profile));
+      }
+      process.exit(0);
+    })();
+  });
 }
 
 process.on('SIGINT', () => process.exit(0));

@@ -76,12 +76,14 @@ export function createLocalServer(opts: LocalServerOptions): Server {
         return;
       }
       // A request without a body (GET, HEAD, DELETE) declares neither length nor chunking.
-      const hasBody = req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
+      // From the raw pairs, as the event needs them: `req.headers` would build node's own copy as well.
+      const headers = eventHeaders(req);
+      const hasBody = headers['content-length'] !== undefined || headers['transfer-encoding'] !== undefined;
       const body = hasBody ? await readBody(req, maxBody) : EMPTY;
       if (body === 'too-large') {
         // In the API's own envelope; API Gateway's bare `{"message":"Request Entity Too Large"}` otherwise.
         const problem = { kind: 'too_large', maxBytes: maxBody } as const;
-        const result = api.problem?.(problem, toEvent(req, method, rawPath, rawQueryString, EMPTY, '$default', undefined)) ?? {
+        const result = api.problem?.(problem, toEvent(req, headers, method, rawPath, rawQueryString, EMPTY, '$default', undefined)) ?? {
           statusCode: 413,
           headers: { 'content-type': 'application/json; charset=utf-8' },
           body: JSON.stringify({ message: 'Request Entity Too Large' }),
@@ -91,7 +93,7 @@ export function createLocalServer(opts: LocalServerOptions): Server {
         return;
       }
       const { match } = api.matcher.match(method, rawPath);
-      const event = toEvent(req, method, rawPath, rawQueryString, body, match ? routeKey(match.route) : '$default', match?.pathParameters);
+      const event = toEvent(req, headers, method, rawPath, rawQueryString, body, match ? routeKey(match.route) : '$default', match?.pathParameters);
       const fn = api.functions[match ? match.route.fn : api.table.catchAllFn];
       const result = await fn(event, lambdaContext(event.requestContext.requestId));
       await writeResult(res, result);
@@ -119,8 +121,19 @@ function readBody(req: IncomingMessage, max: number): Promise<Buffer | 'too-larg
   });
 }
 
+/** The request's headers as API Gateway hands them over: lower-cased names, repeats joined with commas. */
+function eventHeaders(req: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    const k = req.rawHeaders[i].toLowerCase();
+    headers[k] = headers[k] === undefined ? req.rawHeaders[i + 1] : `${headers[k]},${req.rawHeaders[i + 1]}`;
+  }
+  return headers;
+}
+
 function toEvent(
   req: IncomingMessage,
+  headers: Record<string, string>,
   method: string,
   rawPath: string,
   rawQueryString: string,
@@ -128,12 +141,6 @@ function toEvent(
   key: string,
   pathParameters: Record<string, string> | undefined,
 ): HttpEvent {
-  const headers: Record<string, string> = {};
-  for (let i = 0; i < req.rawHeaders.length; i += 2) {
-    const k = req.rawHeaders[i].toLowerCase();
-    // API Gateway joins repeated headers with commas.
-    headers[k] = headers[k] === undefined ? req.rawHeaders[i + 1] : `${headers[k]},${req.rawHeaders[i + 1]}`;
-  }
   // API Gateway's parsed form; the APIs read `rawQueryString`, so it is built only if something asks.
   let queryStringParameters: Record<string, string> | undefined | null = null;
   const parsedQuery = (): Record<string, string> | undefined => {

@@ -35,7 +35,8 @@ const INDEX_READS = new Set([
 ]);
 const caches = new WeakMap<CatalogDeps, ResponseCache | null>();
 
-function responseCache(deps: CatalogDeps): ResponseCache | null {
+/** The response cache of these dependencies (`null` when configured off). */
+export function responseCacheOf(deps: CatalogDeps): ResponseCache | null {
   let cache = caches.get(deps);
   if (cache === undefined) {
     cache = deps.config.responseCacheEntries > 0 ? new ResponseCache(deps.config.responseCacheEntries, deps.config.responseCacheMb * 1024 * 1024) : null;
@@ -48,7 +49,7 @@ function responseCache(deps: CatalogDeps): ResponseCache | null {
 function cachedRead(op: Operation<CatalogDeps>, id: string): Operation<CatalogDeps> {
   return async (ctx) => {
     const { deps, event } = ctx;
-    const cache = deps.index.generation ? responseCache(deps) : null;
+    const cache = deps.index.generation ? responseCacheOf(deps) : null;
     const generation = cache && deps.index.generation ? await deps.index.generation() : undefined;
     const key = `${id}?${event.rawQueryString ?? ''}`;
     const cached = cache && generation && cache.get(key, generation);

@@ -29,7 +29,11 @@ export interface CatalogConfig extends CatalogStoreConfig {
   rateBatchTakes: boolean;
   /** Whole responses kept per instance for index-backed reads (0 disables; see response-cache.ts). */
   responseCacheEntries: number;
-  /** And the most they may hold, in MB. */
+  /**
+   * And the most they may hold, in MB: by default a quarter of the function's memory (Lambda's
+   * `AWS_LAMBDA_FUNCTION_MEMORY_SIZE`; 1024, the catalog function's size, where there is none), as
+   * the memory APIs size their caches. 256 MB holds about 15,000 list pages of 17 KB.
+   */
   responseCacheMb: number;
   /** Cursor keys: a JSON file locally, a Secrets Manager secret in AWS. */
   cursorKeysFile?: string;
@@ -48,8 +52,10 @@ export function loadCatalogConfig(): CatalogConfig {
     authenticated: { rate: envNumber(env, 'RATE_USER_RPS', 100, { positive: true }), burst: envNumber(env, 'RATE_USER_BURST', 200, { positive: true }) },
     rateLimiter: loadLeasingOptions(env),
     rateBatchTakes: envBool(env, 'RATE_BATCH_TAKES', true),
-    responseCacheEntries: envCount(env, 'RESPONSE_CACHE_ENTRIES', 4096),
-    responseCacheMb: envNumber(env, 'RESPONSE_CACHE_MB', 32, { positive: true }),
+    responseCacheEntries: envCount(env, 'RESPONSE_CACHE_ENTRIES', 50_000),
+    responseCacheMb: envNumber(env, 'RESPONSE_CACHE_MB', Math.floor(envNumber(env, 'AWS_LAMBDA_FUNCTION_MEMORY_SIZE', 1024, { positive: true }) / 4), {
+      positive: true,
+    }),
     cursorKeysFile: envString(env, 'CURSOR_KEYS_FILE'),
     cursorSecretArn: envString(env, 'CURSOR_SECRET_ARN'),
     originVerifySecret: envString(env, 'ORIGIN_VERIFY_SECRET'),

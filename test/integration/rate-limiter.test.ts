@@ -175,6 +175,9 @@ describe('on DynamoDB Local', () => {
     const limiter = new LeasingRateLimiter(slow, { leaseFraction: 0.2, provisionalTokens: 1, clock });
     // The table has not answered: the first request is admitted at once, and describes the bucket as this instance has seen it.
     expect(await limiter.consume(k('new'), policy)).toEqual({ allowed: true, limit: 10, remaining: 9, resetSeconds: 1000, retryAfterSeconds: 0 });
+    // Nothing of the take ran on the admitted request's path: it starts once this turn of the event loop is over.
+    expect(calls()).toBe(0);
+    await new Promise((r) => setImmediate(r));
     expect(calls()).toBe(1);
     const second = limiter.consume(k('new'), policy);
     release();
@@ -196,6 +199,7 @@ describe('on DynamoDB Local', () => {
     const limiter = new LeasingRateLimiter(slow, { leaseFraction: 0.1, provisionalTokens: 1, maxBacklog: 3, clock });
     // Three new callers while the table is slow: admitted at once, their takes outstanding.
     for (const c of ['a', 'b', 'c']) expect((await limiter.consume(k(`bl-${c}`), policy)).allowed).toBe(true);
+    await new Promise((r) => setImmediate(r));
     expect(outstanding()).toBe(3);
     // The fourth finds three takes unanswered: it waits for its own, as with no allowance.
     let answered = false;
@@ -212,6 +216,19 @@ describe('on DynamoDB Local', () => {
     await drained();
     expect(outstanding()).toBe(0);
     expect((await limiter.consume(k('bl-e'), policy)).allowed).toBe(true);
+  });
+
+  it('the backlog bound counts takes admitted in this turn and not started yet: the fourth of four new callers at once waits', async () => {
+    const { slow, release } = gated(buckets);
+    const policy: RatePolicy = { name: 'backlog-turn', ratePerSecond: 30, burst: 60 };
+    const limiter = new LeasingRateLimiter(slow, { leaseFraction: 0.1, provisionalTokens: 1, maxBacklog: 3, clock });
+    const answered: string[] = [];
+    const all = ['a', 'b', 'c', 'd'].map((c) => limiter.consume(k(`bt-${c}`), policy).then(() => answered.push(c)));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(answered).toEqual(['a', 'b', 'c']);
+    release();
+    await Promise.all(all);
+    expect(answered).toEqual(['a', 'b', 'c', 'd']);
   });
 
   it('the DynamoDB buckets report their unanswered takes as the backlog, batched or not', async () => {

@@ -48,6 +48,10 @@ export const json = (body: unknown, headers?: Record<string, string>, status = 2
 export function header(event: HttpEvent, name: string): string | undefined {
   const h = event.headers ?? {};
   const lower = name.toLowerCase();
+  // The lower-cased key first: it is how API Gateway and function URLs deliver every header, so the
+  // scan below (a lower-casing of every key, several times a request) runs only for odd events.
+  const direct = h[lower];
+  if (direct !== undefined) return direct;
   for (const k of Object.keys(h)) if (k.toLowerCase() === lower) return h[k];
   return undefined;
 }

@@ -116,6 +116,8 @@ export class LeasingRateLimiter implements RateLimiter {
   private readonly denied = new Map<string, { retryAt: number; fullAt: number }>();
   private readonly pending = new Map<string, Promise<void>>();
   private readonly provisional = new Map<string, Provisional>();
+  /** Provisional takes admitted this turn and not yet started (see `provisionally`). */
+  private deferred = 0;
 
   constructor(
     private readonly buckets: TokenBuckets,
@@ -173,19 +175,28 @@ export class LeasingRateLimiter implements RateLimiter {
     const allowance = this.opts.provisionalTokens ?? 0;
     const lease = this.leases.get(id);
     if (allowance === 0 || (lease && now < lease.expiresMs)) return undefined;
-    if ((this.buckets.backlog?.() ?? 0) >= (this.opts.maxBacklog ?? DEFAULT_MAX_BACKLOG)) return undefined;
+    if ((this.buckets.backlog?.() ?? 0) + this.deferred >= (this.opts.maxBacklog ?? DEFAULT_MAX_BACKLOG)) return undefined;
     const p = this.provisional.get(id) ?? { used: 0 };
     if (p.used + n > allowance) return undefined;
     p.used += n;
     this.provisional.set(id, p);
     if (start) {
-      const take = this.refill(id, policy, 0).then(
-        () => undefined,
-        () => {
-          // The table failed: forget the provisional tokens (the next take fails open, logged by the caller).
-          this.provisional.delete(id);
-        },
-      );
+      // Started once this turn of the event loop is over, so the request admitted here is answered
+      // before any of the take's work (building, signing and sending the table call) runs: a new
+      // caller's request costs what a known caller's does. Counted in the backlog meanwhile.
+      this.deferred += 1;
+      const take = new Promise<void>((resolve) => setImmediate(resolve))
+        .then(() => {
+          this.deferred -= 1;
+          return this.refill(id, policy, 0);
+        })
+        .then(
+          () => undefined,
+          () => {
+            // The table failed: forget the provisional tokens (the next take fails open, logged by the caller).
+            this.provisional.delete(id);
+          },
+        );
       this.pending.set(id, take);
       void take.finally(() => {
         if (this.pending.get(id) === take) this.pending.delete(id);

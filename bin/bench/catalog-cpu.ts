@@ -1,0 +1,258 @@
+import { embeddedSearchIndex } from '../../lambdas/catalog-core';
+import type { ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { createCatalogDeps } from '../../lambdas/catalog/wiring';
+import { generateCatalog, toSearchDocument } from '../local-stack/synthetic';
+import { startDynamoLocal, startS3Server } from '../local-stack/backends';
+import { localCatalogConfig, provision } from '../local-stack/catalog-env';
+import { dataDir } from '../local-stack/data-dir';
+import { catalogListMix, clientAddresses } from './catalog-mix';
+import { cpuMs, startServer } from './catalog';
+import { cacheSizingRows, comboCpuRows, newCallerRows } from './catalog-cpu-inproc';
+import { stageRows } from './cpu-profile';
+import { costRows } from './request-cost';
+import { ms, summarize, verdict, type BenchSection } from './stats';
+
+/**
+ * What our code costs per catalog request, which is what Lambda bills (issue 29): the server
+ * process's CPU per request on the 1,200-URL list mix after one warm pass, against a bare
+ * `node:http` server answering the same bytes, in the same run and under the same client; where
+ * that CPU goes by stage (`--cpu-prof`); a new caller's first request against a known caller's;
+ * a never-seen sort and filter combination's CPU; and the response cache's bytes per entry.
+ */
+
+const COUNT = 10_000;
+const ROUNDS = 3;
+const SECONDS = 5;
+const CONNECTIONS = 16;
+const ADDRESSES = 64;
+const ORIGIN_SECRET = 'bench-origin-secret';
+
+interface Server {
+  child: ChildProcess;
+  port: number;
+}
+
+/** Ends a server with SIGINT (its handler exits normally, so a `--cpu-prof` profile is written) and waits for it. */
+export function stop(s: Server): Promise<void> {
+  return new Promise((resolve) => {
+    if (s.child.exitCode !== null) return resolve();
+    s.child.removeAllListeners('exit');
+    s.child.once('exit', () => resolve());
+    s.child.kill('SIGINT');
+  });
+}
+
+interface Run {
+  rps: number;
+  /** Server CPU ms per request. */
+  cpu: number;
+  requests: number;
+}
+
+/**
+ * autocannon over `urls` in order, cycling, from 64 client addresses in turn on 16 kept-alive
+ * connections (16 in flight); `amount` requests, or `SECONDS` of them.
+ */
+export async function drive(server: Server, urls: string[], amount?: number): Promise<Run> {
+  const ips = clientAddresses(ADDRESSES);
+  let n = 0;
+  const pid = server.child.pid as number;
+  const before = cpuMs(pid);
+  const result = await autocannon({
+    url: `http://127.0.0.1:${server.port}`,
+    connections: CONNECTIONS,
+    pipelining: 1,
+    ...(amount === undefined ? { duration: SECONDS } : { amount }),
+    requests: [
+      {
+        method: 'GET',
+        setupRequest: (req) => {
+          const i = n++;
+          return {
+            ...req,
+            path: urls[i % urls.length],
+            headers: { ...req.headers, 'x-viewer-address': ips[i % ips.length], 'x-origin-verify': ORIGIN_SECRET },
+          };
+        },
+      },
+    ],
+  });
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`load run had ${result.non2xx} non-2xx answers and ${result.errors} errors`);
+  const requests = result.requests.total;
+  return { rps: result['2xx'] / result.duration, cpu: (cpuMs(pid) - before) / requests, requests };
+}
+
+/** One request at a time; wall ms per request, client side, over kept-alive fetch. */
+async function timed(port: number, url: string, ip: string): Promise<number> {
+  const started = performance.now();
+  const res = await fetch(`http://127.0.0.1:${port}${url}`, { headers: { 'x-viewer-address': ip, 'x-origin-verify': ORIGIN_SECRET } });
+  await res.arrayBuffer();
+  const took = performance.now() - started;
+  if (res.status !== 200) throw new Error(`${url}: ${res.status}`);
+  return took;
+}
+
+/** Background work a request started (a new caller's take) settles before the next request is sent. */
+const settle = () => new Promise((r) => setTimeout(r, 10));
+
+export async function runCatalogCpuBench(log: (m: string) => void): Promise<BenchSection> {
+  const tmp = mkdtempSync(join(tmpdir(), 'bench-catalog-cpu-'));
+  const [ddb, s3] = await Promise.all([startDynamoLocal({}), startS3Server({ dir: join(tmp, 's3'), buckets: [] })]);
+  const servers: Server[] = [];
+  try {
+    const keys = join(tmp, 'keys.json');
+    writeFileSync(keys, JSON.stringify({ current: { id: 1, secret: randomBytes(32).toString('base64') } }));
+    const config = { ...localCatalogConfig(dataDir(tmp), ddb.endpoint, s3.endpoint), searchSnapshotPath: undefined, cursorKeysFile: keys };
+    await provision(config);
+    const urls = catalogListMix();
+    const stackEnv = { dynamo: ddb.endpoint, s3: s3.endpoint, tmp, rateTable: config.rateLimitTable, count: COUNT, keys, originSecret: ORIGIN_SECRET };
+    const stack = (o: object) => ['stack', JSON.stringify({ ...stackEnv, limits: 'raised', ...o })];
+
+    // The bare server answers each URL with the bytes the stack answered it with (status, headers, body).
+    log(`recording the stack's answers to ${urls.length} list URLs`);
+    const recording = await startServer(stack({ cache: false }));
+    const recorded: Record<string, { status: number; headers: Record<string, string>; body: string }> = {};
+    try {
+      for (const u of urls) {
+        const res = await fetch(`http://127.0.0.1:${recording.port}${u}`, { headers: { 'x-origin-verify': ORIGIN_SECRET } });
+        const headers: Record<string, string> = {};
+        res.headers.forEach((v, k) => {
+          if (!['date', 'connection', 'keep-alive', 'transfer-encoding', 'content-length'].includes(k)) headers[k] = v;
+        });
+        recorded[u] = { status: res.status, headers, body: await res.text() };
+        if (res.status !== 200) throw new Error(`${u}: ${res.status} ${recorded[u].body.slice(0, 200)}`);
+      }
+      writeFileSync(join(tmp, 'bare.json'), JSON.stringify(recorded));
+    } finally {
+      await stop(recording);
+    }
+    const bodies = Object.values(recorded).map((r) => Buffer.byteLength(r.body));
+
+    log('starting the servers: stack with the response cache (defaults), stack without, bare node:http');
+    const kinds = ['cached', 'uncached', 'bare'] as const;
+    const started = await Promise.all([
+      startServer(stack({ cache: true })),
+      startServer(stack({ cache: false })),
+      startServer(['bare', join(tmp, 'bare.json')]),
+    ]);
+    servers.push(...started);
+    const byKind = Object.fromEntries(kinds.map((k, i) => [k, started[i]])) as Record<(typeof kinds)[number], Server>;
+    // One warm pass: every URL once (the sort and filter combinations built, the cache filled, JIT warm).
+    for (const k of kinds) await drive(byKind[k], urls, urls.length);
+
+    const runs: Record<(typeof kinds)[number], Run[]> = { cached: [], uncached: [], bare: [] };
+    // Interleaved rounds, each figure the median of its rounds: the machine is shared and drifts between minutes.
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const k of kinds) runs[k].push(await drive(byKind[k], urls));
+      log(`round ${round + 1}: ${kinds.map((k) => `${k} ${runs[k][round].rps.toFixed(0)} req/s, ${runs[k][round].cpu.toFixed(3)} ms CPU/req`).join('; ')}`);
+    }
+    const median = (xs: number[]) => summarize(xs).p50;
+    const rps = (k: (typeof kinds)[number]) => median(runs[k].map((r) => r.rps));
+    const cpu = (k: (typeof kinds)[number]) => median(runs[k].map((r) => r.cpu));
+
+    // A new caller's first request against a known caller's, one at a time, alternating, on the cached stack.
+    log('new caller vs known caller, one request at a time');
+    const known = clientAddresses(ADDRESSES)[0];
+    const fresh: number[] = [];
+    const familiar: number[] = [];
+    for (let i = 0; i < 600; i++) {
+      const u = urls[i % 50];
+      fresh.push(await timed(byKind.cached.port, u, `10.77.${(i >> 8) & 255}.${i & 255}`));
+      await settle();
+      familiar.push(await timed(byKind.cached.port, u, known));
+      await settle();
+    }
+    for (const s of servers.splice(0)) await stop(s);
+
+    // Where the server's CPU goes: the same load on a profiled server of each kind (not the figures above: the profiler costs CPU).
+    log('profiling each server under the same load');
+    const profiles: Record<(typeof kinds)[number], { dir: string; cpu: number }> = {
+      cached: { dir: join(tmp, 'prof-cached'), cpu: 0 },
+      uncached: { dir: join(tmp, 'prof-uncached'), cpu: 0 },
+      bare: { dir: join(tmp, 'prof-bare'), cpu: 0 },
+    };
+    for (const k of kinds) {
+      mkdirSync(profiles[k].dir);
+      const file = join(profiles[k].dir, 'load.cpuprofile');
+      const s = await startServer(k === 'bare' ? ['bare', join(tmp, 'bare.json'), file] : stack({ cache: k === 'cached', profile: file }));
+      servers.push(s);
+      await drive(s, urls, urls.length);
+      s.child.kill('SIGUSR2');
+      profiles[k].cpu = (await drive(s, urls)).cpu;
+      await stop(s);
+      servers.splice(servers.indexOf(s), 1);
+    }
+
+    const rows: BenchSection['rows'] = [];
+    const bare = cpu('bare');
+    rows.push(['bare node:http, the same bytes per URL: req/s / server CPU per request', `${rps('bare').toFixed(0)} / ${ms(bare)}`, '', '']);
+    for (const k of ['cached', 'uncached'] as const) {
+      const label = k === 'cached' ? 'response cache on (defaults)' : 'response cache off (every request queries and serialises)';
+      const ratio = rps(k) / rps('bare');
+      const times = cpu(k) / bare;
+      rows.push([`stack, ${label}: req/s / server CPU per request`, `${rps(k).toFixed(0)} / ${ms(cpu(k))}`, '', '']);
+      rows.push([`  server CPU per request / bare's, cache ${k === 'cached' ? 'on' : 'off'}`, `${times.toFixed(1)}×`, '≤ 2×', verdict(times <= 2)]);
+      rows.push([`  throughput ratio stack / bare, cache ${k === 'cached' ? 'on' : 'off'}`, ratio.toFixed(2), '≥ 0.5', verdict(ratio >= 0.5)]);
+    }
+    for (const k of kinds)
+      rows.push(...stageRows(profiles[k].dir, profiles[k].cpu, k === 'bare' ? 'bare node:http' : `stack, cache ${k === 'cached' ? 'on' : 'off'}`, log));
+    const f = summarize(fresh);
+    const kn = summarize(familiar);
+    const httpNewCaller: BenchSection['rows'][number] = [
+      "  the same over HTTP, client side (also carries DynamoDB Local answering the new caller's take on the same 2 cores): p50 (p99)",
+      `${ms(f.p50)} (${ms(f.p99)}) / ${ms(kn.p50)} (${ms(kn.p99)}): ${(f.p50 / kn.p50).toFixed(2)}×`,
+      '',
+      'informational',
+    ];
+    // In-process: a new caller on the request path, a never-seen sort and filter combination's CPU, what the cache holds per entry.
+    const index = embeddedSearchIndex({});
+    const catalog = generateCatalog(COUNT);
+    await index.replaceAll(catalog.map(toSearchDocument));
+    // Limits raised, as in the load: one known caller asks every query.
+    const raised = { ...config, anonymous: { rate: 1_000_000, burst: 1_000_000 } };
+    const cachedDeps = await createCatalogDeps(raised, index);
+    const inproc = await newCallerRows(cachedDeps, urls);
+    const nf = summarize(inproc.fresh);
+    const nk = summarize(inproc.known);
+    rows.push(
+      [
+        "a new caller's first request / a known caller's, one at a time, on the request path (the handler in-process, cache hits): p50 (p99)",
+        `${ms(nf.p50)} (${ms(nf.p99)}) / ${ms(nk.p50)} (${ms(nk.p99)}): ${(nf.p50 / nk.p50).toFixed(2)}×`,
+        '≤ 1.2×',
+        verdict(nf.p50 <= 1.2 * nk.p50),
+      ],
+      httpNewCaller,
+    );
+    rows.push(...(await comboCpuRows(await createCatalogDeps({ ...raised, responseCacheEntries: 0 }, index), log)));
+    rows.push(...(await cacheSizingRows(cachedDeps, urls, bodies)));
+    rows.push(
+      ...(await costRows([
+        { label: 'cache on', cpuMs: cpu('cached') },
+        { label: 'cache off', cpuMs: cpu('uncached') },
+      ])),
+    );
+
+    return {
+      title: 'Catalog server CPU per request (10,000 synthetic servers, the 1,200-URL list mix)',
+      method: [
+        `- Data: \`generateCatalog(${COUNT})\` (deterministic) in the embedded index; rate-limit buckets in DynamoDB Local. Limits raised so that nothing is refused; every caller's first request still takes its lease from the table.`,
+        `- Load: ${urls.length} distinct list URLs (every sort, unfiltered and by each category, pages 1-14; \`catalogListMix\`), cycled in order, from ${ADDRESSES} client addresses in turn (as CloudFront sends them: \`x-viewer-address\` with the origin secret) on ${CONNECTIONS} kept-alive autocannon connections (${CONNECTIONS} in flight), ${SECONDS} s per run, after one warm pass over every URL. The same client drives three servers, each its own process, started together: the local stack's HTTP server with the response cache at its defaults, the same without it, and a bare \`node:http\` server answering each URL with the status, headers and body the stack answered (recorded beforehand). ${ROUNDS} interleaved rounds; each figure is the median of its rounds, so the shared machine's drift hits all three alike.`,
+        "- Server CPU per request: the server process's user + system time from `/proc/<pid>/stat` over the run, divided by the requests answered. Ratio rows divide the stack's figure by the bare server's from the same rounds.",
+        "- Stages: the same load on a separate server of each kind with V8's sampling profiler (what `--cpu-prof` runs, 200 µs interval) on from after the warm pass to the end of the measured run (start-up left out; not the figures above, since the profiler costs CPU); each sample goes to the stage of the innermost frame of its stack that belongs to one (`cpu-profile.ts`: its module decides), idle samples left out, and a stage's ms per request is its share of the samples times that run's CPU per request.",
+        `- New caller: ${fresh.length} pairs of sequential requests (kept-alive fetch, wall time at the client) to the cached stack, each a new address's first request then the known address's, ${'10 ms'} apart so a take started in the background has settled before the next request.`,
+        '- Never-seen combination, new caller on the request path, cache sizing: in-process, over the same catalog, as their rows say.',
+        `- Cost: \`request-cost.ts\` with the prices of \`bin/idle-cost.ts\` (us-east-1 list prices, entered by hand): Lambda arm64 per GB-second at the configured memory, the duration the measured server CPU takes at that memory's share of a vCPU (one at 1,769 MB) rounded up to the millisecond as Lambda bills it, plus the per-invocation charge. The server CPU includes the local HTTP server's own work (API Gateway's and the Lambda runtime's part in AWS), so it overstates the function's; at these figures the 1 ms minimum decides the bill either way.`,
+      ].join('\n'),
+      rows,
+    };
+  } finally {
+    for (const s of servers) s.child.kill('SIGKILL');
+    await Promise.all([ddb.stop(), s3.stop()]);
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
