@@ -27,7 +27,7 @@ export interface StoredAllowList {
   etag: string;
 }
 
-/** What a replace is conditional on: the ETag read, or that no file exists yet. */
+/** What a replace is conditional on: the ETag read (`*`: any file), or that no file exists yet. */
 export type ReplaceCondition = { ifMatch: string } | { ifNoneMatch: '*' };
 
 /** The replace lost: the file is not (or no longer) the one the condition names. */
@@ -129,7 +129,8 @@ export class S3AllowListStore {
     const lease = await this.acquire();
     try {
       const current = await this.etag();
-      const holds = 'ifMatch' in condition ? current !== undefined && sameTag(condition.ifMatch, current) : current === undefined;
+      const holds =
+        'ifMatch' in condition ? current !== undefined && (condition.ifMatch === '*' || sameTag(condition.ifMatch, current)) : current === undefined;
       if (!holds) throw new AllowListConflict(current);
       // The PUT may take the S3 client's whole budget: start it only with most of the lease left.
       if (this.clock() > lease.until - this.leaseMs / 2) throw new AllowListBusy();
