@@ -6,9 +6,7 @@ import { logger } from '../../shared/logger';
 import { traced } from '../../shared/observability/tracing';
 import type { CatalogConfig } from '../config';
 import type { CatalogDeps } from '../deps';
-
-/** The group whose members may read and replace the allow-list (Cognito user pool group; `ORG_ADMIN_GROUP`). */
-export const DEFAULT_ADMIN_GROUP = 'catalog-admins';
+import { DEFAULT_ADMIN_GROUP } from './config';
 
 export interface OrgConfig extends CatalogConfig {
   adminGroup: string;
