@@ -18,6 +18,7 @@ import { CATALOG_API } from '../../lambdas/catalog/routes';
 import { crawlerTableDefinitions } from '../../lambdas/crawler/adapters/dynamo-crawl-state';
 import { memoryTableDefinitions } from '../../lambdas/memory/tables';
 import { MEMORY_API } from '../../lambdas/memory-api/routes';
+import { ORG_API } from '../../lambdas/catalog/org/routes';
 import { routeKey, type ApiTable } from '../../lambdas/shared/http/route-table';
 import { Edge, ICONS_PATH_PATTERN } from '../../lib/edge';
 import { CatalogStack, type CatalogStackProps } from '../../lib/catalog-stack';
@@ -91,8 +92,8 @@ describe('HTTP API routes come from the route table', () => {
   it('integrates each route with the Lambda its fn names (proxy, payload 2.0): favorites with the favorites Lambda, the rest and $default with the catalog Lambda', () => {
     const integrations = s.template.findResources('AWS::ApiGatewayV2::Integration');
     // Two more belong to the OAuth front (its table's routes and its greedy routes), two to the memory API (its table, its /v1 catch-all),
-    // two to the site (its pages, ANY on their paths).
-    expect(Object.keys(integrations)).toHaveLength(8);
+    // two to the site (its pages, ANY on their paths), two to the organisation registry (its table, ANY on /org and /org/{proxy+}).
+    expect(Object.keys(integrations)).toHaveLength(10);
     const integrationOf = (fn: IConstruct): string => {
       const found = Object.entries(integrations).filter(
         ([, i]) => JSON.stringify(i.Properties.IntegrationUri) === JSON.stringify({ 'Fn::GetAtt': [logicalId(fn), 'Arn'] }),
@@ -124,7 +125,9 @@ describe('HTTP API routes come from the route table', () => {
         MEMORY_API.routes.length +
         2 +
         SITE_API.routes.length +
-        SITE_ANY_PATHS.length,
+        SITE_ANY_PATHS.length +
+        ORG_API.routes.length +
+        2,
     );
   });
 
@@ -491,8 +494,8 @@ describe('stateful resources', () => {
 
   it('buckets block public access, are encrypted and refuse plain HTTP', () => {
     const buckets = s.template.findResources('AWS::S3::Bucket');
-    // Icons, access logs and the memory bucket.
-    expect(Object.keys(buckets)).toHaveLength(3);
+    // Icons, access logs, the memory bucket and the organisation's settings (the allow-list).
+    expect(Object.keys(buckets)).toHaveLength(4);
     for (const [id, bucket] of Object.entries(buckets)) {
       expect(bucket.Properties.PublicAccessBlockConfiguration).toEqual({
         BlockPublicAcls: true,
