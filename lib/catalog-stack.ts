@@ -262,6 +262,16 @@ export class CatalogStack extends Stack {
     });
     this.edge.addFunctionUrlBehavior('/mcp', this.mcp.functionUrl);
 
+    // The organisation registry: /org/v0.1 over the catalog, filtered by the operator's allow-list.
+    this.org = new OrgRegistry(this, 'Org', {
+      data: this.data,
+      auth: this.auth,
+      api: this.api,
+      edge: this.edge,
+      removalPolicy,
+      logLevel: props.logLevel,
+    });
+
     // The site: pages rendered on the same HTTP API, cached briefly at the edge.
     this.site = new Site(this, 'Site', {
       logLevel: props.logLevel,
@@ -272,16 +282,7 @@ export class CatalogStack extends Stack {
       apiOriginDomainName: this.api.originDomainName,
       edge: this.edge,
       publicUrl,
-    });
-
-    // The organisation registry: /org/v0.1 over the catalog, filtered by the operator's allow-list.
-    this.org = new OrgRegistry(this, 'Org', {
-      data: this.data,
-      auth: this.auth,
-      api: this.api,
-      edge: this.edge,
-      removalPolicy,
-      logLevel: props.logLevel,
+      org: this.org,
     });
 
     // `false` keeps the function without a schedule: `aws secretsmanager rotate-secret` still rotates on demand.

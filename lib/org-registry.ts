@@ -62,12 +62,14 @@ export class OrgRegistry extends Construct {
   readonly routes: TableRoutes;
   readonly anyRoutes: apigwv2.HttpRoute[];
   readonly allowListKey: string;
+  private readonly refreshSeconds: number;
 
   constructor(scope: Construct, id: string, props: OrgRegistryProps) {
     super(scope, id);
     const { data, auth, api } = props;
     const groupName = props.adminGroup ?? DEFAULT_ADMIN_GROUP;
     this.allowListKey = props.allowListKey ?? 'org/allow-list.yaml';
+    this.refreshSeconds = (props.refresh ?? Duration.seconds(30)).toSeconds();
 
     this.settingsBucket = new s3.Bucket(this, 'SettingsBucket', {
       ...PRIVATE_BUCKET,
@@ -99,9 +101,7 @@ export class OrgRegistry extends Construct {
         ...api.environment,
         // One UpdateItem per new caller: the PartiQL batch permissions stay the catalog function's.
         RATE_BATCH_TAKES: '0',
-        ORG_SETTINGS_BUCKET: this.settingsBucket.bucketName,
-        ORG_ALLOW_LIST_KEY: this.allowListKey,
-        ORG_ALLOW_LIST_REFRESH_SECONDS: String((props.refresh ?? Duration.seconds(30)).toSeconds()),
+        ...this.allowListEnvironment(),
         ORG_ADMIN_GROUP: groupName,
       },
     }));
@@ -124,5 +124,20 @@ export class OrgRegistry extends Construct {
     for (const route of [...this.routes.routes.values(), ...this.anyRoutes]) acknowledge(route, 'AwsSolutions-APIG4', reason);
 
     props.edge.addApiBehavior('/org/*', api.originDomainName);
+  }
+
+  /** Where another function finds the allow-list (the site's badges): bucket, key and refresh. */
+  allowListEnvironment(): Record<string, string> {
+    return {
+      ORG_SETTINGS_BUCKET: this.settingsBucket.bucketName,
+      ORG_ALLOW_LIST_KEY: this.allowListKey,
+      ORG_ALLOW_LIST_REFRESH_SECONDS: String(this.refreshSeconds),
+    };
+  }
+
+  /** Lets a role read the allow-list object (and learn that it is missing: 404, not 403). */
+  grantAllowListRead(role: iam.IRole): void {
+    role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: [this.settingsBucket.arnForObjects(this.allowListKey)] }));
+    role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [this.settingsBucket.bucketArn] }));
   }
 }

@@ -254,7 +254,13 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     deps = await createCatalogDeps(config, index, authDeps.verifier);
     orgDeps = createOrgDeps(loadOrgConfig(config, authEnv), deps, authDeps.verifier);
     favoritesDeps = await createFavoritesDeps(config, loadFavoritesConfig(authEnv), authDeps.verifier);
-    const siteDeps = await createSiteDeps(siteConfig, { store: deps.store, index, limiter: deps.limiter, originSecret: () => config.originVerifySecret });
+    const siteDeps = await createSiteDeps(siteConfig, {
+      store: deps.store,
+      index,
+      limiter: deps.limiter,
+      originSecret: () => config.originVerifySecret,
+      allowList: orgDeps.allowList,
+    });
     siteHandler = createSiteHandler(siteConfig, async () => siteDeps);
     const memoryConfig: MemoryConfig = {
       ...loadMemoryConfig(authEnv),

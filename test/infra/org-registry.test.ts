@@ -84,3 +84,13 @@ test('every route of ORG_API and the /org catch-all reach the org function; Clou
 test('cdk-nag: nothing left unacknowledged', () => {
   expect(nagViolations(stack).map((v) => `${v.ruleName} ${v.violatingResources.map((r) => r.locations.join(',')).join(' ')}`)).toEqual([]);
 });
+
+test('the site reads the allow-list (its badges): the file, read-only', () => {
+  const env = (resources[idOf(stack.site.fn)].Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+  expect(env).toMatchObject({ ORG_SETTINGS_BUCKET: { Ref: idOf(stack.org.settingsBucket) }, ORG_ALLOW_LIST_KEY: 'org/allow-list.yaml' });
+  const statements = Object.values(resources)
+    .filter((r) => r.Type === 'AWS::IAM::Policy' && JSON.stringify(r.Properties.Roles).includes(idOf(stack.site.role as never)))
+    .flatMap((p) => (p.Properties.PolicyDocument as { Statement: Array<{ Action: string | string[]; Resource: unknown }> }).Statement)
+    .filter((s) => JSON.stringify(s.Resource).includes(idOf(stack.org.settingsBucket)));
+  expect(statements.flatMap((s) => [s.Action].flat()).sort()).toEqual(['s3:GetObject', 's3:ListBucket']);
+});
