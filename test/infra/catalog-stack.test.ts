@@ -532,14 +532,15 @@ describe('stateful resources', () => {
     expect(domain.Properties?.VPCOptions).toBeUndefined();
     expect(domain.Properties?.AdvancedSecurityOptions).toBeUndefined();
     const statements = ((domain.Properties as Record<string, unknown>).AccessPolicies as { Statement: { Principal: unknown; Action: string[] }[] }).Statement;
-    // Only three roles reach the domain: the API and the site read, the crawler also writes.
+    // Only four roles reach the domain: the API, the organisation registry and the site read, the crawler also writes.
     const byRole = (role: Parameters<typeof logicalId>[0]) =>
       statements.find((st) =>
         [(st.Principal as { AWS: unknown }).AWS].flat().some((p) => JSON.stringify(p) === JSON.stringify({ 'Fn::GetAtt': [logicalId(role), 'Arn'] })),
       );
-    expect(statements.flatMap((st) => [(st.Principal as { AWS: unknown }).AWS].flat())).toHaveLength(3);
+    expect(statements.flatMap((st) => [(st.Principal as { AWS: unknown }).AWS].flat())).toHaveLength(4);
     expect(byRole(s.stack.site.role)?.Action.sort()).toEqual(['es:ESHttpGet', 'es:ESHttpHead', 'es:ESHttpPost']);
     expect(byRole(s.stack.api.role)?.Action.sort()).toEqual(['es:ESHttpGet', 'es:ESHttpHead', 'es:ESHttpPost']);
+    expect(byRole(s.stack.org.role)?.Action.sort()).toEqual(['es:ESHttpGet', 'es:ESHttpHead', 'es:ESHttpPost']);
     expect(byRole(s.stack.crawler.role)?.Action).toEqual(expect.arrayContaining(['es:ESHttpPut', 'es:ESHttpDelete']));
   });
 
