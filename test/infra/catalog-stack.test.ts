@@ -82,6 +82,8 @@ describe('HTTP API routes come from the route table', () => {
     expected.push(...MEMORY_API.routes.map(routeKey), 'ANY /v1/{proxy+}', 'ANY /v1');
     // And the site's (see site.test.ts): its pages, and ANY on each page's path.
     expected.push(...SITE_API.routes.map(routeKey), ...SITE_ANY_PATHS.map((p) => `ANY ${p}`));
+    // And the organisation registry's (see org-registry.test.ts): its table and its /org catch-all.
+    expected.push(...ORG_API.routes.map(routeKey), 'ANY /org/{proxy+}', 'ANY /org');
     expect(keys.sort()).toEqual([...expected].sort());
     for (const route of CATALOG_API.routes) {
       s.template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: routeKey(route), AuthorizationType: 'NONE' });
