@@ -5,7 +5,7 @@ import { MEMORY_NAME, MEMORY_SCOPES } from '../lambdas/identity/principal';
 import { dataDir } from './local-stack/data-dir';
 
 /**
- * `npm run token -- --sub alice --scope "memory:read memory:write" [--memories a,b] [--ttl 3600]`
+ * `npm run token -- --sub alice --scope "memory:read memory:write" [--memories a,b] [--groups catalog-admins] [--ttl 3600]`
  * prints a bearer token the local stack accepts. It needs only the issuer key in DATA_DIR (created
  * on first use), not a running stack; PORT / PUBLIC_URL / AUTH_AUDIENCE must match the stack's.
  */
@@ -18,6 +18,7 @@ export function mintLocalToken(argv: string[], env: Record<string, string | unde
       sub: { type: 'string' },
       scope: { type: 'string', default: MEMORY_SCOPES.join(' ') },
       memories: { type: 'string' },
+      groups: { type: 'string' },
       ttl: { type: 'string', default: '3600' },
       audience: { type: 'string' },
     },
@@ -37,6 +38,9 @@ export function mintLocalToken(argv: string[], env: Record<string, string | unde
     const bad = memories.filter((m) => !MEMORY_NAME.test(m));
     if (bad.length || memories.length === 0) throw new Error('--memories takes a comma list of memory names (1-64 chars of a-z 0-9 _ -)');
   }
+  // User pool groups, as Cognito puts them in access tokens (`catalog-admins` edits the organisation's allow-list).
+  const groups = values.groups?.split(',').map((g) => g.trim());
+  if (groups?.some((g) => !/^[\w.@+=,-]{1,128}$/.test(g))) throw new Error('--groups takes a comma list of group names');
   const ttl = values.ttl ?? '3600';
   if (!/^\d+$/.test(ttl) || Number(ttl) < 1 || Number(ttl) > MAX_TTL) throw new Error(`--ttl must be 1-${MAX_TTL} seconds`);
 
@@ -46,6 +50,7 @@ export function mintLocalToken(argv: string[], env: Record<string, string | unde
     sub,
     scope: scopes.join(' '),
     ...(memories && { memories }),
+    ...(groups && { groups }),
     ttlSeconds: Number(ttl),
     audience: values.audience ?? identity.audience,
   });

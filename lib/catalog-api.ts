@@ -131,6 +131,8 @@ export class CatalogApi extends Construct {
   /** `GET|POST /api/favorites`, `DELETE /api/favorites/{slug}` (fn `favorites`). `POST /api/mcp` is the catalog function's (`CATALOG_MCP_API`). */
   readonly favoritesFn: NodejsFunction;
   readonly favoritesRole: iam.Role;
+  /** The catalog function's environment: the organisation registry's function starts from it. */
+  readonly environment: Readonly<Record<string, string>>;
   readonly httpApi: apigwv2.HttpApi;
   readonly stage: apigwv2.HttpStage;
   readonly routes: TableRoutes;
@@ -165,6 +167,7 @@ export class CatalogApi extends Construct {
       CURSOR_SECRET_ARN: data.cursorKeysSecret.secretArn,
     };
     if (props.siteUrlTemplate !== undefined) environment.SITE_URL_TEMPLATE = props.siteUrlTemplate;
+    this.environment = environment;
 
     ({ fn: this.fn, role: this.role } = appFunction(this, 'Function', {
       description: 'MCP catalog API (routes of CATALOG_API and CATALOG_MCP_API, /api/mcp, plus $default)',

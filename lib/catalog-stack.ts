@@ -24,6 +24,7 @@ import { OAuthFront } from './oauth-front';
 import { OriginSecretRotation } from './origin-secret-rotation';
 import { MemoryGit } from './memory-git';
 import { Site } from './site';
+import { OrgRegistry } from './org-registry';
 import { watchDeployment } from './watch-deployment';
 import { EdgeWebAcl } from './waf';
 
@@ -50,6 +51,8 @@ export class CatalogStack extends Stack {
   readonly memory: MemoryApi;
   /** The git remote (`/v1/memories/<name>.git`): a streaming function URL behind CloudFront. */
   readonly memoryGit: MemoryGit;
+  /** The organisation registry (`/org/v0.1`, the allow-list's admin API): function, settings bucket, admin group. */
+  readonly org: OrgRegistry;
   /** The MCP endpoint (`/mcp`): function, function URL. */
   readonly mcp: MemoryMcp;
   /** The site (`/`, `/servers`, …): render function, routes, CloudFront behaviours. */
@@ -259,6 +262,16 @@ export class CatalogStack extends Stack {
     });
     this.edge.addFunctionUrlBehavior('/mcp', this.mcp.functionUrl);
 
+    // The organisation registry: /org/v0.1 over the catalog, filtered by the operator's allow-list.
+    this.org = new OrgRegistry(this, 'Org', {
+      data: this.data,
+      auth: this.auth,
+      api: this.api,
+      edge: this.edge,
+      removalPolicy,
+      logLevel: props.logLevel,
+    });
+
     // The site: pages rendered on the same HTTP API, cached briefly at the edge.
     this.site = new Site(this, 'Site', {
       logLevel: props.logLevel,
@@ -269,6 +282,7 @@ export class CatalogStack extends Stack {
       apiOriginDomainName: this.api.originDomainName,
       edge: this.edge,
       publicUrl,
+      org: this.org,
     });
 
     // `false` keeps the function without a schedule: `aws secretsmanager rotate-secret` still rotates on demand.

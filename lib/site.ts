@@ -10,6 +10,7 @@ import type { RateTier } from '../lambdas/catalog/config';
 import { SITE_ANY_PATHS, SITE_API, SITE_PATH_PATTERNS } from '../lambdas/site/routes';
 import type { CatalogData } from './catalog-data';
 import type { Edge } from './edge';
+import type { OrgRegistry } from './org-registry';
 import { addAnyRoutes, addRoutesFromTable, type TableRoutes } from './http-routes';
 import { appFunction, combineHooks, type FunctionLogLevel, sideChunk } from './lambda-function';
 import { acknowledge } from './nag';
@@ -24,6 +25,11 @@ export interface SiteProps {
   readonly apiOriginDomainName: string;
   /** The distribution the pages are served from; the site adds its behaviours and the default root object. */
   readonly edge: Edge;
+  /**
+   * The organisation registry: the site reads its allow-list for the "allowed in your organisation" badges.
+   * @default - no badges
+   */
+  readonly org?: Pick<OrgRegistry, 'allowListEnvironment' | 'grantAllowListRead'>;
   /** The deployment's public base URL (PUBLIC_URL): canonical links, feeds, the sign-in client id. */
   readonly publicUrl: string;
   /**
@@ -112,6 +118,7 @@ export class Site extends Construct {
         SITE_RATE_RPS: String(rate.rate),
         SITE_RATE_BURST: String(rate.burst),
         SITE_README_MAX_CHARS: String(props.readmeMaxChars ?? 40_000),
+        ...props.org?.allowListEnvironment(),
       },
       bundling: {
         // The stylesheet and scripts travel beside the bundle, where `lambdas/site/assets.ts` reads them.
@@ -132,6 +139,7 @@ export class Site extends Construct {
     grantTable(data.rateLimitTable, this.role, ['dynamodb:UpdateItem']);
     data.grantSearch(this.role, 'read');
     data.originVerifySecret.grantRead(this.role);
+    props.org?.grantAllowListRead(this.role);
 
     this.routes = addRoutesFromTable(props.httpApi, SITE_API, { site: this.fn }, { catchAll: false });
     this.anyRoutes = addAnyRoutes(this, props.httpApi, SITE_ANY_PATHS, this.fn, { route: 'AnyRoute', integration: 'SiteAnyIntegration' });

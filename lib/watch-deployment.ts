@@ -29,11 +29,13 @@ export interface WatchedDeployment extends Stack {
   readonly mcp: MemoryMcp;
   readonly memoryGit: MemoryGit;
   readonly site: Site;
+  readonly org: OrgRegistry;
   readonly crawler: CatalogCrawler;
   readonly edge: Edge;
   readonly edgeLogRetention: EdgeLogRetention;
 }
 import { acknowledge } from './nag';
+import type { OrgRegistry } from './org-registry';
 
 /**
  * Every failure path of the deployment into the alarm topic, and the dashboard: the HTTP API (5xx
@@ -47,6 +49,7 @@ export function watchDeployment(stack: WatchedDeployment, props: CatalogStackPro
   m.watchHttpApi('Api', stack.api.httpApi);
   m.watchFunction('CatalogFunction', stack.api.fn);
   m.watchFunction('FavoritesFunction', stack.api.favoritesFn);
+  m.watchFunction('OrgFunction', stack.org.fn);
   m.watchFunction('OAuthFunction', stack.oauth.fn);
   m.watchFunction('MemoryFunction', stack.memory.fn);
   m.watchFunction('McpFunction', stack.mcp.fn);

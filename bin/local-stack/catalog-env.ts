@@ -78,7 +78,7 @@ export async function provision(config: CatalogConfig, opts: { auth?: AuthTableN
   const auth = opts.auth ?? authTableNames();
   try {
     await ensureTables(ddb, [...tableDefinitions({ catalog: config.catalogTable, rateLimits: config.rateLimitTable }, auth)]);
-    await ensureBuckets(s3, [config.iconsBucket]);
+    await ensureBuckets(s3, [config.iconsBucket, config.allowList.bucket]);
   } finally {
     ddb.destroy();
     s3.destroy();

@@ -13,6 +13,9 @@ import { OAUTH_API, wellKnownTable } from '../../lambdas/oauth/routes';
 import { createClientStore, createOAuthDeps, createOAuthLimiter } from '../../lambdas/oauth/wiring';
 import { CATALOG_POLICY, createCatalogHandler } from '../../lambdas/catalog/api';
 import { CATALOG_API } from '../../lambdas/catalog/routes';
+import { createOrgHandler, ORG_POLICY } from '../../lambdas/catalog/org/api';
+import { createOrgDeps, loadOrgConfig, type OrgDeps } from '../../lambdas/catalog/org/deps';
+import { ORG_API } from '../../lambdas/catalog/org/routes';
 import { createCatalogDeps } from '../../lambdas/catalog/wiring';
 import type { CatalogDeps } from '../../lambdas/catalog/deps';
 import type { HttpResult } from '../../lambdas/shared/http/types';
@@ -70,6 +73,8 @@ export interface LocalStack {
   url: string;
   port: number;
   catalog: CatalogDeps;
+  /** The organisation registry (`/org`): the catalog's dependencies plus the allow-list. */
+  org: OrgDeps;
   favorites: FavoritesDeps;
   /** The local stand-in for Cognito: signs tokens (as `npm run token` does) and serves its JWKS. */
   issuer: LocalIssuer;
@@ -128,6 +133,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     // The port is taken first so /healthz answers 503 while the backends start.
     let deps: CatalogDeps | undefined;
     let favoritesDeps: FavoritesDeps | undefined;
+    let orgDeps: OrgDeps | undefined;
     let jwks: LambdaLike | undefined;
     let memoryApiDeps: MemoryApiDeps | undefined;
     let oauthDeps: OAuthDeps | undefined;
@@ -135,6 +141,10 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     const catalog = createCatalogHandler(async () => {
       if (!deps) throw new Error('catalog not ready');
       return deps;
+    });
+    const org = createOrgHandler(async () => {
+      if (!orgDeps) throw new Error('org registry not ready');
+      return orgDeps;
     });
     const favorites = createFavoritesHandler(async () => {
       if (!favoritesDeps) throw new Error('favorites not ready');
@@ -168,6 +178,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       createLocalServer({
         apis: [
           { table: CATALOG_API, functions: { catalog, favorites }, problem: CATALOG_POLICY.problem },
+          { table: ORG_API, functions: { org }, problem: ORG_POLICY.problem },
           { table: MEMORY_API, functions: { memory: memoryApi }, problem: MEMORY_POLICY.problem },
           { table: MCP_API, functions: { mcp }, problem: MCP_POLICY.problem },
           // One /.well-known mount: the issuer's JWKS (fn auth) beside the front's metadata (fn oauth).
@@ -241,8 +252,15 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     });
     const index = embeddedSearchIndex({ snapshotPath: dir.searchSnapshot });
     deps = await createCatalogDeps(config, index, authDeps.verifier);
+    orgDeps = createOrgDeps(loadOrgConfig(config, authEnv), deps, authDeps.verifier);
     favoritesDeps = await createFavoritesDeps(config, loadFavoritesConfig(authEnv), authDeps.verifier);
-    const siteDeps = await createSiteDeps(siteConfig, { store: deps.store, index, limiter: deps.limiter, originSecret: () => config.originVerifySecret });
+    const siteDeps = await createSiteDeps(siteConfig, {
+      store: deps.store,
+      index,
+      limiter: deps.limiter,
+      originSecret: () => config.originVerifySecret,
+      allowList: orgDeps.allowList,
+    });
     siteHandler = createSiteHandler(siteConfig, async () => siteDeps);
     const memoryConfig: MemoryConfig = {
       ...loadMemoryConfig(authEnv),
@@ -292,6 +310,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       url: running.url,
       port: running.port,
       catalog: deps,
+      org: orgDeps,
       favorites: favoritesDeps,
       issuer,
       auth: authConfig,

@@ -25,6 +25,10 @@ export interface CatalogStoreConfig extends ClientOptions {
   brand: string;
   /** e.g. `https://mcp.example.com/servers/{slug}`; the registry records' `_meta` url is omitted when unset. */
   siteUrlTemplate?: string;
+  /** The organisation's allow-list file: bucket and key (`org/allow-list.ts`). */
+  allowList: { bucket: string; key: string };
+  /** How often an instance asks S3 whether the allow-list changed, in seconds (0: every request). */
+  allowListRefreshSeconds: number;
 }
 
 export function loadCatalogStoreConfig(env: Env = process.env): CatalogStoreConfig {
@@ -43,5 +47,7 @@ export function loadCatalogStoreConfig(env: Env = process.env): CatalogStoreConf
     searchSnapshotRefreshSeconds: envCount(env, 'SEARCH_SNAPSHOT_REFRESH_SECONDS', 60),
     brand: envString(env, 'CATALOG_BRAND') ?? 'example',
     siteUrlTemplate: envString(env, 'SITE_URL_TEMPLATE'),
+    allowList: { bucket: envString(env, 'ORG_SETTINGS_BUCKET') ?? 'org-settings', key: envString(env, 'ORG_ALLOW_LIST_KEY') ?? 'org/allow-list.yaml' },
+    allowListRefreshSeconds: envCount(env, 'ORG_ALLOW_LIST_REFRESH_SECONDS', 30),
   };
 }

@@ -42,6 +42,33 @@ export { filterParams, filtersOf, intParam, MULTI_KEYS, SlugParamSchema, validat
 export { findServer, type ServerRef } from './reads';
 export { iconPath, toRegistryEntry, type RegistryMetaOptions } from './views';
 
+// The organisation's allow-list (README "Organisation registry"): the file's format, what it says of a
+// server (`orgDecision`: the MCP endpoint's `orgOnly` and the site's badge ask it too), the S3 file
+// with its lease-guarded replace, the per-instance cache, and the entries the org registry serves.
+export {
+  ALLOW_LIST_MAX_BYTES,
+  ALLOW_LIST_MAX_RULES,
+  AllowListError,
+  nextCandidate,
+  orgDecision,
+  parseAllowList,
+  type AllowList,
+  type AllowRule,
+  type OrgDecision,
+} from './org/allow-list';
+export {
+  AllowListBusy,
+  AllowListConflict,
+  CachedAllowList,
+  S3AllowListStore,
+  sameTag,
+  type AllowListLeaseOptions,
+  type AllowListLocation,
+  type ReplaceCondition,
+  type StoredAllowList,
+} from './org/allow-list-store';
+export { orgEntry, registryVersionEntry } from './org/org-entry';
+
 // Install snippets per MCP client (the site renders them; the MCP endpoint's install_server returns them).
 export {
   configKey,

@@ -78,6 +78,22 @@ const OPS: Record<string, Op> = {
     ok: { description: 'A page of servers', schema: S.RegistryListResponse },
     errors: [400],
   },
+  listRegistryServerVersions: {
+    summary: "Registry-compatible: a server's versions",
+    description:
+      "As the official registry's route; `serverName` is the registry name, URL-encoded (`io.github.acme%2Fweather`). The catalog mirrors each server's latest version only: the list holds that one. Errors use the envelope.",
+    params: S.RegistryServerParams,
+    ok: { description: 'The versions (one)', schema: S.RegistryListResponse },
+    errors: [404],
+  },
+  getRegistryServerVersion: {
+    summary: 'Registry-compatible: one version of a server',
+    description:
+      "`version` is `latest` or the version the catalog holds (URL-encoded); any other version is 404. The entry carries the registry's `io.modelcontextprotocol.registry/official` metadata beside the catalog's. Errors use the envelope.",
+    params: S.RegistryServerParams.extend({ version: z.string().openapi({ description: '`latest`, or the version.' }) }),
+    ok: { description: 'The server at that version', schema: S.RegistryEntry },
+    errors: [404],
+  },
   getOpenApi: { summary: 'This document', ok: { description: 'OpenAPI 3.1 document', schema: z.record(z.string(), z.unknown()) }, errors: [] },
 };
 

@@ -22,6 +22,9 @@ export const CATALOG_API: ApiTable = {
     { method: 'GET', path: '/api/slugs', fn: 'catalog', operationId: 'listSlugs' },
     { method: 'GET', path: '/api/icons/{slug}', fn: 'catalog', operationId: 'getIcon' },
     { method: 'GET', path: '/api/v0.1/servers', fn: 'catalog', operationId: 'listRegistryServers' },
+    // The name is one path segment, URL-encoded (`io.github.acme%2Fweather`), as the registry's OpenAPI has it.
+    { method: 'GET', path: '/api/v0.1/servers/{serverName}/versions', fn: 'catalog', operationId: 'listRegistryServerVersions' },
+    { method: 'GET', path: '/api/v0.1/servers/{serverName}/versions/{version}', fn: 'catalog', operationId: 'getRegistryServerVersion' },
     { method: 'GET', path: '/api/openapi.json', fn: 'catalog', operationId: 'getOpenApi' },
     ...FAVORITES_ROUTES,
   ],

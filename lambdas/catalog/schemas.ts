@@ -236,6 +236,9 @@ export const RegistryEntry = z
     }),
   })
   .openapi('RegistryEntry');
+export const RegistryServerParams = z.object({
+  serverName: z.string().openapi({ description: 'The registry name, URL-encoded (`io.github.acme%2Fweather`).' }),
+});
 export const RegistryListResponse = z
   .object({
     servers: z.array(RegistryEntry),

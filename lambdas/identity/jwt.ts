@@ -155,11 +155,14 @@ function principalOf(payload: JwtPayload, resourceServerId: string | undefined):
   if (payload.token_use !== undefined && payload.token_use !== 'access') throw new AuthError('invalid-claims', 'not an access token');
   const memories = parseMemoriesClaim(payload.memories);
   const clientId = typeof payload.client_id === 'string' ? payload.client_id : undefined;
+  const claimed = payload['cognito:groups'];
+  const groups = Array.isArray(claimed) ? claimed.filter((g): g is string => typeof g === 'string') : undefined;
   return {
     sub,
     scopes: normaliseScopes(payload.scope, resourceServerId),
     ...(memories !== undefined && { memories }),
     ...(clientId !== undefined && { clientId }),
+    ...(groups !== undefined && groups.length > 0 && { groups }),
     kind: 'jwt',
     expiresAt: payload.exp,
   };

@@ -28,6 +28,8 @@ export interface SignOptions {
   scope: string;
   /** The `memories` claim (an array); omitted: every memory of the account. */
   memories?: string[];
+  /** Cognito user pool groups (`cognito:groups`, as Cognito puts them in access tokens): `catalog-admins` edits the allow-list. */
+  groups?: string[];
   ttlSeconds: number;
   audience: string;
   clientId?: string;
@@ -84,6 +86,7 @@ export class LocalIssuer {
       client_id: o.clientId ?? 'local-cli',
       scope: o.scope,
       ...(o.memories !== undefined && { memories: o.memories }),
+      ...(o.groups !== undefined && o.groups.length > 0 && { 'cognito:groups': o.groups }),
       iat,
       nbf: o.notBefore ?? iat,
       exp: iat + o.ttlSeconds,

@@ -28,6 +28,12 @@ export interface Principal {
    * opaque token's stored grant; never taken from a request parameter.
    */
   memories?: string[];
+  /**
+   * The user pool groups of a signed-in user's JWT (Cognito's `cognito:groups` claim; the local
+   * issuer's tokens carry it too). Absent on opaque and personal access tokens: no group speaks
+   * through a token issued to a client. `catalog-admins` may edit the organisation's allow-list.
+   */
+  groups?: string[];
   /** OAuth client the token was issued to (Cognito app client, a registered MCP client, `local-cli`; `pat:<id>` for a personal access token). */
   clientId?: string;
   /** A signed-in user's JWT (Cognito, the local issuer), an OAuth front token, or a personal access token. */

@@ -1,4 +1,4 @@
-import type { CatalogStore, SearchIndex } from '../catalog-core';
+import type { AllowList, CatalogStore, SearchIndex } from '../catalog-core';
 import type { OriginSecretGetter } from '../shared/http/origin-guard';
 import type { RateLimiter } from '../shared/rate-limit/rate-limiter';
 import type { SiteConfig } from './config';
@@ -14,6 +14,8 @@ export interface SiteDeps {
   limiter?: RateLimiter;
   /** CloudFront's origin secret: without its header a request is refused (403), and with it the viewer address is trusted. */
   originSecret: OriginSecretGetter;
+  /** The organisation's allow-list (cached per instance): its servers get the "allowed in your organisation" badge. */
+  allowList?: { current(): Promise<AllowList | undefined> };
   /** The clock of relative times ("3 days ago"); tests fix it. */
   now: () => number;
 }

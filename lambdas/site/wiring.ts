@@ -1,4 +1,16 @@
-import { DynamoCatalogStore, loadCatalogStoreConfig, searchIndexForReads, type CatalogStore, type CatalogStoreConfig, type SearchIndex } from '../catalog-core';
+import {
+  CachedAllowList,
+  DynamoCatalogStore,
+  loadCatalogStoreConfig,
+  S3AllowListStore,
+  searchIndexForReads,
+  type AllowList,
+  type CatalogStore,
+  type CatalogStoreConfig,
+  type SearchIndex,
+} from '../catalog-core';
+import { s3Config } from '../shared/aws/clients';
+import { traced } from '../shared/observability/tracing';
 import { documentClient, dynamoClient } from '../shared/aws/clients';
 import { sharedLimiter } from '../shared/rate-limit/leasing-config';
 import type { RateLimiter } from '../shared/rate-limit/rate-limiter';
@@ -14,12 +26,27 @@ import type { SiteDeps } from './deps';
  */
 export async function createSiteDeps(
   config: SiteConfig,
-  parts: { store: Pick<CatalogStore, 'get'>; index: SearchIndex; limiter?: RateLimiter; originSecret?: OriginSecretGetter; now?: () => number },
+  parts: {
+    store: Pick<CatalogStore, 'get'>;
+    index: SearchIndex;
+    limiter?: RateLimiter;
+    originSecret?: OriginSecretGetter;
+    now?: () => number;
+    allowList?: { current(): Promise<AllowList | undefined> };
+  },
 ): Promise<SiteDeps> {
   const originSecret =
     parts.originSecret ??
     (await originSecretGetter({ value: config.originVerifySecret, arn: config.originVerifySecretArn, region: process.env.AWS_REGION ?? 'us-east-1' }));
-  return { config, store: parts.store, index: parts.index, ...(parts.limiter && { limiter: parts.limiter }), originSecret, now: parts.now ?? Date.now };
+  return {
+    config,
+    store: parts.store,
+    index: parts.index,
+    ...(parts.limiter && { limiter: parts.limiter }),
+    ...(parts.allowList && { allowList: parts.allowList }),
+    originSecret,
+    now: parts.now ?? Date.now,
+  };
 }
 
 /**
@@ -34,5 +61,10 @@ export async function createAwsSiteDeps(config: SiteConfig, catalog: CatalogStor
     store: new DynamoCatalogStore(documentClient(ddb), catalog.catalogTable),
     index,
     limiter: sharedLimiter(ddb, config.rateLimitTable, config.rateLimiter),
+    // Read only (the org function writes it); the same per-instance cache as the org registry's.
+    allowList: new CachedAllowList(
+      new S3AllowListStore((mod) => traced(new mod.S3Client(s3Config({ region: catalog.region, s3Endpoint: catalog.s3Endpoint }))), catalog.allowList),
+      catalog.allowListRefreshSeconds * 1000,
+    ),
   });
 }

@@ -20,6 +20,7 @@ import { CATALOG_MCP_API } from '../../lambdas/catalog/mcp/routes';
 import { crawlerTableDefinitions } from '../../lambdas/crawler/adapters/dynamo-crawl-state';
 import { memoryTableDefinitions } from '../../lambdas/memory/tables';
 import { MEMORY_API } from '../../lambdas/memory-api/routes';
+import { ORG_API } from '../../lambdas/catalog/org/routes';
 import { routeKey, type ApiTable } from '../../lambdas/shared/http/route-table';
 import { Edge, ICONS_PATH_PATTERN } from '../../lib/edge';
 import { CatalogStack, type CatalogStackProps } from '../../lib/catalog-stack';
@@ -89,6 +90,8 @@ describe('HTTP API routes come from the route table', () => {
     expected.push(...MEMORY_API.routes.map(routeKey), 'ANY /v1/{proxy+}', 'ANY /v1');
     // And the site's (see site.test.ts): its pages, and ANY on each page's path.
     expected.push(...SITE_API.routes.map(routeKey), ...SITE_ANY_PATHS.map((p) => `ANY ${p}`));
+    // And the organisation registry's (see org-registry.test.ts): its table and its /org catch-all.
+    expected.push(...ORG_API.routes.map(routeKey), 'ANY /org/{proxy+}', 'ANY /org');
     expect(keys.sort()).toEqual([...expected].sort());
     for (const route of [...CATALOG_API.routes, ...CATALOG_MCP_API.routes]) {
       s.template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: routeKey(route), AuthorizationType: 'NONE' });
@@ -99,8 +102,8 @@ describe('HTTP API routes come from the route table', () => {
   it('integrates each route with the Lambda its fn names (proxy, payload 2.0): favorites with the favorites Lambda, the rest and $default with the catalog Lambda', () => {
     const integrations = s.template.findResources('AWS::ApiGatewayV2::Integration');
     // Two more belong to the OAuth front (its table's routes and its greedy routes), two to the memory API (its table, its /v1 catch-all),
-    // two to the site (its pages, ANY on their paths).
-    expect(Object.keys(integrations)).toHaveLength(8);
+    // two to the site (its pages, ANY on their paths), two to the organisation registry (its table, ANY on /org and /org/{proxy+}).
+    expect(Object.keys(integrations)).toHaveLength(10);
     const integrationOf = (fn: IConstruct): string => {
       const found = Object.entries(integrations).filter(
         ([, i]) => JSON.stringify(i.Properties.IntegrationUri) === JSON.stringify({ 'Fn::GetAtt': [logicalId(fn), 'Arn'] }),
@@ -135,7 +138,9 @@ describe('HTTP API routes come from the route table', () => {
         MEMORY_API.routes.length +
         2 +
         SITE_API.routes.length +
-        SITE_ANY_PATHS.length,
+        SITE_ANY_PATHS.length +
+        ORG_API.routes.length +
+        2,
     );
   });
 
@@ -502,8 +507,8 @@ describe('stateful resources', () => {
 
   it('buckets block public access, are encrypted and refuse plain HTTP', () => {
     const buckets = s.template.findResources('AWS::S3::Bucket');
-    // Icons, access logs and the memory bucket.
-    expect(Object.keys(buckets)).toHaveLength(3);
+    // Icons, access logs, the memory bucket and the organisation's settings (the allow-list).
+    expect(Object.keys(buckets)).toHaveLength(4);
     for (const [id, bucket] of Object.entries(buckets)) {
       expect(bucket.Properties.PublicAccessBlockConfiguration).toEqual({
         BlockPublicAcls: true,
@@ -540,14 +545,15 @@ describe('stateful resources', () => {
     expect(domain.Properties?.VPCOptions).toBeUndefined();
     expect(domain.Properties?.AdvancedSecurityOptions).toBeUndefined();
     const statements = ((domain.Properties as Record<string, unknown>).AccessPolicies as { Statement: { Principal: unknown; Action: string[] }[] }).Statement;
-    // Only three roles reach the domain: the API and the site read, the crawler also writes.
+    // Only four roles reach the domain: the API, the organisation registry and the site read, the crawler also writes.
     const byRole = (role: Parameters<typeof logicalId>[0]) =>
       statements.find((st) =>
         [(st.Principal as { AWS: unknown }).AWS].flat().some((p) => JSON.stringify(p) === JSON.stringify({ 'Fn::GetAtt': [logicalId(role), 'Arn'] })),
       );
-    expect(statements.flatMap((st) => [(st.Principal as { AWS: unknown }).AWS].flat())).toHaveLength(3);
+    expect(statements.flatMap((st) => [(st.Principal as { AWS: unknown }).AWS].flat())).toHaveLength(4);
     expect(byRole(s.stack.site.role)?.Action.sort()).toEqual(['es:ESHttpGet', 'es:ESHttpHead', 'es:ESHttpPost']);
     expect(byRole(s.stack.api.role)?.Action.sort()).toEqual(['es:ESHttpGet', 'es:ESHttpHead', 'es:ESHttpPost']);
+    expect(byRole(s.stack.org.role)?.Action.sort()).toEqual(['es:ESHttpGet', 'es:ESHttpHead', 'es:ESHttpPost']);
     expect(byRole(s.stack.crawler.role)?.Action).toEqual(expect.arrayContaining(['es:ESHttpPut', 'es:ESHttpDelete']));
   });
 

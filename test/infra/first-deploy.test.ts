@@ -197,7 +197,7 @@ describe('security defaults', () => {
     expect(allStacks(plain).filter(([, s]) => ofType(s, 'AWS::WAFv2::LoggingConfiguration').length === 1)).toHaveLength(4);
   });
 
-  it("the search domain's access policy names exactly the three roles that query it: catalog and site read, the crawler writes", () => {
+  it("the search domain's access policy names exactly the four roles that query it: catalog, the org registry and site read, the crawler writes", () => {
     for (const m of plain.filter((x) => ofType(x.main, 'AWS::OpenSearchService::Domain').length > 0)) {
       const [[, domain]] = ofType(m.main, 'AWS::OpenSearchService::Domain');
       const roleOf = Object.fromEntries(
@@ -212,6 +212,7 @@ describe('security defaults', () => {
       expect(granted.sort()).toEqual([
         ['catalog', read],
         ['crawler', 'es:ESHttpDelete es:ESHttpGet es:ESHttpHead es:ESHttpPatch es:ESHttpPost es:ESHttpPut'],
+        ['org', read],
         ['site', read],
       ]);
     }

@@ -132,8 +132,8 @@ describe('alarms on every failure path, into one topic', () => {
     const fns = ofType(main, 'AWS::Lambda::Function')
       .filter(([, f]) => f.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME)
       .map(([id]) => id);
-    // catalog, favorites, OAuth, /v1, the git remote, /mcp, the site, the crawler, the origin secret's rotation.
-    expect(fns).toHaveLength(9);
+    // catalog, favorites, the organisation registry, OAuth, /v1, the git remote, /mcp, the site, the crawler, the origin secret's rotation.
+    expect(fns).toHaveLength(10);
     for (const fn of fns) {
       for (const metric of ['Errors', 'Throttles']) {
         const found = alarms().filter(

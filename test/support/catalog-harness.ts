@@ -45,6 +45,7 @@ export async function startTestCatalog(opts: { seed?: number; config?: Partial<C
     catalogTable: `catalog-${id}`,
     rateLimitTable: `rate-${id}`,
     iconsBucket: `icons-${id}`.toLowerCase(),
+    allowList: { bucket: `org-${id}`.toLowerCase(), key: 'org/allow-list.yaml' },
     searchSnapshotPath: undefined,
     cursorKeysFile: keys,
     // Tests that are not about the limit run with a high one (DECISIONS); limit tests pass their own.

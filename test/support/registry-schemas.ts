@@ -28,3 +28,25 @@ export function serverListValidator() {
   ajv.addSchema({ $id: 'registry-openapi', components: doc.components }, 'registry-openapi');
   return ajv.compile({ $ref: 'registry-openapi#/components/schemas/ServerList' });
 }
+
+function openApiDoc() {
+  return parse(readFileSync(join(FIXTURES, 'registry-openapi.2025-12-01.yaml'), 'utf8')) as {
+    components: { schemas: Record<string, unknown> };
+    paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: unknown }> }> }>>;
+  };
+}
+
+/**
+ * The official OpenAPI's answer schema of one route and status (`ServerResponse` for
+ * `/v0.1/servers/{serverName}/versions/{version}` 200, the `{ error }` body for its 404, …).
+ */
+export function registryResponseValidator(path: string, status: string) {
+  const doc = openApiDoc();
+  const schema = doc.paths[path]?.get?.responses[status]?.content?.['application/json']?.schema;
+  if (!schema) throw new Error(`the registry's OpenAPI has no GET ${path} ${status} JSON answer`);
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats(ajv);
+  ajv.addSchema({ $id: 'registry-openapi', components: doc.components }, 'registry-openapi');
+  const rebased = JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"registry-openapi#/components/')) as object;
+  return ajv.compile(rebased);
+}

@@ -17,6 +17,8 @@ import { startTestCatalog, type TestCatalog } from './catalog-harness';
  */
 export interface TestSite {
   url: string;
+  /** The catalog's configuration (its tables and buckets on the test backends). */
+  config: CatalogConfig;
   catalog: CatalogDeps;
   site: SiteDeps;
   get(path: string, init?: RequestInit): Promise<Response>;
@@ -37,6 +39,8 @@ export async function startTestSite(
     limited?: boolean;
     /** Fills the (unseeded) catalog before the site serves it: a crawl, for example. */
     fill?: (catalog: TestCatalog) => Promise<void>;
+    /** The organisation's allow-list the pages read (their badges). */
+    allowList?: SiteDeps['allowList'];
   } = {},
 ): Promise<TestSite> {
   const catalog = await startTestCatalog({ seed: opts.seed, config: opts.catalog });
@@ -49,6 +53,7 @@ export async function startTestSite(
     ...(opts.limited && { limiter: catalog.deps.limiter }),
     originSecret: () => undefined,
     now: () => FIXED_NOW,
+    ...(opts.allowList && { allowList: opts.allowList }),
   });
   const running: RunningServer = await listen(
     createLocalServer({
@@ -62,6 +67,7 @@ export async function startTestSite(
   );
   return {
     url: running.url,
+    config: catalog.config,
     catalog: catalog.deps,
     site: deps,
     get: (path, init) => fetch(`${running.url}${path}`, init),

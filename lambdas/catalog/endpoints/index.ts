@@ -3,7 +3,7 @@ import type { CatalogDeps } from '../deps';
 import { autocomplete, getFacets, getIcon, listCategories, listLanguages, listLicenses, listSlugs } from './browse';
 import type { RequestCtx } from './context';
 import { getOpenApi } from './openapi';
-import { listRegistryServers } from './registry';
+import { getRegistryServerVersion, listRegistryServers, listRegistryServerVersions } from './registry';
 import { getServer, listServers, searchServers } from './servers';
 
 export type CatalogEndpoint = (ctx: RequestCtx, deps: CatalogDeps) => Promise<HandlerResponse>;
@@ -21,5 +21,7 @@ export const CATALOG_ENDPOINTS: Record<string, CatalogEndpoint> = {
   listSlugs,
   getIcon,
   listRegistryServers,
+  listRegistryServerVersions,
+  getRegistryServerVersion,
   getOpenApi,
 };

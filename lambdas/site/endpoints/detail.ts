@@ -5,6 +5,7 @@ import { pageNotFound } from '../errors';
 import { detailPage } from '../render/detail';
 import { renderReadme, type RenderedReadme } from '../render/markdown';
 import type { SiteCtx } from './pages';
+import { orgOf } from './org';
 import { htmlPage } from './respond';
 
 /**
@@ -55,5 +56,8 @@ export async function server(ctx: SiteCtx): Promise<HandlerResponse> {
   const detail = await deps.store.get(slug);
   if (!detail)
     throw pageNotFound(`There is no server “${slug.length > 80 ? `${slug.slice(0, 80)}…` : slug}” in the catalog. It may have been removed from the registry.`);
-  return htmlPage(deps.config, detailPage(deps.config, { detail, readme: await readmeOf(deps, detail), now: deps.now() }));
+  return htmlPage(
+    deps.config,
+    detailPage(deps.config, { detail, readme: await readmeOf(deps, detail), now: deps.now(), org: await orgOf(deps, detail.record.name) }),
+  );
 }

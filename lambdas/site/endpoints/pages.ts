@@ -6,6 +6,7 @@ import type { SiteDeps } from '../deps';
 import { SiteError } from '../errors';
 import { favoritesPage, homePage, searchPage, serversPage, tokensPage, type ListState } from '../render/pages';
 import { MULTI_KEYS, SearchPageQuerySchema, ServersQuerySchema } from '../schemas';
+import { orgAllowed } from './org';
 import { htmlPage } from './respond';
 
 export type SiteCtx = RequestContext<SiteDeps>;
@@ -42,6 +43,7 @@ export async function home(ctx: SiteCtx): Promise<HandlerResponse> {
       popular: popular.items,
       trending: trending.items.filter((r) => r.trending > 0),
       published: published.items,
+      allowed: await orgAllowed(deps),
     }),
   );
 }
@@ -54,7 +56,10 @@ export async function servers(ctx: SiteCtx): Promise<HandlerResponse> {
   const filters = filtersOf(q);
   const result = await deps.index.list({ filters, sort: q.sort, page: { offset: (q.page - 1) * size, limit: size }, facets: true });
   const state: ListState = { filters, sort: q.sort, page: q.page };
-  return htmlPage(deps.config, serversPage(deps.config, state, { items: result.items, total: result.total, facets: facetsOf(result), pageSize: size }));
+  return htmlPage(
+    deps.config,
+    serversPage(deps.config, state, { items: result.items, total: result.total, facets: facetsOf(result), pageSize: size, allowed: await orgAllowed(deps) }),
+  );
 }
 
 /** GET /search?q=: ranked results with the same filters; without `q`, the search form. */
@@ -67,7 +72,10 @@ export async function search(ctx: SiteCtx): Promise<HandlerResponse> {
   const size = deps.config.pageSize;
   try {
     const result = await deps.index.search({ q: q.q, filters, page: { offset: (q.page - 1) * size, limit: size }, facets: true });
-    return htmlPage(deps.config, searchPage(deps.config, state, { items: result.items, total: result.total, facets: facetsOf(result), pageSize: size }));
+    return htmlPage(
+      deps.config,
+      searchPage(deps.config, state, { items: result.items, total: result.total, facets: facetsOf(result), pageSize: size, allowed: await orgAllowed(deps) }),
+    );
   } catch (err) {
     if (err instanceof SearchWindowError) {
       throw new SiteError('INVALID_QUERY', 'Page out of reach', 'The requested page is beyond the search window; narrow the query.', [

@@ -32,10 +32,19 @@ export function pinButton(slug: string, title: string): SafeHtml {
   return html`<button type="button" class="pin" data-pin="${slug}" data-title="${title}" aria-pressed="false" hidden><span class="pin-mark" aria-hidden="true">☆</span> <span class="pin-text">Pin</span><span class="sr-only"> ${title}</span></button>`;
 }
 
-export function serverCard(r: CatalogRecord, headingLevel: 2 | 3 = 3): SafeHtml {
+/** Whether the organisation's allow-list allows a server (by registry name); absent where no allow-list exists. */
+export type OrgAllowed = (name: string) => boolean;
+
+/** The badge of a server the organisation allows (README "Organisation registry"). */
+export function orgBadge(pinnedVersion?: string): SafeHtml {
+  return html`<li class="badge badge-org" title="On your organisation's allow-list: IDEs pointed at its registry (/org/v0.1) offer it">Allowed in your organisation${pinnedVersion ? html` (pinned to ${pinnedVersion})` : ''}</li>`;
+}
+
+export function serverCard(r: CatalogRecord, headingLevel: 2 | 3 = 3, allowed?: OrgAllowed): SafeHtml {
   const title = displayTitle(r);
   const stars = r.github?.stars;
   const facts = [
+    allowed?.(r.name) ? orgBadge() : '',
     r.isOfficial ? html`<li class="badge badge-official">Official</li>` : '',
     r.status === 'deprecated' ? html`<li class="badge badge-warn">Deprecated</li>` : '',
     isTestEntry(r) ? html`<li class="badge badge-warn">Test or sample</li>` : '',
@@ -65,8 +74,8 @@ ${pinButton(r.slug, title)}
 </li>`;
 }
 
-export function cardList(records: CatalogRecord[], label: string, headingLevel: 2 | 3 = 3): SafeHtml {
-  return html`<ul class="cards" aria-label="${label}">${records.map((r) => serverCard(r, headingLevel))}</ul>`;
+export function cardList(records: CatalogRecord[], label: string, headingLevel: 2 | 3 = 3, allowed?: OrgAllowed): SafeHtml {
+  return html`<ul class="cards" aria-label="${label}">${records.map((r) => serverCard(r, headingLevel, allowed))}</ul>`;
 }
 
 /** The search box: a plain GET form; the script adds suggestions (ARIA combobox) from /api/autocomplete. */

@@ -12,9 +12,10 @@ import {
   installOptions,
   type InputNote,
   type InstallOption,
+  type OrgDecision,
 } from '../../catalog-core';
 import type { SiteConfig } from '../config';
-import { displayTitle, icon, LICENSE_GRADE_TEXT, MAINTENANCE_GRADE_TEXT, pinButton, serverPath } from './components';
+import { displayTitle, icon, LICENSE_GRADE_TEXT, MAINTENANCE_GRADE_TEXT, orgBadge, pinButton, serverPath } from './components';
 import { compactNumber, fullNumber, isoDate, plural, relativeTime } from './format';
 import { html, trusted, type SafeHtml } from './html';
 import { absolute, layout } from './layout';
@@ -30,6 +31,8 @@ export interface DetailView {
   /** The README, already rendered and sanitised (see markdown.ts). */
   readme?: { html: string; truncated: boolean };
   now: number;
+  /** What the organisation's allow-list says of the server; absent where no allow-list exists. */
+  org?: OrgDecision;
 }
 
 const REL = 'noopener nofollow ugc';
@@ -227,6 +230,7 @@ ${icon(r, 64)}
 <p class="card-name">${r.name}</p>
 <p class="lead">${r.description}</p>
 <ul class="facts" aria-label="Badges">
+${view.org?.allowed ? orgBadge(view.org.pinnedVersion) : ''}
 ${r.isOfficial ? html`<li class="badge badge-official" title="Published under a domain its publisher proved to the registry">Official namespace</li>` : ''}
 ${r.status === 'deprecated' ? html`<li class="badge badge-warn">Deprecated</li>` : ''}
 ${isTestEntry(r) ? html`<li class="badge badge-warn" title="Its name or description says it is a test, sample or greeting server">Test or sample</li>` : ''}

@@ -11,7 +11,7 @@ import {
 } from '../../catalog-core';
 import { tokensRedirectUri, type SiteConfig } from '../config';
 import type { SiteError } from '../errors';
-import { cardList, facetLabel, pagination, searchForm } from './components';
+import { cardList, facetLabel, pagination, searchForm, type OrgAllowed } from './components';
 import { fullNumber, plural } from './format';
 import { html, type SafeHtml } from './html';
 import { layout } from './layout';
@@ -135,6 +135,8 @@ export interface ListPageData {
   /** The facets of this very query and its filters. */
   facets: FacetCounts;
   pageSize: number;
+  /** Where an allow-list exists: the servers it allows get their badge. */
+  allowed?: OrgAllowed;
 }
 
 function listBody(base: '/servers' | '/search', state: ListState, data: ListPageData, empty: SafeHtml): SafeHtml {
@@ -153,7 +155,7 @@ function listBody(base: '/servers' | '/search', state: ListState, data: ListPage
 <h2 id="results-title" class="sr-only">Results</h2>
 ${activeFilters(base, state)}
 <p class="summary" role="status">${summary}</p>
-${data.items.length > 0 ? cardList(data.items, 'Servers') : ''}
+${data.items.length > 0 ? cardList(data.items, 'Servers', 3, data.allowed) : ''}
 ${pagination(state.page, totalPages, (p) => `${base}${queryOf(state, { page: p })}`)}
 </section>
 </div>`;
@@ -221,21 +223,23 @@ export interface HomeData {
   /** Newest in the registry (its own publish and update times, not the crawl's). */
   published: CatalogRecord[];
   popular: CatalogRecord[];
+  /** Where an allow-list exists: the servers it allows get their badge. */
+  allowed?: OrgAllowed;
 }
 
-function trendingSection(records: CatalogRecord[]): SafeHtml {
+function trendingSection(records: CatalogRecord[], allowed?: OrgAllowed): SafeHtml {
   return html`<section aria-labelledby="trending-title">
 <h2 id="trending-title">Trending this week</h2>
-${cardList(records, 'Trending servers')}
+${cardList(records, 'Trending servers', 3, allowed)}
 <p><a href="/servers?sort=trending">All trending servers →</a></p>
 </section>`;
 }
 
-function publishedSection(records: CatalogRecord[]): SafeHtml {
+function publishedSection(records: CatalogRecord[], allowed?: OrgAllowed): SafeHtml {
   return html`<section aria-labelledby="updated-title">
 <h2 id="updated-title">Recently added or updated</h2>
 <p class="muted">By the time the registry published or updated them.</p>
-${cardList(records, 'Recently published servers')}
+${cardList(records, 'Recently published servers', 3, allowed)}
 <p><a href="/servers?sort=published">Everything, newest in the registry first →</a></p>
 </section>`;
 }
@@ -254,10 +258,10 @@ ${searchForm('', 'q-home', { large: true })}
       html`<li><a href="/servers?category=${encodeURIComponent(c.name)}"><span class="cat-name">${c.name}</span> <span class="cat-count">${fullNumber(c.count)}</span></a></li>`,
   )}</ul>
 </section>
-${data.trending.length > 0 ? html`<div class="columns">${trendingSection(data.trending)}${publishedSection(data.published)}</div>` : publishedSection(data.published)}
+${data.trending.length > 0 ? html`<div class="columns">${trendingSection(data.trending, data.allowed)}${publishedSection(data.published, data.allowed)}</div>` : publishedSection(data.published, data.allowed)}
 <section aria-labelledby="popular-title">
 <h2 id="popular-title">Most popular</h2>
-${cardList(data.popular, 'Popular servers')}
+${cardList(data.popular, 'Popular servers', 3, data.allowed)}
 <p><a href="/servers">Browse all ${fullNumber(data.total)} servers →</a></p>
 </section>`;
   return layout(
