@@ -104,9 +104,7 @@ const serverHit = object(serverSummary);
 
 export const searchOutput = object({
   query: string(),
-  total: number()
-    .int()
-    .describe('Servers that match, over all pages (orgOnly: the allowed ones among the first `ranked` matches).'),
+  total: number().int().describe('Servers that match, over all pages (orgOnly: the allowed ones among the first `ranked` matches).'),
   ranked: number()
     .int()
     .optional()

@@ -1,4 +1,13 @@
-import { CATEGORIES, findServer, orgDecision, type AllowList, type CatalogFilters, type CatalogStore, type SearchIndex, type ServerRef } from '../../catalog-core';
+import {
+  CATEGORIES,
+  findServer,
+  orgDecision,
+  type AllowList,
+  type CatalogFilters,
+  type CatalogStore,
+  type SearchIndex,
+  type ServerRef,
+} from '../../catalog-core';
 import type { CursorCodec } from '../../shared/cursor';
 import { toolDefiner, type McpTool } from '../../shared/mcp/define-tool';
 import { ToolError } from '../../shared/mcp/tool-error';
