@@ -271,6 +271,9 @@ export class CatalogStack extends Stack {
       removalPolicy,
       logLevel: props.logLevel,
     });
+    // The catalog function's MCP endpoint reads the allow-list too (search_servers' orgOnly, allowedInOrg): the file, read-only.
+    for (const [name, value] of Object.entries(this.org.allowListEnvironment())) this.api.fn.addEnvironment(name, value);
+    this.org.grantAllowListRead(this.api.role);
 
     // The site: pages rendered on the same HTTP API, cached briefly at the edge.
     this.site = new Site(this, 'Site', {

@@ -253,6 +253,8 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     const index = embeddedSearchIndex({ snapshotPath: dir.searchSnapshot });
     deps = await createCatalogDeps(config, index, authDeps.verifier);
     orgDeps = createOrgDeps(loadOrgConfig(config, authEnv), deps, authDeps.verifier);
+    // One allow-list cache for /org, /api/mcp and the site: an edit through the admin API shows on all at once.
+    deps.allowList = orgDeps.allowList;
     favoritesDeps = await createFavoritesDeps(config, loadFavoritesConfig(authEnv), authDeps.verifier);
     const siteDeps = await createSiteDeps(siteConfig, {
       store: deps.store,

@@ -143,6 +143,7 @@ function mcpDepsOf(deps: CatalogDeps): CatalogMcpDeps {
     index: deps.index,
     cursors: deps.cursors,
     ...(deps.config.siteUrlTemplate !== undefined && { siteUrlTemplate: deps.config.siteUrlTemplate }),
+    ...(deps.allowList && { allowList: deps.allowList }),
     limiter: deps.limiter,
     tiers: deps.callers,
     ...(deps.originSecret && { originSecret: deps.originSecret }),

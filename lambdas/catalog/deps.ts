@@ -1,4 +1,4 @@
-import type { CatalogStore, IconStore, SearchIndex } from '../catalog-core';
+import type { AllowList, CatalogStore, IconStore, SearchIndex } from '../catalog-core';
 import type { CursorCodec } from '../shared/cursor';
 import type { OriginSecretGetter } from '../shared/http/origin-guard';
 import type { RateLimiter } from '../shared/rate-limit/rate-limiter';
@@ -14,6 +14,11 @@ export interface CatalogDeps {
   limiter: RateLimiter;
   cursors: CursorCodec;
   callers: CallerResolver;
+  /**
+   * The organisation's allow-list, read-only and cached per instance (`CachedAllowList`): the MCP
+   * endpoint's `orgOnly` and `allowedInOrg`. `current()` is undefined while no file exists.
+   */
+  allowList?: { current(): Promise<AllowList | undefined> };
   /** CloudFront's origin header secret (AWS): without the header a request is 403. Absent locally. */
   originSecret?: OriginSecretGetter;
 }

@@ -1,4 +1,5 @@
-import { DynamoCatalogStore, S3IconStore, type SearchIndex } from '../catalog-core';
+import { CachedAllowList, DynamoCatalogStore, S3AllowListStore, S3IconStore, type SearchIndex } from '../catalog-core';
+import { logger } from '../shared/logger';
 import { sharedLimiter } from '../shared/rate-limit/leasing-config';
 import { AnonymousCallers, BearerCallers } from './callers';
 import type { TokenVerifier } from '../identity/verifier';
@@ -30,5 +31,11 @@ export async function createCatalogDeps(config: CatalogConfig, index: SearchInde
     cursors,
     callers: verifier ? new BearerCallers(verifier, config, originSecret) : new AnonymousCallers(config, originSecret),
     originSecret,
+    // Read only (the org function writes it), as the site reads it; its S3 client is made by the first read.
+    allowList: new CachedAllowList(
+      new S3AllowListStore((mod) => traced(new mod.S3Client(s3Config(clientOpts))), config.allowList),
+      config.allowListRefreshSeconds * 1000,
+      (err) => logger.warn('the allow-list file does not parse; serving the last good one', { err: err instanceof Error ? err.message : String(err) }),
+    ),
   };
 }

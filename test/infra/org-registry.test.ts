@@ -85,12 +85,23 @@ test('cdk-nag: nothing left unacknowledged', () => {
   expect(nagViolations(stack).map((v) => `${v.ruleName} ${v.violatingResources.map((r) => r.locations.join(',')).join(' ')}`)).toEqual([]);
 });
 
-test('the site reads the allow-list (its badges): the file, read-only', () => {
-  const env = (resources[idOf(stack.site.fn)].Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+/** A reader of the allow-list: told where it is, and allowed to read that object only (and to learn it is missing). */
+function expectAllowListReader(fn: { node: { defaultChild?: unknown } }, role: unknown) {
+  const env = (resources[idOf(fn)].Properties.Environment as { Variables: Record<string, unknown> }).Variables;
   expect(env).toMatchObject({ ORG_SETTINGS_BUCKET: { Ref: idOf(stack.org.settingsBucket) }, ORG_ALLOW_LIST_KEY: 'org/allow-list.yaml' });
   const statements = Object.values(resources)
-    .filter((r) => r.Type === 'AWS::IAM::Policy' && JSON.stringify(r.Properties.Roles).includes(idOf(stack.site.role as never)))
+    .filter((r) => r.Type === 'AWS::IAM::Policy' && JSON.stringify(r.Properties.Roles).includes(idOf(role as never)))
     .flatMap((p) => (p.Properties.PolicyDocument as { Statement: Array<{ Action: string | string[]; Resource: unknown }> }).Statement)
     .filter((s) => JSON.stringify(s.Resource).includes(idOf(stack.org.settingsBucket)));
   expect(statements.flatMap((s) => [s.Action].flat()).sort()).toEqual(['s3:GetObject', 's3:ListBucket']);
+  const object = statements.find((s) => [s.Action].flat().includes('s3:GetObject'));
+  expect(JSON.stringify(object?.Resource)).toContain('/org/allow-list.yaml');
+}
+
+test('the site reads the allow-list (its badges): the file, read-only', () => {
+  expectAllowListReader(stack.site.fn, stack.site.role);
+});
+
+test("the catalog function reads the allow-list (search_servers' orgOnly on /api/mcp): the file, read-only", () => {
+  expectAllowListReader(stack.api.fn, stack.api.role);
 });

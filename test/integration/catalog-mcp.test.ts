@@ -267,7 +267,10 @@ describe('bad arguments are tool errors with clear messages, never protocol erro
     ['search_servers', { query: 'x', limit: 0 }, 'invalid_argument', /^limit must be from 1 to 50/],
     ['search_servers', { query: 'x', limit: 2.5 }, 'invalid_argument', /^limit must be an integer/],
     ['search_servers', { query: 'x', cursor: 'not-a-cursor' }, 'invalid_argument', /^cursor is not a cursor of this search/],
-    ['search_servers', { query: 'x', orgOnly: true }, 'invalid_argument', /^unknown argument "orgOnly"; search_servers takes query, category/],
+    ['search_servers', { query: 'x', sort: 'stars' }, 'invalid_argument', /^unknown argument "sort"; search_servers takes query, category/],
+    ['search_servers', { query: 'x', orgOnly: 'yes' }, 'invalid_argument', /orgOnly/],
+    // This catalog has no allow-list file (catalog-mcp-org.test.ts has one).
+    ['search_servers', { query: 'x', orgOnly: true }, 'invalid_argument', /^orgOnly needs an organisation allow-list, and this deployment has none/],
     ['search_servers', 'weather', 'invalid_argument', /^arguments must be an object/],
     ['get_server', { slug: 'no-such-server' }, 'not_found', /^no server with slug "no-such-server" in the catalog; search_servers finds/],
     ['get_server', { name: 'io.github.nobody/nothing' }, 'not_found', /^no server with name "io.github.nobody\/nothing"/],

@@ -1,4 +1,4 @@
-import type { CatalogStore, SearchIndex } from '../../catalog-core';
+import type { AllowList, CatalogStore, SearchIndex } from '../../catalog-core';
 import type { CursorCodec } from '../../shared/cursor';
 import type { OriginSecretGetter } from '../../shared/http/origin-guard';
 import { createPipeline, type ApiPolicy, type Bucket, type RequestContext } from '../../shared/http/pipeline';
@@ -26,6 +26,8 @@ export interface CatalogMcpDeps {
   cursors: CursorCodec;
   /** `SITE_URL_TEMPLATE`: each server's page on the site. */
   siteUrlTemplate?: string;
+  /** The organisation's allow-list (`orgOnly`, and each hit's `allowedInOrg`); none: no organisation. */
+  allowList?: { current(): Promise<AllowList | undefined> };
   limiter: RateLimiter;
   /** The catalog's rate-limit tiers: per client IP, or per user with a valid bearer token (`lambdas/catalog/callers.ts`). */
   tiers: { resolve(event: HttpEvent): Promise<Bucket> };
@@ -47,6 +49,7 @@ async function serve({ event, deps, requestId }: RequestContext<CatalogMcpDeps>)
     index: deps.index,
     cursors: deps.cursors,
     ...(deps.siteUrlTemplate !== undefined && { siteUrlTemplate: deps.siteUrlTemplate }),
+    ...(deps.allowList && { allowList: deps.allowList }),
     requestId,
   });
   if (LOG_REQUESTS && body.raw !== undefined && !body.protoKey)

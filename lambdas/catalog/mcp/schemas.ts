@@ -2,6 +2,7 @@
 import { array, boolean, enum as zEnum, number, object, record, string, strictObject, unknown, type infer as Infer } from 'zod';
 import { CATEGORIES, INSTALL_CLIENTS, REGISTRY_TYPES } from '../../catalog-core';
 import { errorOutput as errorOutputOf } from '../../shared/mcp/tool-error';
+import { ORG_WINDOW } from './org';
 
 /**
  * The catalog tools' argument and result schemas: they validate the arguments (messages name the
@@ -18,10 +19,7 @@ export const LIMIT_MAX = 50;
 const categoryArg = zEnum(CATEGORIES, { error: `category must be one of the ${CATEGORIES.length} labels of list_categories: ${CATEGORIES.join(', ')}` });
 const typeArg = zEnum(REGISTRY_TYPES, { error: `type must be one of ${REGISTRY_TYPES.join(', ')}` });
 
-/**
- * `search_servers`. Its arguments are the seam of later filters: an organisation's allow-list
- * (`orgOnly`) is one more optional key here and one more filter in `tools.ts`.
- */
+/** `search_servers`. A strict object: an unknown argument is `invalid_argument`, never ignored. */
 export const searchInput = strictObject({
   query: string()
     .trim()
@@ -33,6 +31,11 @@ export const searchInput = strictObject({
   category: categoryArg.optional().describe('Only servers of this category (exact label; list_categories gives them with counts).'),
   type: typeArg.optional().describe('Only servers installable this way: a package registry (npm, pypi, oci, mcpb, nuget), or "remote" for a hosted endpoint.'),
   remoteOnly: boolean().optional().describe('Only servers with a hosted endpoint (nothing to install or run locally); the same as type "remote".'),
+  orgOnly: boolean()
+    .optional()
+    .describe(
+      `Only servers your organisation's allow-list allows (each hit says the version it pins, if any), among the first ${ORG_WINDOW} ranked matches of the query. An error on a deployment without an allow-list.`,
+    ),
   limit: number()
     .int('limit must be an integer')
     .min(1, `limit must be from 1 to ${LIMIT_MAX}`)
@@ -93,13 +96,19 @@ const serverSummary = {
   stars: number().optional(),
   isOfficial: boolean(),
   url: string().optional().describe("The server's page on this catalog's site."),
+  allowedInOrg: boolean().optional().describe("Whether the organisation's allow-list allows it; absent when this deployment has no allow-list."),
+  pinnedVersion: string().optional().describe('The version the allow-list pins it to: install that one.'),
 };
 
 const serverHit = object(serverSummary);
 
 export const searchOutput = object({
   query: string(),
-  total: number().int().describe('Servers that match, over all pages.'),
+  total: number().int().describe('Servers that match, over all pages (orgOnly: the allowed ones among the first `ranked` matches).'),
+  ranked: number()
+    .int()
+    .optional()
+    .describe(`orgOnly: how many of the query's ranked matches the allow-list was applied to (the first ${ORG_WINDOW} at most).`),
   servers: array(serverHit),
   nextCursor: string().optional().describe('Pass as cursor, with the same arguments, for the next page; absent on the last page.'),
 });

@@ -21,6 +21,8 @@ function facts(s: ServerHit): string {
     s.stars !== undefined ? `${s.stars} stars` : undefined,
     s.status === 'deprecated' ? 'DEPRECATED' : undefined,
     s.isOfficial ? 'official' : undefined,
+    s.allowedInOrg === undefined ? undefined : s.allowedInOrg ? 'allowed in your organisation' : 'not allowed in your organisation',
+    s.pinnedVersion !== undefined ? `pinned to ${s.pinnedVersion}` : undefined,
   ]
     .filter(Boolean)
     .join(' · ');
@@ -34,7 +36,8 @@ export function searchText(out: SearchOut): string {
       ? `No server matches "${out.query}". Try fewer or other words, or drop the filters.`
       : `No more servers match "${out.query}" (${out.total} in all).`;
   }
-  const lines = [`${out.total} server${out.total === 1 ? '' : 's'} match "${out.query}"; ${out.servers.length} here, best first:`, ''];
+  const scope = out.ranked === undefined ? '' : ` and are allowed in your organisation (among its ${out.ranked} best matches)`;
+  const lines = [`${out.total} server${out.total === 1 ? '' : 's'} match "${out.query}"${scope}; ${out.servers.length} here, best first:`, ''];
   out.servers.forEach((s, i) => {
     lines.push(`${i + 1}. ${heading(s)}`, `   ${s.description}`, `   ${facts(s)}`);
     if (s.url) lines.push(`   ${s.url}`);

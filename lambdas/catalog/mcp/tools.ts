@@ -1,8 +1,19 @@
-import { CATEGORIES, findServer, type CatalogFilters, type CatalogStore, type SearchIndex, type ServerRef } from '../../catalog-core';
+import {
+  CATEGORIES,
+  findServer,
+  orgDecision,
+  type AllowList,
+  type CatalogFilters,
+  type CatalogStore,
+  type SearchIndex,
+  type ServerRef,
+} from '../../catalog-core';
 import type { CursorCodec } from '../../shared/cursor';
 import { toolDefiner, type McpTool } from '../../shared/mcp/define-tool';
 import { ToolError } from '../../shared/mcp/tool-error';
+import { logger } from '../../shared/logger';
 import { ICONS } from './icons';
+import { ORG_WINDOW, orgMark, orgSearch, type OrgMark } from './org';
 import {
   errorOutput,
   getServerInput,
@@ -24,7 +35,28 @@ export interface CatalogToolContext {
   cursors: CursorCodec;
   /** `SITE_URL_TEMPLATE`: the servers' pages on the site; no `url` without it. */
   siteUrlTemplate?: string;
+  /** The organisation's allow-list (its per-instance cache): `undefined` from `current()` when the deployment has none. */
+  allowList?: { current(): Promise<AllowList | undefined> };
   requestId: string;
+}
+
+const NO_ALLOW_LIST = 'orgOnly needs an organisation allow-list, and this deployment has none: search without orgOnly';
+
+/**
+ * The allow-list for marking hits: a failure to read it (S3 unreachable) leaves the hits unmarked
+ * rather than failing a search that did not ask for it (logged, as the site's badge does).
+ */
+async function markerOf(ctx: CatalogToolContext): Promise<((name: string) => OrgMark) | undefined> {
+  try {
+    const list = await ctx.allowList?.current();
+    return list && ((name) => orgMark(orgDecision(list, name)));
+  } catch (err) {
+    logger.warn('the allow-list could not be read; catalog tool results say nothing of the organisation', {
+      requestId: ctx.requestId,
+      err: err instanceof Error ? err.message : String(err),
+    });
+    return undefined;
+  }
 }
 
 const CURSOR_MESSAGE = 'cursor is not a cursor of this search: pass nextCursor back verbatim, with the same query and filters';
@@ -63,9 +95,18 @@ async function serverOf(ctx: CatalogToolContext, ref: ServerRef) {
   throw new ToolError('not_found', `no server with ${what} in the catalog; search_servers finds servers and their slugs`);
 }
 
-/** A search's cursor is bound to its arguments (all but limit): another search cannot continue with it. */
-const searchPurpose = (a: { query: string; category?: string; type?: string; remoteOnly?: boolean }) =>
-  `catalog-mcp/search\n${JSON.stringify([a.query, a.category ?? null, a.type ?? null, a.remoteOnly ?? false])}`;
+/**
+ * A search's cursor is bound to its arguments (all but limit): another search cannot continue with
+ * it. orgOnly is among them: its cursor is a raw rank among all hits, not an offset among allowed ones.
+ */
+const searchPurpose = (a: { query: string; category?: string; type?: string; remoteOnly?: boolean; orgOnly?: boolean }) =>
+  `catalog-mcp/search\n${JSON.stringify([a.query, a.category ?? null, a.type ?? null, a.remoteOnly ?? false, a.orgOnly ?? false])}`;
+
+function cursorAt(ctx: CatalogToolContext, purpose: string, next: number): string {
+  const payload = Buffer.alloc(4);
+  payload.writeUInt32BE(next);
+  return ctx.cursors.encode(purpose, payload);
+}
 
 const search = defineTool({
   name: 'search_servers',
@@ -74,7 +115,8 @@ const search = defineTool({
     'Find MCP servers in the catalog by what they do. Ranked by relevance over names, descriptions, tools and READMEs. ' +
     'Returns per server its slug (for get_server and install_server), registry name, description, categories, transports, ' +
     'where it is published, license and maintenance grades, whether its hosted endpoint is live, and its page. ' +
-    'Narrow with category (list_categories gives them), type (npm, pypi, oci, mcpb, nuget, remote) or remoteOnly; pass nextCursor back as cursor for more.',
+    'Narrow with category (list_categories gives them), type (npm, pypi, oci, mcpb, nuget, remote) or remoteOnly; ' +
+    `orgOnly keeps the servers your organisation allows (among the first ${ORG_WINDOW} matches), with the version it pins. Pass nextCursor back as cursor for more.`,
   icons: ICONS.search,
   annotations: { ...READ_ONLY, title: 'Search MCP servers' },
   input: searchInput,
@@ -87,15 +129,27 @@ const search = defineTool({
     const offset = args.cursor === undefined ? 0 : (await ctx.cursors.decode(purpose, args.cursor)).readUInt32BE(0);
     const type = args.remoteOnly ? 'remote' : args.type;
     const filters: CatalogFilters = { ...(args.category && { category: [args.category] }), ...(type && { type: [type] }) };
-    const page = await ctx.index.search({ q: args.query, filters, page: { offset, limit: args.limit } });
-    const next = offset + page.items.length;
-    let nextCursor: string | undefined;
-    if (page.items.length > 0 && next < page.total) {
-      const payload = Buffer.alloc(4);
-      payload.writeUInt32BE(next);
-      nextCursor = ctx.cursors.encode(purpose, payload);
+    if (args.orgOnly) {
+      const list = await ctx.allowList?.current();
+      if (!list) throw new ToolError('invalid_argument', NO_ALLOW_LIST);
+      const page = await orgSearch(ctx.index, list, { query: args.query, filters, offset, limit: args.limit });
+      return {
+        query: args.query,
+        total: page.total,
+        ranked: page.ranked,
+        servers: page.hits.map(({ record, pinnedVersion }) => ({
+          ...hitOf(record, ctx.siteUrlTemplate),
+          allowedInOrg: true,
+          ...(pinnedVersion !== undefined && { pinnedVersion }),
+        })),
+        ...(page.next !== undefined && { nextCursor: cursorAt(ctx, purpose, page.next) }),
+      };
     }
-    return { query: args.query, total: page.total, servers: page.items.map((r) => hitOf(r, ctx.siteUrlTemplate)), ...(nextCursor && { nextCursor }) };
+    const [page, mark] = await Promise.all([ctx.index.search({ q: args.query, filters, page: { offset, limit: args.limit } }), markerOf(ctx)]);
+    const next = offset + page.items.length;
+    const nextCursor = page.items.length > 0 && next < page.total ? cursorAt(ctx, purpose, next) : undefined;
+    const servers = page.items.map((r) => ({ ...hitOf(r, ctx.siteUrlTemplate), ...mark?.(r.name) }));
+    return { query: args.query, total: page.total, servers, ...(nextCursor && { nextCursor }) };
   },
   text: searchText,
 });
@@ -111,7 +165,8 @@ const getServer = defineTool({
   input: getServerInput,
   output: getServerOutput,
   async run(args, ctx) {
-    return detailOf(await serverOf(ctx, refOf(args)), ctx.siteUrlTemplate);
+    const [detail, mark] = await Promise.all([serverOf(ctx, refOf(args)), markerOf(ctx)]);
+    return { ...detailOf(detail, ctx.siteUrlTemplate), ...mark?.(detail.record.name) };
   },
   text: serverText,
 });
