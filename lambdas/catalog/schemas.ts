@@ -1,6 +1,7 @@
 import { extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
 import * as z from 'zod';
 import { API_SORTS, CATEGORIES, filterParams, intParam, VIEWS } from '../catalog-core';
+import { HealthSummary } from './trust-schemas';
 
 /**
  * The catalog contract, written once: these schemas validate requests, type the handlers and
@@ -103,6 +104,7 @@ export const CatalogHealth = z
     checkedAt: z.iso.datetime(),
     authRequired: z.boolean().optional(),
     toolCount: z.number().int().optional(),
+    history: HealthSummary.optional().openapi({ description: 'view=full: uptime, latency and the last failure from the check schedule.' }),
   })
   .openapi('CatalogHealth');
 
@@ -123,6 +125,8 @@ export const CatalogServer = z
     category: z.array(z.enum(CATEGORIES)).optional(),
     github: CatalogGithub.optional(),
     toolCount: z.number().int().optional(),
+    uptime: z.number().min(0).max(100).optional().openapi({ description: 'Uptime over 30 days, percent (servers with check history).' }),
+    down: z.literal(true).optional().openapi({ description: 'Present when the last checks (3 by default) all failed.' }),
     // view=full only (additions to CatalogServer):
     downloads: z.number().int().optional().openapi({ description: 'view=full: package downloads last month.' }),
     grades: TrustGrades.optional().openapi({ description: 'view=full.' }),

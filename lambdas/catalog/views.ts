@@ -31,11 +31,13 @@ export function toCatalogServer(r: CatalogRecord, view: View): CatalogServerOut 
         },
       }),
     ...(r.toolCount !== undefined && { toolCount: r.toolCount }),
+    ...(r.healthHistory?.uptime['30d'] != null && { uptime: r.healthHistory.uptime['30d'] }),
+    ...(r.healthHistory?.down === true && { down: true as const }),
   };
   if (view === 'full') {
     if (r.downloads !== undefined) out.downloads = r.downloads;
     out.grades = r.grades;
-    if (r.health) out.health = r.health;
+    if (r.health) out.health = r.healthHistory ? { ...r.health, history: r.healthHistory } : r.health;
     out.popularity = r.popularity;
     out.trending = r.trending;
     if (r.hasIcon) out.iconUrl = iconPath(r.slug);

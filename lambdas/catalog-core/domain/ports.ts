@@ -1,4 +1,5 @@
 import type { CatalogDetail, CatalogRecord, Category, FacetCounts, Facets, RegistryTypeFilter, SearchDocument, SlugEntry, SortKey } from './types';
+import type { HealthCheck } from './health-history';
 
 /** Filters shared by /mcps and /search. Values inside one array OR-combine; the arrays AND-combine. */
 export interface CatalogFilters {
@@ -134,4 +135,12 @@ export interface IconStore {
    * Unknown slugs are ignored.
    */
   remove(slugs: string[]): Promise<void>;
+}
+
+/** A server's history (the trust table): live checks, kept for a retention. */
+export interface TrustStore {
+  putChecks(entries: Array<{ slug: string; check: HealthCheck }>): Promise<void>;
+  /** The checks of `slug` from `since` to `until` (inclusive ISO times; `until` open when omitted), oldest first. */
+  checks(slug: string, since: string, until?: string): Promise<HealthCheck[]>;
+  deleteAll(slug: string): Promise<void>;
 }

@@ -2,6 +2,7 @@ import type { HandlerResponse } from '../../shared/http/types';
 import type { CatalogDeps } from '../deps';
 import { autocomplete, getFacets, getIcon, listCategories, listLanguages, listLicenses, listSlugs } from './browse';
 import type { RequestCtx } from './context';
+import { getServerHealth } from './history';
 import { getOpenApi } from './openapi';
 import { listRegistryServers } from './registry';
 import { getServer, listServers, searchServers } from './servers';
@@ -12,6 +13,7 @@ export type CatalogEndpoint = (ctx: RequestCtx, deps: CatalogDeps) => Promise<Ha
 export const CATALOG_ENDPOINTS: Record<string, CatalogEndpoint> = {
   listServers,
   getServer,
+  getServerHealth,
   searchServers,
   autocomplete,
   listCategories,

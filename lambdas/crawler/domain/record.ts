@@ -170,6 +170,8 @@ export function buildEntry(input: BuildInput): BuiltEntry {
     ...(github !== undefined && { github }),
     ...(downloads !== undefined && { downloads }),
     ...(health !== undefined && { health }),
+    // The check schedule's summary of the history: the crawl keeps it as the schedule left it.
+    ...(server.remotes.length > 0 && prev?.healthHistory !== undefined && { healthHistory: prev.healthHistory }),
     ...(currentTools !== undefined && { toolCount: currentTools.length }),
     grades: {
       license: github === undefined ? null : licenseGrade(licenseText, true),
