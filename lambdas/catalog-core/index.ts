@@ -22,8 +22,18 @@ export {
   type RegistryQuery,
   type SearchIndex,
   type TextQuery,
+  type ChangePage,
   type TrustStore,
 } from './domain/ports';
+export {
+  breakingReasons,
+  diffTools,
+  toolsEntry,
+  versionEntry,
+  type ChangeEntry,
+  type ToolChange,
+  type ToolChangeKind,
+} from './domain/tool-changes';
 export {
   CHECK_RESULTS,
   DOWN_AFTER,

@@ -54,6 +54,15 @@ const OPS: Record<string, Op> = {
     ok: { description: 'The series', schema: S.envelope(T.HealthSeries) },
     errors: [400, 404],
   },
+  listServerChanges: {
+    summary: "A server's changelog",
+    description:
+      'Newest first: changes of its captured tools (added, removed, renamed, input schema changed; `breaking` when a caller that worked may fail now) and registry version bumps. Paged with `meta.nextCursor`.',
+    params: SlugParamSchema,
+    query: T.ChangesQuerySchema,
+    ok: { description: 'A page of entries', schema: S.envelope(z.array(T.ChangeEntryOut), T.ChangesMeta) },
+    errors: [400, 404],
+  },
   searchServers: {
     summary: 'Full-text search',
     description: 'Relevance-ranked over name, title, description, tool names and descriptions and README; popularity breaks ties. `sort` is ignored.',

@@ -1,8 +1,8 @@
 import { extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
 import * as z from 'zod';
-import { CHECK_RESULTS, FAILURE_KINDS, HEALTH_WINDOWS } from '../catalog-core';
+import { CHECK_RESULTS, FAILURE_KINDS, HEALTH_WINDOWS, intParam } from '../catalog-core';
 
-/** The trust surfaces of `/api/mcps/{slug}/…`: health over time (README, "Health history and uptime"). */
+/** The trust surfaces of `/api/mcps/{slug}/…`: health over time and the changelog (README, "Trust over time"). */
 extendZodWithOpenApi(z);
 
 const WINDOW_NAMES = Object.keys(HEALTH_WINDOWS) as [keyof typeof HEALTH_WINDOWS, ...Array<keyof typeof HEALTH_WINDOWS>];
@@ -52,3 +52,32 @@ export const HealthSeries = z
     checks: z.array(HealthCheckOut).openapi({ description: 'The checks of the window, oldest first.' }),
   })
   .openapi('HealthSeries');
+
+export const ToolChangeOut = z
+  .object({
+    kind: z.enum(['added', 'removed', 'renamed', 'schema']).openapi({ description: '`schema`: the same tool, another input schema.' }),
+    tool: z.string(),
+    from: z.string().optional().openapi({ description: 'The old name of a renamed tool (same input schema, new name).' }),
+    breaking: z.boolean(),
+    reasons: z.array(z.string()).optional().openapi({ description: 'Why a schema change is breaking: JSON paths of what a caller can no longer send.' }),
+  })
+  .openapi('ToolChange');
+
+export const ChangeEntryOut = z
+  .object({
+    at: z.iso.datetime().openapi({ description: 'When the change was seen, or the registry publish time of a version.' }),
+    kind: z.enum(['tools', 'version']),
+    breaking: z
+      .boolean()
+      .openapi({ description: 'A tool disappeared, or an input schema accepts less (a new required parameter, a narrower type, an enum lost values).' }),
+    changes: z.array(ToolChangeOut).optional(),
+    version: z.object({ from: z.string(), to: z.string() }).optional(),
+  })
+  .openapi('ChangeEntry');
+
+export const ChangesQuerySchema = z.object({
+  cursor: z.string().min(1).max(200).optional().openapi({ description: 'The `meta.nextCursor` of the previous page.' }),
+  limit: intParam(1, 100, 20, 'Entries per page.'),
+});
+
+export const ChangesMeta = z.object({ nextCursor: z.string().optional() });

@@ -3,6 +3,7 @@ import {
   LONGEST_WINDOW_MS,
   searchDocumentOf,
   summarizeChecks,
+  toolsEntry,
   type CatalogDetail,
   type CatalogStore,
   type CatalogWrite,
@@ -12,6 +13,7 @@ import {
   type SearchIndex,
   type TrustStore,
 } from '../catalog-core';
+import { isDeepStrictEqual } from 'node:util';
 import { mapLimit } from '../shared/concurrency';
 import type { Clock, HealthChecker } from './domain/ports';
 import type { RemoteHealth } from './domain/types';
@@ -111,13 +113,17 @@ async function checkServer(deps: CheckDeps, detail: CatalogDetail): Promise<{ ch
   // that lags still counts it once.
   if (!history.some((c) => c.at === check.at)) history.push(check);
   const merged = mergeHealth(results);
+  const changed = merged.tools === undefined ? undefined : toolsEntry(detail.tools, merged.tools, check.at);
+  if (changed !== undefined) await deps.trust.putChanges([{ slug, entry: changed }]);
   const record = {
     ...detail.record,
     ...(merged.health && { health: merged.health }),
     healthHistory: summarizeChecks(history, now, deps.settings.downAfter),
     ...(merged.tools !== undefined && { toolCount: merged.tools.length }),
   };
-  return { check, write: { record, ...(merged.tools !== undefined && { tools: merged.tools }) } };
+  // The TOOLS item is rewritten only when the capture differs (a description reworded is no changelog entry, but is kept).
+  const tools = merged.tools !== undefined && !isDeepStrictEqual(merged.tools, detail.tools) ? merged.tools : undefined;
+  return { check, write: { record, ...(tools !== undefined && { tools }) } };
 }
 
 /** A server's check from its remotes' results: up if any remote answered openly, auth if one answered 401/403, else down. */

@@ -21,6 +21,8 @@ export interface CrawlerPorts {
   index: SearchIndex;
   icons: IconStore;
   state: CrawlStateStore;
+  /** The changelog the crawl writes version bumps and tool changes to. */
+  trust?: TrustStore;
   clock?: Clock;
   /** The LLM seam: used only with `CRAWLER_CLASSIFIER=llm`. */
   completion?: CompletionFn;
@@ -90,6 +92,7 @@ export function createCrawler(config: CrawlerConfig, ports: CrawlerPorts): { cra
       store: ports.store,
       index: ports.index,
       icons: ports.icons,
+      ...(ports.trust && { trust: ports.trust }),
       github: new GithubClient({
         apiUrl: config.githubApiUrl,
         http,

@@ -86,6 +86,38 @@ describe('health checks over time', () => {
     expect(again.data.find((s) => s.slug === 'weather')?.down).toBeUndefined();
   });
 
+  it('a tool removed between two checks is a breaking change on /changes, newest first, paged', async () => {
+    fake.state = 'up';
+    fake.tools = [
+      ...TOOLS,
+      { name: 'get_alerts', description: 'Weather alerts for a US state', inputSchema: { type: 'object', properties: { state: { type: 'string' } } } },
+    ];
+    await round();
+    fake.tools = [fake.tools[1]]; // get_forecast removed
+    const removedAt = new Date(clockMs).toISOString();
+    await round();
+    await round(); // unchanged: no entry
+    const first = (await (await catalog.get('/api/mcps/weather/changes?limit=1')).json()) as {
+      data: Array<{ at: string; kind: string; breaking: boolean; changes: Array<{ kind: string; tool: string; breaking: boolean }> }>;
+      meta: { nextCursor?: string };
+    };
+    expect(first.data).toEqual([{ at: removedAt, kind: 'tools', breaking: true, changes: [{ kind: 'removed', tool: 'get_forecast', breaking: true }] }]);
+    expect(first.meta.nextCursor).toEqual(expect.any(String));
+    const second = (await (await catalog.get(`/api/mcps/weather/changes?limit=1&cursor=${first.meta.nextCursor}`)).json()) as typeof first;
+    expect(second.data).toEqual([
+      expect.objectContaining({ kind: 'tools', breaking: false, changes: [{ kind: 'added', tool: 'get_alerts', breaking: false }] }),
+    ]);
+    expect(second.meta.nextCursor).toBeUndefined();
+    // A cursor of another server's changelog is refused.
+    const foreign = await catalog.get(`/api/mcps/local-only/changes?cursor=${first.meta.nextCursor}`);
+    expect(foreign.status).toBe(400);
+    const feed = await catalog.deps.trust.recentBreaking(10);
+    expect(feed).toEqual([{ slug: 'weather', entry: first.data[0] }]);
+    const detail = (await (await catalog.get('/api/mcps/weather')).json()) as { data: { tools: Array<{ name: string }>; toolCount: number } };
+    expect(detail.data.tools.map((t) => t.name)).toEqual(['get_alerts']);
+    expect(detail.data.toolCount).toBe(1);
+  });
+
   it('answers 404 for an unknown slug, 400 for an unknown window, an empty series for an unchecked server', async () => {
     expect((await catalog.get('/api/mcps/nope/health')).status).toBe(404);
     const bad = await catalog.get('/api/mcps/weather/health?window=1y');

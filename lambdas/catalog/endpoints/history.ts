@@ -3,8 +3,9 @@ import { validateQuery } from '../../shared/http/query';
 import { json, type HandlerResponse } from '../../shared/http/types';
 import type { CatalogDeps } from '../deps';
 import { successBody } from '../envelope';
-import { notFound } from '../errors';
-import { HealthQuerySchema } from '../trust-schemas';
+import { ChangesQuerySchema, HealthQuerySchema } from '../trust-schemas';
+import { CursorError } from '../../shared/cursor';
+import { invalidQuery, notFound } from '../errors';
 import type { RequestCtx } from './context';
 import { truncate } from './servers';
 
@@ -24,4 +25,27 @@ export async function getServerHealth(ctx: RequestCtx, deps: CatalogDeps): Promi
   const from = since(HEALTH_WINDOWS[window]);
   const checks = month.filter((c) => c.at > from);
   return json(successBody({ slug, window, summary: summarizeChecks(month, now), checks }));
+}
+
+/**
+ * GET /api/mcps/{slug}/changes?cursor=&limit=: the changelog, newest first (tool changes with their
+ * breaking flag, registry version bumps). The cursor is signed and bound to the slug.
+ */
+export async function listServerChanges(ctx: RequestCtx, deps: CatalogDeps): Promise<HandlerResponse> {
+  const { slug } = validateSlug(ctx.params);
+  const q = validateQuery(ChangesQuerySchema, { multi: [] }, ctx.query);
+  const purpose = `changes:${slug}`;
+  let before: string | undefined;
+  if (q.cursor !== undefined) {
+    try {
+      before = (await deps.cursors.decode(purpose, q.cursor)).toString('utf8');
+    } catch (err) {
+      if (err instanceof CursorError) throw invalidQuery([{ field: 'cursor', message: 'is not a cursor of this listing' }]);
+      throw err;
+    }
+  }
+  if (!(await deps.store.getRecord(slug))) throw notFound(`No server with slug "${truncate(slug)}"`);
+  const page = await deps.trust.changes(slug, { limit: q.limit, ...(before !== undefined && { before }) });
+  const nextCursor = page.next === undefined ? undefined : deps.cursors.encode(purpose, Buffer.from(page.next, 'utf8'));
+  return json(successBody(page.items, nextCursor === undefined ? {} : { nextCursor }));
 }

@@ -2,7 +2,7 @@ import type { HandlerResponse } from '../../shared/http/types';
 import type { CatalogDeps } from '../deps';
 import { autocomplete, getFacets, getIcon, listCategories, listLanguages, listLicenses, listSlugs } from './browse';
 import type { RequestCtx } from './context';
-import { getServerHealth } from './history';
+import { getServerHealth, listServerChanges } from './history';
 import { getOpenApi } from './openapi';
 import { listRegistryServers } from './registry';
 import { getServer, listServers, searchServers } from './servers';
@@ -14,6 +14,7 @@ export const CATALOG_ENDPOINTS: Record<string, CatalogEndpoint> = {
   listServers,
   getServer,
   getServerHealth,
+  listServerChanges,
   searchServers,
   autocomplete,
   listCategories,
