@@ -26,6 +26,14 @@ export {
   type TrustStore,
 } from './domain/ports';
 export {
+  gradeOfScore,
+  lintTools,
+  TOOL_LINT_RULES,
+  type DescriptionReport,
+  type ToolFinding,
+  type ToolLintRule,
+} from './domain/tool-lint';
+export {
   breakingReasons,
   diffTools,
   toolsEntry,

@@ -1,7 +1,7 @@
 import { extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
 import * as z from 'zod';
 import { API_SORTS, CATEGORIES, filterParams, intParam, VIEWS } from '../catalog-core';
-import { HealthSummary } from './trust-schemas';
+import { DescriptionReportOut, HealthSummary } from './trust-schemas';
 
 /**
  * The catalog contract, written once: these schemas validate requests, type the handlers and
@@ -97,7 +97,14 @@ export const CatalogRemote = z.object({ type: z.string(), url: z.url() }).openap
 export const CatalogGithub = z
   .object({ language: z.string().optional(), license: z.string().optional(), stars: z.number().int().optional() })
   .openapi('CatalogGithub');
-export const TrustGrades = z.object({ license: Grade, maintenance: Grade, quality: z.literal('untested') }).openapi('TrustGrades');
+export const TrustGrades = z
+  .object({
+    license: Grade,
+    maintenance: Grade,
+    quality: z.literal('untested'),
+    descriptions: Grade.optional().openapi({ description: 'How well the captured tools are described for a model; absent without captured tools.' }),
+  })
+  .openapi('TrustGrades');
 export const CatalogHealth = z
   .object({
     live: z.boolean(),
@@ -154,11 +161,27 @@ export const ReadmeContent = z
   .object({ content: z.string(), path: z.string(), size: z.number().int(), sha: z.string(), truncated: z.boolean().optional() })
   .openapi('ReadmeContent');
 export const CatalogTool = z
-  .object({ name: z.string(), description: z.string().optional(), inputSchema: z.record(z.string(), z.unknown()).optional() })
+  .object({
+    name: z.string(),
+    title: z.string().optional(),
+    description: z.string().optional(),
+    inputSchema: z.record(z.string(), z.unknown()).optional(),
+    annotations: z
+      .object({
+        title: z.string().optional(),
+        readOnlyHint: z.boolean().optional(),
+        destructiveHint: z.boolean().optional(),
+        idempotentHint: z.boolean().optional(),
+        openWorldHint: z.boolean().optional(),
+      })
+      .optional()
+      .openapi({ description: 'The behaviour hints the server declared (MCP 2025-11-25 ToolAnnotations; untrusted).' }),
+  })
   .openapi('CatalogTool');
 export const CatalogServerDetail = CatalogServer.extend({
   readme: ReadmeContent.optional(),
   tools: z.array(CatalogTool).optional(),
+  toolDescriptions: DescriptionReportOut.optional().openapi({ description: 'The description grade of the captured tools with its findings.' }),
 }).openapi('CatalogServerDetail');
 
 export const Pagination = z

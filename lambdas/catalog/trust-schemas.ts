@@ -1,6 +1,6 @@
 import { extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
 import * as z from 'zod';
-import { CHECK_RESULTS, FAILURE_KINDS, HEALTH_WINDOWS, intParam } from '../catalog-core';
+import { CHECK_RESULTS, FAILURE_KINDS, HEALTH_WINDOWS, intParam, TOOL_LINT_RULES } from '../catalog-core';
 
 /** The trust surfaces of `/api/mcps/{slug}/…`: health over time and the changelog (README, "Trust over time"). */
 extendZodWithOpenApi(z);
@@ -81,3 +81,11 @@ export const ChangesQuerySchema = z.object({
 });
 
 export const ChangesMeta = z.object({ nextCursor: z.string().optional() });
+
+export const DescriptionReportOut = z
+  .object({
+    grade: z.enum(['A', 'B', 'C', 'D', 'F']).nullable(),
+    score: z.number().int().min(0).max(100).nullable(),
+    findings: z.array(z.object({ tool: z.string(), rule: z.enum(TOOL_LINT_RULES), message: z.string() })),
+  })
+  .openapi('DescriptionReport');

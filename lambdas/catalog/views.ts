@@ -1,4 +1,4 @@
-import { iconPath, type CatalogDetail, type CatalogRecord, type View } from '../catalog-core';
+import { iconPath, lintTools, type CatalogDetail, type CatalogRecord, type View } from '../catalog-core';
 import type { CatalogServerDetailOut, CatalogServerOut } from './schemas';
 
 /** Projections of the stored record onto the API shapes of spec document 1 (the registry entry is the core's, `toRegistryEntry`). */
@@ -82,7 +82,7 @@ export function toDetail(d: CatalogDetail): CatalogServerDetailOut {
   return {
     ...toCatalogServer(d.record, 'full'),
     ...(d.readme && { readme: d.readme }),
-    ...(d.tools && d.tools.length > 0 && { tools: d.tools }),
+    ...(d.tools && d.tools.length > 0 && { tools: d.tools, toolDescriptions: lintTools(d.tools) }),
   };
 }
 

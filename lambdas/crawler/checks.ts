@@ -2,6 +2,7 @@ import {
   failureKindOf,
   LONGEST_WINDOW_MS,
   searchDocumentOf,
+  lintTools,
   summarizeChecks,
   toolsEntry,
   type CatalogDetail,
@@ -115,8 +116,10 @@ async function checkServer(deps: CheckDeps, detail: CatalogDetail): Promise<{ ch
   const merged = mergeHealth(results);
   const changed = merged.tools === undefined ? undefined : toolsEntry(detail.tools, merged.tools, check.at);
   if (changed !== undefined) await deps.trust.putChanges([{ slug, entry: changed }]);
+  const current = merged.tools ?? detail.tools;
   const record = {
     ...detail.record,
+    ...(current !== undefined && { grades: { ...detail.record.grades, descriptions: lintTools(current).grade } }),
     ...(merged.health && { health: merged.health }),
     healthHistory: summarizeChecks(history, now, deps.settings.downAfter),
     ...(merged.tools !== undefined && { toolCount: merged.tools.length }),

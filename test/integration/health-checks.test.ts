@@ -113,9 +113,19 @@ describe('health checks over time', () => {
     expect(foreign.status).toBe(400);
     const feed = await catalog.deps.trust.recentBreaking(10);
     expect(feed).toEqual([{ slug: 'weather', entry: first.data[0] }]);
-    const detail = (await (await catalog.get('/api/mcps/weather')).json()) as { data: { tools: Array<{ name: string }>; toolCount: number } };
+    const detail = (await (await catalog.get('/api/mcps/weather')).json()) as {
+      data: {
+        tools: Array<{ name: string }>;
+        toolCount: number;
+        grades: { descriptions: string };
+        toolDescriptions: { grade: string; findings: Array<{ rule: string }> };
+      };
+    };
     expect(detail.data.tools.map((t) => t.name)).toEqual(['get_alerts']);
     expect(detail.data.toolCount).toBe(1);
+    // The description grade of the captured tools, with its findings (no annotations, an undescribed parameter).
+    expect(detail.data.grades.descriptions).toBe(detail.data.toolDescriptions.grade);
+    expect(detail.data.toolDescriptions.findings.map((f) => f.rule)).toEqual(['parameter-undescribed', 'required-unset', 'annotations-missing']);
   });
 
   it('answers 404 for an unknown slug, 400 for an unknown window, an empty series for an unchecked server', async () => {

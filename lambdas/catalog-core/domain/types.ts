@@ -47,6 +47,8 @@ export interface TrustGrades {
   license: Grade | null;
   maintenance: Grade | null;
   quality: 'untested';
+  /** How well the captured tools are described for a model (`domain/tool-lint.ts`); absent without captured tools. */
+  descriptions?: Grade | null;
 }
 
 /** A package as kept for the registry feed: the 2025-12-11 server.json shape (a retained subset). */
