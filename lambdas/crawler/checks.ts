@@ -37,6 +37,8 @@ import type { CheckSettings } from './check-settings';
 export interface CheckDeps {
   store: CatalogStore;
   index: SearchIndex;
+  /** Where the checked servers' documents go, when not `index` (the small-catalog mode lists from the snapshot and rebuilds it after the round). */
+  indexWrites?: Pick<SearchIndex, 'upsert'>;
   trust: TrustStore;
   health: HealthChecker;
   clock: Clock;
@@ -94,7 +96,7 @@ export async function checkBatch(deps: CheckDeps, batch: CheckBatchRef | { slugs
   // The store first: it is the source of truth the index is rebuilt from.
   if (writes.length > 0) {
     await deps.store.put(writes);
-    await deps.index.upsert(docs);
+    await (deps.indexWrites ?? deps.index).upsert(docs);
   }
   return counts;
 }

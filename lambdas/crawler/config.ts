@@ -37,6 +37,9 @@ import { envNumber, envString, type Env } from '../shared/env';
 import { ENRICH_STEPS, type EnrichStep } from './domain/types';
 import { DEFAULT_CHECK_SETTINGS, type CheckSettings } from './check-settings';
 
+/** The check schedule's defaults, for the CDK app (which reads configuration, never check code). */
+export { DEFAULT_CHECK_SETTINGS };
+
 export interface CrawlerConfig {
   registryUrl: string;
   pageSize: number;

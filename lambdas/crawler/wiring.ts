@@ -121,7 +121,15 @@ export function createCrawler(config: CrawlerConfig, ports: CrawlerPorts): { cra
 /** The check round's dependencies: the same HTTP client policy (per-host limits, private-address guard) as the crawl's. */
 export function createChecker(
   config: CrawlerConfig,
-  ports: { store: CatalogStore; index: SearchIndex; trust: TrustStore; clock?: Clock; http?: Partial<HttpClientOptions>; settings?: Partial<CheckSettings> },
+  ports: {
+    store: CatalogStore;
+    index: SearchIndex;
+    indexWrites?: Pick<SearchIndex, 'upsert'>;
+    trust: TrustStore;
+    clock?: Clock;
+    http?: Partial<HttpClientOptions>;
+    settings?: Partial<CheckSettings>;
+  },
 ): { deps: CheckDeps; http: HttpClient } {
   const clock = ports.clock ?? { now: () => new Date() };
   const http = new HttpClient({
@@ -137,6 +145,7 @@ export function createChecker(
     deps: {
       store: ports.store,
       index: ports.index,
+      ...(ports.indexWrites && { indexWrites: ports.indexWrites }),
       trust: ports.trust,
       health: new McpHealthChecker({ http, timeoutMs: config.healthTimeoutMs, now: () => clock.now() }),
       clock,
