@@ -242,7 +242,13 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     const index = embeddedSearchIndex({ snapshotPath: dir.searchSnapshot });
     deps = await createCatalogDeps(config, index, authDeps.verifier);
     favoritesDeps = await createFavoritesDeps(config, loadFavoritesConfig(authEnv), authDeps.verifier);
-    const siteDeps = await createSiteDeps(siteConfig, { store: deps.store, index, limiter: deps.limiter, originSecret: () => config.originVerifySecret });
+    const siteDeps = await createSiteDeps(siteConfig, {
+      store: deps.store,
+      index,
+      trust: deps.trust,
+      limiter: deps.limiter,
+      originSecret: () => config.originVerifySecret,
+    });
     siteHandler = createSiteHandler(siteConfig, async () => siteDeps);
     const memoryConfig: MemoryConfig = {
       ...loadMemoryConfig(authEnv),

@@ -1,4 +1,12 @@
-import { DynamoCatalogStore, loadCatalogStoreConfig, searchIndexForReads, type CatalogStore, type CatalogStoreConfig, type SearchIndex } from '../catalog-core';
+import {
+  DynamoCatalogStore,
+  DynamoTrustStore,
+  loadCatalogStoreConfig,
+  searchIndexForReads,
+  type CatalogStore,
+  type CatalogStoreConfig,
+  type SearchIndex,
+} from '../catalog-core';
 import { documentClient, dynamoClient } from '../shared/aws/clients';
 import { sharedLimiter } from '../shared/rate-limit/leasing-config';
 import type { RateLimiter } from '../shared/rate-limit/rate-limiter';
@@ -14,12 +22,27 @@ import type { SiteDeps } from './deps';
  */
 export async function createSiteDeps(
   config: SiteConfig,
-  parts: { store: Pick<CatalogStore, 'get'>; index: SearchIndex; limiter?: RateLimiter; originSecret?: OriginSecretGetter; now?: () => number },
+  parts: {
+    store: Pick<CatalogStore, 'get'>;
+    index: SearchIndex;
+    trust?: SiteDeps['trust'];
+    limiter?: RateLimiter;
+    originSecret?: OriginSecretGetter;
+    now?: () => number;
+  },
 ): Promise<SiteDeps> {
   const originSecret =
     parts.originSecret ??
     (await originSecretGetter({ value: config.originVerifySecret, arn: config.originVerifySecretArn, region: process.env.AWS_REGION ?? 'us-east-1' }));
-  return { config, store: parts.store, index: parts.index, ...(parts.limiter && { limiter: parts.limiter }), originSecret, now: parts.now ?? Date.now };
+  return {
+    config,
+    store: parts.store,
+    index: parts.index,
+    ...(parts.trust && { trust: parts.trust }),
+    ...(parts.limiter && { limiter: parts.limiter }),
+    originSecret,
+    now: parts.now ?? Date.now,
+  };
 }
 
 /**
@@ -33,6 +56,7 @@ export async function createAwsSiteDeps(config: SiteConfig, catalog: CatalogStor
   return createSiteDeps(config, {
     store: new DynamoCatalogStore(documentClient(ddb), catalog.catalogTable),
     index,
+    trust: new DynamoTrustStore(documentClient(ddb), catalog.trustTable, catalog.checkRetentionDays),
     limiter: sharedLimiter(ddb, config.rateLimitTable, config.rateLimiter),
   });
 }

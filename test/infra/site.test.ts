@@ -176,6 +176,7 @@ describe('routes on the HTTP API', () => {
       '/index.html',
       '/servers',
       '/servers/{slug}',
+      '/servers/{slug}/feed.xml',
       '/search',
       '/favorites',
       '/tokens',
