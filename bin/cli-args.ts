@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 
 /** Small shared flag parsing for the CLIs (node's own parser; no extra dependency). */
-export function flags<T extends Record<string, { type: 'string' | 'boolean'; default?: string | boolean }>>(options: T) {
+export function flags<T extends Record<string, { type: 'string' | 'boolean'; default?: string | boolean; multiple?: boolean }>>(options: T) {
   return parseArgs({ args: process.argv.slice(2), options, strict: true, allowPositionals: false }).values;
 }
 

@@ -1,4 +1,4 @@
-import { DynamoCatalogStore, S3IconStore, embeddedSearchIndex } from '../lambdas/catalog-core';
+import { DynamoCatalogStore, DynamoTrustStore, S3IconStore, embeddedSearchIndex } from '../lambdas/catalog-core';
 import { writeFileSync } from 'node:fs';
 import { DynamoCrawlState, crawlerTableDefinitions } from '../lambdas/crawler/adapters/dynamo-crawl-state';
 import { loadCrawlerConfig } from '../lambdas/crawler/config';
@@ -68,6 +68,7 @@ async function main(): Promise<void> {
       index: embeddedSearchIndex({ snapshotPath: backends.config.searchSnapshotPath }),
       icons,
       state: new DynamoCrawlState(doc, config.stateTable),
+      trust: new DynamoTrustStore(doc, backends.config.trustTable, backends.config.checkRetentionDays),
       region: backends.config.region,
     });
     const tty = process.stderr.isTTY === true;

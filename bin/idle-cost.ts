@@ -2,7 +2,7 @@
  * `npm run cost`: the monthly cost of a deployment nobody uses, per search mode (the README's
  * table), computed from the synthesized templates: every resource that bills by the hour or the
  * month whether or not anyone calls it, the GitHub token secret the stage names, the storage that
- * point-in-time recovery and AWS Backup keep, and the scheduled crawl itself, priced with the list
+ * point-in-time recovery and AWS Backup keep, the scheduled crawl and health check rounds themselves, priced with the list
  * prices and the inputs below (stated in the README under the table). Requests by users (Lambda,
  * API Gateway, DynamoDB on demand, CloudFront, S3 requests) bill per use and are not in it.
  */
@@ -82,6 +82,17 @@ export const INPUTS = {
   serversPerUnit: 100,
   transitionsPerUnit: 6,
   transitionsPerRun: 12,
+  /** Hosted servers (a remote without `{variables}`) each check round checks: the issue's scale target, above today's registry. */
+  hostedServers: 5_000,
+  /** Wall seconds of one check over a real network (connect, initialize, tools/list); CHECK_CONCURRENCY of them share a function's time. */
+  checkSeconds: 0.5,
+  /** Bytes of one check item in the trust table. */
+  checkItemBytes: 200,
+  /** Write units per checked server: its check item, and the renewed record (about 3 KB without its README). */
+  checkWriteUnits: 4,
+  /** State transitions per round (Plan, Map, Finish and their retries' bookkeeping) and per batch. */
+  transitionsPerRound: 6,
+  transitionsPerBatch: 3,
 } as const;
 
 const GB = 1e9;
@@ -147,18 +158,47 @@ export function idleCost(resources: Resource[]): CostLine[] {
     lines.push({ row: 'CloudWatch alarms', detail: `${alarms.length} alarms, ${alarmMetrics} metrics`, monthly: alarmMetrics * PRICES.alarmMetric });
   const dashboards = of('AWS::CloudWatch::Dashboard').length;
   if (dashboards) lines.push({ row: 'CloudWatch dashboard', detail: `${dashboards}`, monthly: dashboards * PRICES.dashboard });
-  lines.push(...storageCost(resources), ...crawlCost(resources));
+  lines.push(...storageCost(resources), ...crawlCost(resources), ...checksCost(resources));
   return lines;
 }
 
-const tableSizeGb = (logicalId: string): number =>
-  logicalId.startsWith('DataCatalogTable')
-    ? (INPUTS.catalogServers * INPUTS.catalogItemBytes) / GB
-    : logicalId.startsWith('CrawlerStateTable')
-      ? (INPUTS.catalogServers * INPUTS.stateItemBytes) / GB
-      : logicalId.startsWith('DataRateLimitTable')
-        ? 0
-        : INPUTS.userTablesGb / 4;
+/** Rounds a day of a schedule's `rate(...)`, 0 for none or a disabled one. */
+function perDayOf(schedule: Resource | undefined): number {
+  if (schedule === undefined || schedule.Properties.State === 'DISABLED') return 0;
+  const rate = String(schedule.Properties.ScheduleExpression ?? '').match(/^rate\((\d+) (minute|hour|day)s?\)$/);
+  return rate ? (24 * 60) / (Number(rate[1]) * { minute: 1, hour: 60, day: 1440 }[rate[2] as 'minute' | 'hour' | 'day']) : 0;
+}
+
+/** The check rounds of a template: rounds a day, the function's settings. */
+function checkRounds(resources: Resource[]) {
+  const fn = resources.find((r) => r.Type === 'AWS::Lambda::Function' && r.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME === 'checks');
+  const vars = (fn?.Properties.Environment?.Variables ?? {}) as Record<string, string>;
+  return {
+    perDay: perDayOf(resources.find((r) => r.Type === 'AWS::Scheduler::Schedule' && r.id.startsWith('Checks'))),
+    memoryGb: Number(fn?.Properties.MemorySize ?? 512) / 1024,
+    concurrency: Number(vars.CHECK_CONCURRENCY ?? 16),
+    batchSize: Number(vars.CHECK_BATCH_SIZE ?? 100),
+    retentionDays: Number(vars.CHECK_RETENTION_DAYS ?? 90),
+    embedded: vars.SEARCH_BACKEND === 'embedded',
+  };
+}
+
+/** The trust table at steady state: every hosted server's checks of the retention (changes are small beside them). */
+const trustTableGb = (resources: Resource[]): number => {
+  const c = checkRounds(resources);
+  return (INPUTS.hostedServers * c.perDay * c.retentionDays * INPUTS.checkItemBytes) / GB;
+};
+
+const tableSizeGb = (logicalId: string, trustGb = 0): number =>
+  logicalId.startsWith('DataTrustTable')
+    ? trustGb
+    : logicalId.startsWith('DataCatalogTable')
+      ? (INPUTS.catalogServers * INPUTS.catalogItemBytes) / GB
+      : logicalId.startsWith('CrawlerStateTable')
+        ? (INPUTS.catalogServers * INPUTS.stateItemBytes) / GB
+        : logicalId.startsWith('DataRateLimitTable')
+          ? 0
+          : INPUTS.userTablesGb / 4;
 
 /** The GitHub token secret, point-in-time recovery and AWS Backup's recovery points, from the inputs' sizes. */
 function storageCost(resources: Resource[]): CostLine[] {
@@ -168,7 +208,8 @@ function storageCost(resources: Resource[]): CostLine[] {
     lines.push({ row: 'GitHub token secret', detail: '1 secret (githubTokenSecretName)', monthly: PRICES.secret });
   const tables = resources.filter((r) => r.Type === 'AWS::DynamoDB::Table');
   const pitr = tables.filter((t) => JSON.stringify(t.Properties.PointInTimeRecoverySpecification ?? {}).includes('"PointInTimeRecoveryEnabled":true'));
-  const pitrGb = pitr.reduce((n, t) => n + tableSizeGb(t.id), 0);
+  const trustGb = trustTableGb(resources);
+  const pitrGb = pitr.reduce((n, t) => n + tableSizeGb(t.id, trustGb), 0);
   if (pitr.length) lines.push({ row: 'Point-in-time recovery', detail: `${pitr.length} tables, ${pitrGb.toFixed(2)} GB`, monthly: pitrGb * PRICES.pitrGb });
   const selections = resources.filter((r) => r.Type === 'AWS::Backup::BackupSelection');
   const selected = JSON.stringify(selections.map((s) => s.Properties));
@@ -187,10 +228,8 @@ function storageCost(resources: Resource[]): CostLine[] {
 
 /** The scheduled crawl: Lambda time, state transitions, table writes, the snapshot scan, and the metrics it publishes. */
 function crawlCost(resources: Resource[]): CostLine[] {
-  const schedule = resources.find((r) => r.Type === 'AWS::Scheduler::Schedule' && r.id.startsWith('Crawler'));
-  const rate = String(schedule?.Properties.ScheduleExpression ?? '').match(/^rate\((\d+) (minute|hour|day)s?\)$/);
-  if (!rate) return [];
-  const perDay = (24 * 60) / (Number(rate[1]) * { minute: 1, hour: 60, day: 1440 }[rate[2] as 'minute' | 'hour' | 'day']);
+  const perDay = perDayOf(resources.find((r) => r.Type === 'AWS::Scheduler::Schedule' && r.id.startsWith('Crawler')));
+  if (perDay === 0) return [];
   const crawls = perDay * DAYS_PER_MONTH;
   const crawler = resources.find((r) => r.Type === 'AWS::Lambda::Function' && r.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME === 'crawler');
   const memoryGb = Number(crawler?.Properties.MemorySize ?? 1024) / 1024;
@@ -207,6 +246,34 @@ function crawlCost(resources: Resource[]): CostLine[] {
       row: 'The crawl',
       detail: `${perDay} a day × ${n} servers; ${metrics} metrics`,
       monthly: crawls * (lambda + transitions + writes + scan) + metrics * PRICES.customMetric,
+    },
+  ];
+}
+
+/**
+ * The health check rounds: Lambda time (CHECK_CONCURRENCY checks share a function's wall time),
+ * state transitions, the writes (a check item and the record per server), the reads (the server's
+ * items and its 30 days of checks, eventually consistent), the trust table's storage, the
+ * small-catalog mode's snapshot rebuild, and the metrics a round publishes.
+ */
+function checksCost(resources: Resource[]): CostLine[] {
+  const c = checkRounds(resources);
+  if (c.perDay === 0) return [];
+  const rounds = c.perDay * DAYS_PER_MONTH;
+  const n = INPUTS.hostedServers;
+  const lambda = ((n * INPUTS.checkSeconds) / c.concurrency) * c.memoryGb * PRICES.lambdaArmGbSecond;
+  const transitions = ((INPUTS.transitionsPerRound + Math.ceil(n / c.batchSize) * INPUTS.transitionsPerBatch) / 1000) * PRICES.stateTransitionThousand;
+  const writes = ((n * INPUTS.checkWriteUnits) / 1e6) * PRICES.writeMillion;
+  const historyUnits = Math.ceil((30 * c.perDay * INPUTS.checkItemBytes) / 4096) * 0.5;
+  const reads = ((n * (Math.ceil(INPUTS.catalogItemBytes / 4096) * 0.5 + historyUnits)) / 1e6) * PRICES.readMillion;
+  const scan = c.embedded ? ((INPUTS.catalogServers * Math.ceil(INPUTS.catalogItemBytes / 4096) * 0.5) / 1e6) * PRICES.readMillion : 0;
+  const storage = trustTableGb(resources) * PRICES.dynamoGb;
+  const metrics = 3 + (c.embedded ? 1 : 0);
+  return [
+    {
+      row: 'Health checks',
+      detail: `${c.perDay} rounds a day × ${n} hosted servers; ${trustTableGb(resources).toFixed(1)} GB of checks; ${metrics} metrics`,
+      monthly: rounds * (lambda + transitions + writes + reads + scan) + storage + metrics * PRICES.customMetric,
     },
   ];
 }

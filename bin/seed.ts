@@ -29,7 +29,9 @@ async function main(): Promise<void> {
       },
     });
     if (tty) process.stderr.write('\n');
-    console.log(`seeded ${result.servers} servers (${result.icons} icons, ${result.removed} removed) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    console.log(
+      `seeded ${result.servers} servers (${result.icons} icons, ${result.removed} removed), ${result.withHistory} with check history, in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+    );
   } finally {
     await backends.stop();
   }

@@ -50,6 +50,8 @@ export const STAGES: Readonly<Record<string, StageConfig>> = {
     logRetention: RetentionDays.TWO_WEEKS,
     alarms: { noSubscriberOnPurpose: true },
     crawlSchedule: Duration.hours(12),
+    // Health checks of the hosted servers every 3 hours rather than every hour: a third of the cost, coarser uptime.
+    checkSchedule: Duration.hours(3),
     githubTokenSecretName: 'mcp-catalog/github-token',
   },
 };

@@ -162,6 +162,7 @@ export class CatalogApi extends Construct {
     const environment: Record<string, string> = {
       ...shared,
       ICONS_BUCKET: data.iconsBucket.bucketName,
+      ...data.trustEnvironment(),
       ...data.searchEnvironment(props.searchIndex ?? 'catalog'),
       CATALOG_BRAND: props.brand ?? 'example',
       CURSOR_SECRET_ARN: data.cursorKeysSecret.secretArn,
@@ -188,6 +189,8 @@ export class CatalogApi extends Construct {
     // UpdateItem, or a PartiQL INSERT/UPDATE in a batch of new callers: RATE_BATCH_TAKES), and read
     // the opaque-token table for the bearer tier.
     data.catalogTable.grantReadData(this.role);
+    // A server's checks (`/health`) and changes (`/changes`): one Query each (DynamoTrustStore).
+    grantTable(data.trustTable, this.role, ['dynamodb:Query']);
     grantTable(data.rateLimitTable, this.role, ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PartiQLInsert', 'dynamodb:PartiQLUpdate']);
     auth.grantTokenVerification(this.role);
     // Icons live under api/icons/; ListBucket makes a missing key a 404 (NoSuchKey) rather than a 403.

@@ -235,6 +235,7 @@ export class CatalogCrawler extends Construct {
       REGISTRY_URL: props.registryUrl ?? DEFAULT_REGISTRY_URL,
       CRAWL_STATE_TABLE: this.stateTable.tableName,
       CATALOG_TABLE: data.catalogTable.tableName,
+      ...data.trustEnvironment(),
       ICONS_BUCKET: data.iconsBucket.bucketName,
       ...data.searchEnvironment(props.searchIndex ?? 'catalog'),
       ...(githubToken && { GITHUB_TOKEN_SECRET_ARN: githubToken.secretArn }),
@@ -276,6 +277,8 @@ export class CatalogCrawler extends Construct {
       'dynamodb:BatchWriteItem',
       ...(data.searchEngine === 'embedded' ? ['dynamodb:Scan'] : []),
     ]);
+    // Trust (DynamoTrustStore.putChanges): the changelog entries of a unit's writes, one batch.
+    grantTable(data.trustTable, this.role, ['dynamodb:BatchWriteItem']);
     grantTable(this.stateTable, this.role, [
       'dynamodb:GetItem',
       'dynamodb:BatchGetItem',

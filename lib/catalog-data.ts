@@ -9,7 +9,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { acknowledge, nagRef } from './nag';
-import { CATALOG_TABLE } from '../lambdas/catalog-core/tables';
+import { CATALOG_TABLE, TRUST_TABLE } from '../lambdas/catalog-core/tables';
 import { RATE_LIMIT_TABLE } from '../lambdas/shared/rate-limit/tables';
 import { tableKeys } from './tables';
 
@@ -92,6 +92,12 @@ export interface CatalogDataProps {
    */
   readonly accessLogRetentionDays?: number;
   /**
+   * Days a health check stays in the trust table (its TTL, CHECK_RETENTION_DAYS; also how long a
+   * breaking change stays in the site's feed). Uptime reads 30 days at most.
+   * @default 90
+   */
+  readonly checkRetentionDays?: number;
+  /**
    * Retention of the search domain's slow and application logs (deleted with the stack).
    * @default RetentionDays.ONE_MONTH
    */
@@ -119,8 +125,8 @@ export const PRIVATE_BUCKET = {
 } as const satisfies s3.BucketProps;
 
 /**
- * The catalog's stateful resources: the `catalog` and `rate-limits` tables (DynamoDB is the source
- * of truth), the icons bucket, the query engine (the OpenSearch domain, or the embedded engine's
+ * The catalog's stateful resources: the `catalog`, `trust` and `rate-limits` tables (DynamoDB is
+ * the source of truth), the icons bucket, the query engine (the OpenSearch domain, or the embedded engine's
  * snapshot bucket), the access-log bucket, and the secrets for cursor signing and the CloudFront
  * origin header.
  */
@@ -129,6 +135,12 @@ export class CatalogData extends Construct {
   readonly catalogTable: dynamodb.Table;
   /** `rate-limits`: partition key `pk`; items expire through TTL on `expiresAt`. */
   readonly rateLimitTable: dynamodb.Table;
+  /**
+   * The trust table (TRUST_TABLE): health checks and tool changes per server, `slug` + `sk`; checks
+   * expire through TTL on `expiresAt` (CHECK_RETENTION_DAYS), changes are kept.
+   */
+  readonly trustTable: dynamodb.Table;
+  readonly checkRetentionDays: number;
   /** Icons, write-once per slug. CloudFront maps `/api/icons/<slug>` to the key `api/icons/<slug>`. */
   readonly iconsBucket: s3.Bucket;
   /** Server access logs of the icons bucket (`s3/icons/`) and CloudFront access logs (`cloudfront/`). */
@@ -168,6 +180,21 @@ export class CatalogData extends Construct {
 
     this.rateLimitTable = new dynamodb.Table(this, 'RateLimitTable', {
       ...tableKeys(RATE_LIMIT_TABLE),
+      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      ...tableEncryption,
+      deletionProtection: retained,
+      removalPolicy,
+    });
+
+    // History that cannot be crawled again (past checks, past tool lists): kept like the catalog,
+    // point-in-time recovery included. Not in AWS Backup (lib/backup.ts): checks expire after
+    // the retention anyway, and PITR's 35 days cover a bad write (README, "Trust over time").
+    this.checkRetentionDays = props.checkRetentionDays ?? 90;
+    if (!Number.isInteger(this.checkRetentionDays) || this.checkRetentionDays < 30)
+      throw new Error(`checkRetentionDays must be a whole number >= 30 (uptime reads 30 days), got ${this.checkRetentionDays}`);
+    this.trustTable = new dynamodb.Table(this, 'TrustTable', {
+      ...tableKeys(TRUST_TABLE),
       billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       ...tableEncryption,
@@ -283,6 +310,11 @@ export class CatalogData extends Construct {
     role.addToPrincipalPolicy(new iam.PolicyStatement({ actions, resources: [bucket.arnForObjects(SEARCH_SNAPSHOT_KEY)] }));
     // A missing snapshot (before the first crawl) is a 404 rather than a 403.
     role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucket.bucketArn] }));
+  }
+
+  /** What the trust store reads (lambdas/catalog-core/config.ts): the table and the checks' retention. */
+  trustEnvironment(): Record<string, string> {
+    return { TRUST_TABLE: this.trustTable.tableName, CHECK_RETENTION_DAYS: String(this.checkRetentionDays) };
   }
 
   /** What the search adapters read: the domain and index, or the snapshot's bucket and key. */

@@ -10,6 +10,7 @@ import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { RateTier } from '../lambdas/catalog/config';
 import type { BackupSettings } from './backup';
 import type { CatalogLogLevel } from './catalog-api';
+import type { CatalogChecksProps } from './catalog-checks';
 import type { CatalogCrawlerProps } from './catalog-crawler';
 import type { CatalogSearchDomainOptions, SearchEngine } from './catalog-data';
 import type { SharpLayerSource } from './crawler/sharp-layer';
@@ -27,8 +28,8 @@ import type { WafSettings } from './waf';
  * may take from the account, so anonymous catalog traffic cannot starve `/v1`, `/mcp` or OAuth.
  * Opt-in (`reservedConcurrency: 'recommended'`, or this object for the recommended set with some
  * values changed, or `-c reservedConcurrency=recommended`): Lambda keeps 100 of the account's
- * concurrency unreserved, so the recommended set (307 in the home region, 1 more in us-east-1)
- * needs a limit of at least 407 there, which new accounts do not have (`npm run preflight` reads it;
+ * concurrency unreserved, so the recommended set (312 in the home region, 1 more in us-east-1)
+ * needs a limit of at least 412 there, which new accounts do not have (`npm run preflight` reads it;
  * README, "Deployment"). 0 leaves a function unreserved.
  */
 export interface ReservedConcurrency {
@@ -48,11 +49,13 @@ export interface ReservedConcurrency {
   readonly git?: number;
   /** @default - the crawl's Map concurrency + 2 (plan and finalize) */
   readonly crawler?: number;
+  /** The health check rounds. @default - their Map concurrency + 1 (plan and finish run alone) */
+  readonly checks?: number;
   /** The daily edge log sweep (in us-east-1): one at a time is all it needs. @default 1 */
   readonly edgeLogRetention?: number;
 }
 
-/** The recommended set (`reservedConcurrency: 'recommended'`), the crawler's aside (its Map concurrency + 2). */
+/** The recommended set (`reservedConcurrency: 'recommended'`), the crawler's and the checks' aside (their Map concurrency + 2 and + 1). */
 export const RECOMMENDED_RESERVED_CONCURRENCY = {
   catalog: 100,
   favorites: 20,
@@ -112,6 +115,16 @@ export interface CatalogStackProps extends StackProps {
     CatalogCrawlerProps,
     'data' | 'schedule' | 'registryUrl' | 'githubTokenSecret' | 'githubTokenSecretName' | 'sharpLayer' | 'alarmActions' | 'reservedConcurrentExecutions'
   >;
+  /**
+   * How often the hosted servers are checked (README, "Trust over time"); `false` keeps the check
+   * state machine without a running schedule (rounds by hand only).
+   * @default Duration.hours(1)
+   */
+  readonly checkSchedule?: Duration | false;
+  /** The rest of the check rounds' settings (Map concurrency, batch size, concurrency per batch, down after, memory). */
+  readonly checks?: Omit<CatalogChecksProps, 'data' | 'schedule' | 'scheduleEnabled' | 'reservedConcurrentExecutions'>;
+  /** Days a health check is kept in the trust table (its TTL; uptime reads 30). @default 90 */
+  readonly checkRetentionDays?: number;
   /**
    * Customer-managed KMS key for tables, secrets, the search domain, the alarm topic and the
    * backup vault.

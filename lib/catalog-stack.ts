@@ -8,6 +8,7 @@ import type { Construct } from 'constructs';
 import { metricsNamespace } from '../lambdas/shared/observability/metric-names';
 import { DataBackup } from './backup';
 import { CatalogApi } from './catalog-api';
+import { CatalogChecks } from './catalog-checks';
 import { CatalogCrawler } from './catalog-crawler';
 import { CatalogData } from './catalog-data';
 import { type CatalogStackProps, RECOMMENDED_RESERVED_CONCURRENCY } from './catalog-stack-props';
@@ -42,6 +43,8 @@ export class CatalogStack extends Stack {
   readonly data: CatalogData;
   /** The scheduled crawler that fills the catalog. */
   readonly crawler: CatalogCrawler;
+  /** The scheduled health check rounds of the hosted servers (history in the trust table). */
+  readonly checks: CatalogChecks;
   readonly auth: Identity;
   readonly api: CatalogApi;
   readonly edge: Edge;
@@ -106,6 +109,7 @@ export class CatalogStack extends Stack {
       searchEngine,
       search: props.search,
       searchLogRetention: logRetention,
+      checkRetentionDays: props.checkRetentionDays,
     });
 
     this.crawler = new CatalogCrawler(this, 'Crawler', {
@@ -118,6 +122,15 @@ export class CatalogStack extends Stack {
       sharpLayer: props.sharpLayer,
       reservedConcurrentExecutions: reserved('crawler', (props.crawler?.maxConcurrency ?? 4) + 2),
       logLevel: props.crawler?.logLevel ?? props.logLevel,
+    });
+
+    this.checks = new CatalogChecks(this, 'Checks', {
+      ...props.checks,
+      data: this.data,
+      ...(props.checkSchedule !== false && props.checkSchedule !== undefined && { schedule: props.checkSchedule }),
+      scheduleEnabled: props.checkSchedule !== false,
+      reservedConcurrentExecutions: reserved('checks', (props.checks?.maxConcurrency ?? 4) + 1),
+      logLevel: props.checks?.logLevel ?? props.logLevel,
     });
 
     // PUBLIC_URL (and the audience `<PUBLIC_URL>/mcp`): given, or the first custom domain, or the
@@ -350,6 +363,10 @@ export class CatalogStack extends Stack {
       description: 'Start a crawl by hand: aws stepfunctions start-execution --state-machine-arn <this> --input \'{"mode":"full"}\'',
       value: this.crawler.stateMachine.stateMachineArn,
     });
+    new CfnOutput(this, 'CheckStateMachineArn', {
+      description: "Start a health check round by hand: aws stepfunctions start-execution --state-machine-arn <this> --input '{}'",
+      value: this.checks.stateMachine.stateMachineArn,
+    });
     new CfnOutput(this, 'MemoryBucketName', { description: 'Memory objects (versioned; see README, "Restore")', value: this.memory.bucket.bucketName });
     new CfnOutput(this, 'MemoryTableName', {
       description: 'Memory rev table (point-in-time recovery; see README, "Restore")',
@@ -375,7 +392,7 @@ export class CatalogStack extends Stack {
   }
 }
 
-type Reserved = (name: keyof typeof RECOMMENDED_RESERVED_CONCURRENCY | 'crawler', fallback?: number) => number | undefined;
+type Reserved = (name: keyof typeof RECOMMENDED_RESERVED_CONCURRENCY | 'crawler' | 'checks', fallback?: number) => number | undefined;
 
 /**
  * Reserved concurrency of one function: none unless the stage opts in (`'recommended'`, or an
@@ -386,7 +403,7 @@ function reservations(props: CatalogStackProps): Reserved {
   return (name, fallback) => {
     if (chosen === undefined || chosen === false) return undefined;
     const given = chosen === 'recommended' ? undefined : chosen[name];
-    const n = given ?? (name === 'crawler' ? fallback : RECOMMENDED_RESERVED_CONCURRENCY[name]);
+    const n = given ?? (name === 'crawler' || name === 'checks' ? fallback : RECOMMENDED_RESERVED_CONCURRENCY[name]);
     if (n === undefined || n === 0) return undefined;
     if (!Number.isInteger(n) || n < 0) throw new Error(`reservedConcurrency.${name} must be a whole number >= 0, got ${n}`);
     return n;

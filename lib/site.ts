@@ -18,7 +18,10 @@ import { grantTable } from './tables';
 
 export interface SiteProps {
   /** The catalog's table (a server's page), the rate-limit table, the search domain and the origin secret. */
-  readonly data: Pick<CatalogData, 'catalogTable' | 'rateLimitTable' | 'searchDomain' | 'originVerifySecret' | 'grantSearch' | 'searchEnvironment'>;
+  readonly data: Pick<
+    CatalogData,
+    'catalogTable' | 'trustTable' | 'trustEnvironment' | 'rateLimitTable' | 'searchDomain' | 'originVerifySecret' | 'grantSearch' | 'searchEnvironment'
+  >;
   /** The HTTP API the pages' routes go on (the catalog's: one origin for CloudFront). */
   readonly httpApi: apigwv2.IHttpApi;
   /** `<id>.execute-api.<region>.amazonaws.com` of that API. */
@@ -108,6 +111,7 @@ export class Site extends Construct {
       environment: {
         PUBLIC_URL: props.publicUrl,
         CATALOG_TABLE: data.catalogTable.tableName,
+        ...data.trustEnvironment(),
         RATE_LIMIT_TABLE: data.rateLimitTable.tableName,
         ...data.searchEnvironment('catalog'),
         ORIGIN_VERIFY_SECRET_ARN: data.originVerifySecret.secretArn,
@@ -136,6 +140,8 @@ export class Site extends Construct {
 
     // Least privilege: a server's items (one Query per page), the limiter's conditional update, search reads.
     grantTable(data.catalogTable, this.role, ['dynamodb:Query']);
+    // A server's checks and changes (the chart, "Changes", its feed) and the breaking changes of the site's feed: Queries only.
+    grantTable(data.trustTable, this.role, ['dynamodb:Query']);
     grantTable(data.rateLimitTable, this.role, ['dynamodb:UpdateItem']);
     data.grantSearch(this.role, 'read');
     data.originVerifySecret.grantRead(this.role);

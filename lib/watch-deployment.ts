@@ -4,6 +4,7 @@ import { Duration } from 'aws-cdk-lib';
 import { EVENT_METRICS } from '../lambdas/shared/observability/metric-names';
 import type { Stack } from 'aws-cdk-lib';
 import type { CatalogApi } from './catalog-api';
+import type { CatalogChecks } from './catalog-checks';
 import type { CatalogCrawler } from './catalog-crawler';
 import type { CatalogData } from './catalog-data';
 import type { CatalogStackProps } from './catalog-stack-props';
@@ -31,6 +32,7 @@ export interface WatchedDeployment extends Stack {
   readonly site: Site;
   readonly org: OrgRegistry;
   readonly crawler: CatalogCrawler;
+  readonly checks: CatalogChecks;
   readonly edge: Edge;
   readonly edgeLogRetention: EdgeLogRetention;
 }
@@ -54,6 +56,7 @@ export function watchDeployment(stack: WatchedDeployment, props: CatalogStackPro
   m.watchFunction('MemoryFunction', stack.memory.fn);
   m.watchFunction('McpFunction', stack.mcp.fn);
   m.watchFunction('CrawlerFunction', stack.crawler.fn);
+  m.watchFunction('ChecksFunction', stack.checks.fn);
   m.watchFunction('MemoryGitFunction', stack.memoryGit.fn);
   m.watchFunction('SiteFunction', stack.site.fn);
   m.watchFunctionUrl('Mcp', stack.mcp.fn);
@@ -63,6 +66,7 @@ export function watchDeployment(stack: WatchedDeployment, props: CatalogStackPro
   const op = dynamodb.Operation;
   const tables: Array<[string, dynamodb.ITable, dynamodb.Operation[]]> = [
     ['CatalogTable', stack.data.catalogTable, [op.GET_ITEM, op.QUERY, op.BATCH_WRITE_ITEM, op.SCAN]],
+    ['TrustTable', stack.data.trustTable, [op.QUERY, op.BATCH_WRITE_ITEM]],
     ['RateLimitTable', stack.data.rateLimitTable, [op.UPDATE_ITEM, op.PUT_ITEM, op.GET_ITEM]],
     ['TokenTable', stack.auth.tokenTable, [op.GET_ITEM, op.BATCH_GET_ITEM, op.PUT_ITEM, op.UPDATE_ITEM, op.TRANSACT_WRITE_ITEMS]],
     ['ClientTable', stack.auth.clientTable, [op.GET_ITEM, op.PUT_ITEM]],
@@ -92,6 +96,7 @@ export function watchDeployment(stack: WatchedDeployment, props: CatalogStackPro
 
   for (const alarm of [stack.crawler.failedRunsAlarm, stack.crawler.deadLetterAlarm, stack.crawler.timedOutRunsAlarm]) if (alarm) m.adopt(alarm);
   m.watchCrawlFreshness(props.crawlSchedule ?? Duration.hours(6), stack.crawler.stateMachine);
+  for (const alarm of [stack.checks.failedRoundsAlarm, stack.checks.timedOutRoundsAlarm]) m.adopt(alarm);
 
   if (stack.region === 'us-east-1') {
     m.watchDistribution(stack.edge.distribution);

@@ -77,7 +77,7 @@ export async function provision(config: CatalogConfig, opts: { auth?: AuthTableN
   const s3 = s3Client(clientOpts, loadBatchSdkBudget());
   const auth = opts.auth ?? authTableNames();
   try {
-    await ensureTables(ddb, [...tableDefinitions({ catalog: config.catalogTable, rateLimits: config.rateLimitTable }, auth)]);
+    await ensureTables(ddb, [...tableDefinitions({ catalog: config.catalogTable, trust: config.trustTable, rateLimits: config.rateLimitTable }, auth)]);
     await ensureBuckets(s3, [config.iconsBucket, config.allowList.bucket]);
   } finally {
     ddb.destroy();

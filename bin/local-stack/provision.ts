@@ -1,4 +1,4 @@
-import { CATALOG_TABLE } from '../../lambdas/catalog-core';
+import { CATALOG_TABLE, TRUST_TABLE } from '../../lambdas/catalog-core';
 import {
   CreateTableCommand,
   DeleteTableCommand,
@@ -20,10 +20,17 @@ import { RATE_LIMIT_TABLE } from '../../lambdas/shared/rate-limit/tables';
 export interface TableNames {
   catalog: string;
   rateLimits: string;
+  /** The trust table (health checks, tool changes); left out by callers that never read history. */
+  trust?: string;
 }
 
 export function tableDefinitions(names: TableNames, auth?: AuthTableNames | false): TableDefinition[] {
-  return [tableDefinition(names.catalog, CATALOG_TABLE), tableDefinition(names.rateLimits, RATE_LIMIT_TABLE), ...(auth ? authTableDefinitions(auth) : [])];
+  return [
+    tableDefinition(names.catalog, CATALOG_TABLE),
+    ...(names.trust ? [tableDefinition(names.trust, TRUST_TABLE)] : []),
+    tableDefinition(names.rateLimits, RATE_LIMIT_TABLE),
+    ...(auth ? authTableDefinitions(auth) : []),
+  ];
 }
 
 /** Tokens, OAuth clients and favorites. */

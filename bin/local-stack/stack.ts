@@ -259,6 +259,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     const siteDeps = await createSiteDeps(siteConfig, {
       store: deps.store,
       index,
+      trust: deps.trust,
       limiter: deps.limiter,
       originSecret: () => config.originVerifySecret,
       allowList: orgDeps.allowList,

@@ -9,6 +9,10 @@ import { envCount, envString, type Env } from '../shared/env';
 
 export interface CatalogStoreConfig extends ClientOptions {
   catalogTable: string;
+  /** Health checks and tool changes per server (`tables.ts` TRUST_TABLE). */
+  trustTable: string;
+  /** Days a health check is kept (the trust table's TTL). */
+  checkRetentionDays: number;
   iconsBucket: string;
   searchBackend: 'embedded' | 'opensearch';
   opensearchUrl?: string;
@@ -36,6 +40,8 @@ export function loadCatalogStoreConfig(env: Env = process.env): CatalogStoreConf
   if (backend !== 'embedded' && backend !== 'opensearch') throw new Error(`SEARCH_BACKEND must be embedded or opensearch`);
   return {
     catalogTable: envString(env, 'CATALOG_TABLE') ?? 'catalog',
+    trustTable: envString(env, 'TRUST_TABLE') ?? 'catalog-trust',
+    checkRetentionDays: envCount(env, 'CHECK_RETENTION_DAYS', 90),
     iconsBucket: envString(env, 'ICONS_BUCKET') ?? 'icons',
     ...loadClientOptions(env),
     searchBackend: backend,

@@ -22,7 +22,43 @@ export {
   type RegistryQuery,
   type SearchIndex,
   type TextQuery,
+  type ChangePage,
+  type TrustStore,
 } from './domain/ports';
+export {
+  gradeOfScore,
+  lintTools,
+  TOOL_LINT_RULES,
+  type DescriptionReport,
+  type ToolFinding,
+  type ToolLintRule,
+} from './domain/tool-lint';
+export {
+  breakingReasons,
+  diffTools,
+  toolsEntry,
+  versionEntry,
+  type ChangeEntry,
+  type ToolChange,
+  type ToolChangeKind,
+} from './domain/tool-changes';
+export {
+  CHECK_RESULTS,
+  DOWN_AFTER,
+  FAILURE_KINDS,
+  failureKindOf,
+  HEALTH_WINDOWS,
+  isUp,
+  LONGEST_WINDOW_MS,
+  percentile,
+  summarizeChecks,
+  uptimePercent,
+  type CheckResult,
+  type FailureKind,
+  type HealthCheck,
+  type HealthSummary,
+  type HealthWindow,
+} from './domain/health-history';
 export { SERVER_SCHEMA_URL, SERVER_TEXT_MAX, toServerJson, type ServerJson } from './domain/registry-record';
 export { parseGithubRepo, type GithubRepo } from './domain/repo-ref';
 export {
@@ -84,8 +120,9 @@ export {
 
 // Configuration, the table, the adapters of the ports.
 export { loadCatalogStoreConfig, type CatalogStoreConfig } from './config';
-export { CATALOG_TABLE } from './tables';
+export { CATALOG_TABLE, TRUST_TABLE } from './tables';
 export { DynamoCatalogStore } from './adapters/dynamo-catalog-store';
+export { DEFAULT_CHECK_RETENTION_DAYS, DynamoTrustStore } from './adapters/dynamo-trust-store';
 export { ICON_CACHE_CONTROL, iconKey, S3IconStore } from './adapters/s3-icon-store';
 export { ICON_KIND_COUNT, ICON_SIZE, iconSvg, isWebp128, renderIcon } from './icons';
 

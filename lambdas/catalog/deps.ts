@@ -1,4 +1,4 @@
-import type { AllowList, CatalogStore, IconStore, SearchIndex } from '../catalog-core';
+import type { AllowList, CatalogStore, IconStore, SearchIndex, TrustStore } from '../catalog-core';
 import type { CursorCodec } from '../shared/cursor';
 import type { OriginSecretGetter } from '../shared/http/origin-guard';
 import type { RateLimiter } from '../shared/rate-limit/rate-limiter';
@@ -9,6 +9,8 @@ import type { CallerResolver } from './callers';
 export interface CatalogDeps {
   config: CatalogConfig;
   store: CatalogStore;
+  /** Health checks and tool changes per server (the trust table). */
+  trust: TrustStore;
   index: SearchIndex;
   icons: IconStore;
   limiter: RateLimiter;

@@ -5,6 +5,7 @@ import type { RouteDef } from '../shared/http/route-table';
 import { CATALOG_API } from './routes';
 import { SlugParamSchema } from '../catalog-core';
 import * as S from './schemas';
+import * as T from './trust-schemas';
 
 /**
  * `/openapi.json`, generated from the zod schemas that validate requests and the route table
@@ -42,6 +43,24 @@ const OPS: Record<string, Op> = {
     summary: 'One server with README and tools',
     params: SlugParamSchema,
     ok: { description: 'The server', schema: S.envelope(S.CatalogServerDetail) },
+    errors: [400, 404],
+  },
+  getServerHealth: {
+    summary: "A server's health checks over a window",
+    description:
+      'The live checks of the window (`24h`, `7d` default, `30d`), oldest first, and the summary as of now: uptime per window, latency p50/p95, the last failure. Checks are kept 90 days.',
+    params: SlugParamSchema,
+    query: T.HealthQuerySchema,
+    ok: { description: 'The series', schema: S.envelope(T.HealthSeries) },
+    errors: [400, 404],
+  },
+  listServerChanges: {
+    summary: "A server's changelog",
+    description:
+      'Newest first: changes of its captured tools (added, removed, renamed, input schema changed; `breaking` when a caller that worked may fail now) and registry version bumps. Paged with `meta.nextCursor`.',
+    params: SlugParamSchema,
+    query: T.ChangesQuerySchema,
+    ok: { description: 'A page of entries', schema: S.envelope(z.array(T.ChangeEntryOut), T.ChangesMeta) },
     errors: [400, 404],
   },
   searchServers: {

@@ -13,6 +13,8 @@ export const CATALOG_API: ApiTable = {
   routes: [
     { method: 'GET', path: '/api/mcps', fn: 'catalog', operationId: 'listServers' },
     { method: 'GET', path: '/api/mcps/{slug}', fn: 'catalog', operationId: 'getServer' },
+    { method: 'GET', path: '/api/mcps/{slug}/health', fn: 'catalog', operationId: 'getServerHealth' },
+    { method: 'GET', path: '/api/mcps/{slug}/changes', fn: 'catalog', operationId: 'listServerChanges' },
     { method: 'GET', path: '/api/search', fn: 'catalog', operationId: 'searchServers' },
     { method: 'GET', path: '/api/autocomplete', fn: 'catalog', operationId: 'autocomplete' },
     { method: 'GET', path: '/api/categories', fn: 'catalog', operationId: 'listCategories' },

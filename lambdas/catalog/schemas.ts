@@ -1,6 +1,7 @@
 import { extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
 import * as z from 'zod';
 import { API_SORTS, CATEGORIES, filterParams, intParam, VIEWS } from '../catalog-core';
+import { DescriptionReportOut, HealthSummary } from './trust-schemas';
 
 /**
  * The catalog contract, written once: these schemas validate requests, type the handlers and
@@ -96,13 +97,21 @@ export const CatalogRemote = z.object({ type: z.string(), url: z.url() }).openap
 export const CatalogGithub = z
   .object({ language: z.string().optional(), license: z.string().optional(), stars: z.number().int().optional() })
   .openapi('CatalogGithub');
-export const TrustGrades = z.object({ license: Grade, maintenance: Grade, quality: z.literal('untested') }).openapi('TrustGrades');
+export const TrustGrades = z
+  .object({
+    license: Grade,
+    maintenance: Grade,
+    quality: z.literal('untested'),
+    descriptions: Grade.optional().openapi({ description: 'How well the captured tools are described for a model; absent without captured tools.' }),
+  })
+  .openapi('TrustGrades');
 export const CatalogHealth = z
   .object({
     live: z.boolean(),
     checkedAt: z.iso.datetime(),
     authRequired: z.boolean().optional(),
     toolCount: z.number().int().optional(),
+    history: HealthSummary.optional().openapi({ description: 'view=full: uptime, latency and the last failure from the check schedule.' }),
   })
   .openapi('CatalogHealth');
 
@@ -123,6 +132,8 @@ export const CatalogServer = z
     category: z.array(z.enum(CATEGORIES)).optional(),
     github: CatalogGithub.optional(),
     toolCount: z.number().int().optional(),
+    uptime: z.number().min(0).max(100).optional().openapi({ description: 'Uptime over 30 days, percent (servers with check history).' }),
+    down: z.literal(true).optional().openapi({ description: 'Present when the last checks (3 by default) all failed.' }),
     // view=full only (additions to CatalogServer):
     downloads: z.number().int().optional().openapi({ description: 'view=full: package downloads last month.' }),
     grades: TrustGrades.optional().openapi({ description: 'view=full.' }),
@@ -150,11 +161,27 @@ export const ReadmeContent = z
   .object({ content: z.string(), path: z.string(), size: z.number().int(), sha: z.string(), truncated: z.boolean().optional() })
   .openapi('ReadmeContent');
 export const CatalogTool = z
-  .object({ name: z.string(), description: z.string().optional(), inputSchema: z.record(z.string(), z.unknown()).optional() })
+  .object({
+    name: z.string(),
+    title: z.string().optional(),
+    description: z.string().optional(),
+    inputSchema: z.record(z.string(), z.unknown()).optional(),
+    annotations: z
+      .object({
+        title: z.string().optional(),
+        readOnlyHint: z.boolean().optional(),
+        destructiveHint: z.boolean().optional(),
+        idempotentHint: z.boolean().optional(),
+        openWorldHint: z.boolean().optional(),
+      })
+      .optional()
+      .openapi({ description: 'The behaviour hints the server declared (MCP 2025-11-25 ToolAnnotations; untrusted).' }),
+  })
   .openapi('CatalogTool');
 export const CatalogServerDetail = CatalogServer.extend({
   readme: ReadmeContent.optional(),
   tools: z.array(CatalogTool).optional(),
+  toolDescriptions: DescriptionReportOut.optional().openapi({ description: 'The description grade of the captured tools with its findings.' }),
 }).openapi('CatalogServerDetail');
 
 export const Pagination = z

@@ -1,4 +1,4 @@
-import { iconPath, type CatalogDetail, type CatalogRecord, type View } from '../catalog-core';
+import { iconPath, lintTools, type CatalogDetail, type CatalogRecord, type View } from '../catalog-core';
 import type { CatalogServerDetailOut, CatalogServerOut } from './schemas';
 
 /** Projections of the stored record onto the API shapes of spec document 1 (the registry entry is the core's, `toRegistryEntry`). */
@@ -31,11 +31,13 @@ export function toCatalogServer(r: CatalogRecord, view: View): CatalogServerOut 
         },
       }),
     ...(r.toolCount !== undefined && { toolCount: r.toolCount }),
+    ...(r.healthHistory?.uptime['30d'] != null && { uptime: r.healthHistory.uptime['30d'] }),
+    ...(r.healthHistory?.down === true && { down: true as const }),
   };
   if (view === 'full') {
     if (r.downloads !== undefined) out.downloads = r.downloads;
     out.grades = r.grades;
-    if (r.health) out.health = r.health;
+    if (r.health) out.health = r.healthHistory ? { ...r.health, history: r.healthHistory } : r.health;
     out.popularity = r.popularity;
     out.trending = r.trending;
     if (r.hasIcon) out.iconUrl = iconPath(r.slug);
@@ -80,7 +82,7 @@ export function toDetail(d: CatalogDetail): CatalogServerDetailOut {
   return {
     ...toCatalogServer(d.record, 'full'),
     ...(d.readme && { readme: d.readme }),
-    ...(d.tools && d.tools.length > 0 && { tools: d.tools }),
+    ...(d.tools && d.tools.length > 0 && { tools: d.tools, toolDescriptions: lintTools(d.tools) }),
   };
 }
 

@@ -1,4 +1,4 @@
-import { CachedAllowList, DynamoCatalogStore, S3AllowListStore, S3IconStore, type SearchIndex } from '../catalog-core';
+import { CachedAllowList, DynamoCatalogStore, DynamoTrustStore, S3AllowListStore, S3IconStore, type SearchIndex } from '../catalog-core';
 import { logger } from '../shared/logger';
 import { sharedLimiter } from '../shared/rate-limit/leasing-config';
 import { AnonymousCallers, BearerCallers } from './callers';
@@ -25,6 +25,7 @@ export async function createCatalogDeps(config: CatalogConfig, index: SearchInde
   return {
     config,
     store: new DynamoCatalogStore(documentClient(ddb), config.catalogTable),
+    trust: new DynamoTrustStore(documentClient(ddb), config.trustTable, config.checkRetentionDays),
     index,
     icons: new S3IconStore((mod) => traced(new mod.S3Client(s3Config(clientOpts))), config.iconsBucket),
     limiter: sharedLimiter(ddb, config.rateLimitTable, config.rateLimiter, { batch: config.rateBatchTakes }),

@@ -27,11 +27,18 @@
  * | `CRAWLER_REFRESH_AFTER_HOURS` | 24 | incremental runs re-enrich servers older than this |
  * | `CRAWLER_REFRESH_BATCH` | 500 | at most this many re-enriched per incremental run |
  * | `CRAWLER_SWEEP_MIN_SHARE` | 0.5 | full runs remove unseen servers only if this share was seen |
+ * | `CHECK_CONCURRENCY` | 16 | servers checked at once per check batch (the check schedule, `npm run check-health`) |
+ * | `CHECK_BATCH_SIZE` | 100 | servers per check batch (one Map iteration of the check state machine) |
+ * | `CHECK_DOWN_AFTER` | 3 | failed checks in a row that mark a server down |
  * | `CRAWLER_ALLOW_PRIVATE_HOSTS` | false | let icon, avatar and remote URLs from registry data point at loopback/private addresses (local fakes only) |
  */
 
 import { envNumber, envString, type Env } from '../shared/env';
 import { ENRICH_STEPS, type EnrichStep } from './domain/types';
+import { DEFAULT_CHECK_SETTINGS, type CheckSettings } from './check-settings';
+
+/** The check schedule's defaults, for the CDK app (which reads configuration, never check code). */
+export { DEFAULT_CHECK_SETTINGS };
 
 export interface CrawlerConfig {
   registryUrl: string;
@@ -57,6 +64,8 @@ export interface CrawlerConfig {
   refreshBatch: number;
   sweepMinShare: number;
   allowPrivateHosts: boolean;
+  /** The check schedule (`checks.ts`). */
+  checks: CheckSettings;
 }
 
 function url(env: Env, name: string, fallback: string): string {
@@ -115,5 +124,11 @@ export function loadCrawlerConfig(env: Env = process.env): CrawlerConfig {
     refreshBatch: envNumber(env, 'CRAWLER_REFRESH_BATCH', 500, { min: 0 }),
     sweepMinShare: envNumber(env, 'CRAWLER_SWEEP_MIN_SHARE', 0.5, { min: 0 }),
     allowPrivateHosts: envString(env, 'CRAWLER_ALLOW_PRIVATE_HOSTS') === 'true',
+    checks: {
+      maxRemotes: DEFAULT_CHECK_SETTINGS.maxRemotes,
+      concurrency: envNumber(env, 'CHECK_CONCURRENCY', DEFAULT_CHECK_SETTINGS.concurrency, { min: 1 }),
+      batchSize: envNumber(env, 'CHECK_BATCH_SIZE', DEFAULT_CHECK_SETTINGS.batchSize, { min: 1 }),
+      downAfter: envNumber(env, 'CHECK_DOWN_AFTER', DEFAULT_CHECK_SETTINGS.downAfter, { min: 1 }),
+    },
   };
 }

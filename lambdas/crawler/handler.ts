@@ -24,6 +24,7 @@
 
 import {
   DynamoCatalogStore,
+  DynamoTrustStore,
   loadCatalogStoreConfig,
   rebuildIndex,
   S3IconStore,
@@ -71,6 +72,9 @@ function crawlerInstance(): Instance {
     index,
     icons: new S3IconStore((mod) => traced(new mod.S3Client(s3Config(catalog, loadBatchSdkBudget()))), catalog.iconsBucket),
     state: new DynamoCrawlState(doc, config.stateTable),
+    // The changelog only where the stack provisions the trust table (TRUST_TABLE set): a stack
+    // without it crawls as before.
+    ...(process.env.TRUST_TABLE !== undefined && { trust: new DynamoTrustStore(doc, catalog.trustTable, catalog.checkRetentionDays) }),
     region: catalog.region,
     // Demo data exists only in the local stack (`npm start`, `npm run seed`): nothing to look for here.
     settings: { removeDemoData: false },

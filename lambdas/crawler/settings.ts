@@ -1,4 +1,4 @@
-import type { CatalogStore, SearchIndex, IconStore } from '../catalog-core';
+import type { CatalogStore, SearchIndex, IconStore, TrustStore } from '../catalog-core';
 import type { CategoryClassifier } from './domain/classify';
 import type { Clock, CrawlStateStore, DownloadsSource, GithubSource, HealthChecker, IconFetcher, RunMeta, UnitRef, UpstreamRegistry } from './domain/ports';
 import type { CrawlMode, EnrichStep, UnitResult } from './domain/types';
@@ -54,6 +54,8 @@ export interface CrawlerDeps {
   store: CatalogStore;
   index: SearchIndex;
   icons: IconStore;
+  /** The changelog (version bumps and tool changes a crawl sees); none: the crawl keeps no changelog. */
+  trust?: TrustStore;
   github?: GithubSource;
   downloads?: DownloadsSource;
   health?: HealthChecker;

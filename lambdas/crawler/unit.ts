@@ -7,6 +7,9 @@ import {
   type ReadmeContent,
   searchDocumentOf,
   parseGithubRepo,
+  toolsEntry,
+  versionEntry,
+  type ChangeEntry,
 } from '../catalog-core';
 import { classifyByRules } from './domain/classify';
 import { isRejection, normaliseRow, rowIdentity } from './domain/normalise';
@@ -89,6 +92,17 @@ export function mergeHealth(results: RemoteHealth[]): { health?: CatalogHealth; 
   if (live.length > 0 && open.length === 0) health.authRequired = true;
   if (best?.toolCount !== undefined) health.toolCount = best.toolCount;
   return { health, ...(best?.tools !== undefined && { tools: best.tools }) };
+}
+
+/** The changelog entries of a write: a registry version bump, and what changed in the captured tools. */
+function changelogOf(w: BuiltEntry & { before?: CatalogDetail }, now: Date): Array<{ slug: string; entry: ChangeEntry }> {
+  const prev = w.before;
+  if (prev === undefined) return [];
+  const slug = w.record.slug;
+  const seen = now.toISOString();
+  const version = versionEntry(prev.record.version, w.record.version, w.record.publishedAt, seen);
+  const tools = w.tools ? toolsEntry(prev.tools, w.tools, seen) : undefined;
+  return [version, tools].flatMap((entry) => (entry === undefined ? [] : [{ slug, entry }]));
 }
 
 /** What a unit changes on a name state (slug and runBest stay as the planner left them). */
@@ -175,7 +189,7 @@ export async function runUnit(ctx: CrawlContext, ref: UnitRef): Promise<UnitOutc
   }
 
   const cache = await prefetchCache(ctx, work);
-  const writes: BuiltEntry[] = [];
+  const writes: Array<BuiltEntry & { before?: CatalogDetail }> = [];
   await mapLimit(
     work,
     ctx.settings.enrichConcurrency,
@@ -196,7 +210,7 @@ export async function runUnit(ctx: CrawlContext, ref: UnitRef): Promise<UnitOutc
       });
       if (built.change === 'unchanged') result.unchanged++;
       else {
-        writes.push(built);
+        writes.push({ ...built, ...(existing && { before: existing }) });
         (built.change === 'added' ? result.added : result.updated).push(w.server.name);
       }
       updates.push({
@@ -211,6 +225,12 @@ export async function runUnit(ctx: CrawlContext, ref: UnitRef): Promise<UnitOutc
     { onError: 'continue' },
   );
 
+  if (writes.length > 0 && ctx.deps.trust !== undefined) {
+    // Before the store: a unit retried after a failed store write finds the change again (and
+    // writes an entry of the same content once more) rather than losing it.
+    const entries = writes.flatMap((w) => changelogOf(w, now));
+    if (entries.length > 0) await ctx.deps.trust.putChanges(entries);
+  }
   if (writes.length > 0) {
     // Index before store: change detection compares with the store, so a unit retried after a
     // failure between the two writes must still find the change there and write both again.

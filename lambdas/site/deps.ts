@@ -1,4 +1,4 @@
-import type { AllowList, CatalogStore, SearchIndex } from '../catalog-core';
+import type { AllowList, CatalogStore, SearchIndex, TrustStore } from '../catalog-core';
 import type { OriginSecretGetter } from '../shared/http/origin-guard';
 import type { RateLimiter } from '../shared/rate-limit/rate-limiter';
 import type { SiteConfig } from './config';
@@ -10,6 +10,8 @@ export interface SiteDeps {
   store: Pick<CatalogStore, 'get'>;
   /** The catalog's query engine: lists, search, facets, slugs, exactly as `/api` uses it. */
   index: SearchIndex;
+  /** Health checks and changes (the chart, "Changes", the feeds); absent: pages without history. */
+  trust?: Pick<TrustStore, 'checks' | 'changes' | 'recentBreaking'>;
   /** The shared limiter; without it pages are not limited (tests of other concerns). */
   limiter?: RateLimiter;
   /** CloudFront's origin secret: without its header a request is refused (403), and with it the viewer address is trusted. */

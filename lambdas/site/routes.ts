@@ -12,6 +12,7 @@ export const SITE_ROUTES: readonly RouteDef[] = [
   { method: 'GET', path: '/index.html', fn: 'site', operationId: 'homeIndexPage' },
   { method: 'GET', path: '/servers', fn: 'site', operationId: 'serversPage' },
   { method: 'GET', path: '/servers/{slug}', fn: 'site', operationId: 'serverPage' },
+  { method: 'GET', path: '/servers/{slug}/feed.xml', fn: 'site', operationId: 'serverFeed' },
   { method: 'GET', path: '/search', fn: 'site', operationId: 'searchPage' },
   { method: 'GET', path: '/favorites', fn: 'site', operationId: 'favoritesPage' },
   { method: 'GET', path: '/tokens', fn: 'site', operationId: 'tokensPage' },

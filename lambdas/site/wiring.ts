@@ -1,9 +1,10 @@
 import {
-  CachedAllowList,
   DynamoCatalogStore,
+  DynamoTrustStore,
   loadCatalogStoreConfig,
-  S3AllowListStore,
   searchIndexForReads,
+  CachedAllowList,
+  S3AllowListStore,
   type AllowList,
   type CatalogStore,
   type CatalogStoreConfig,
@@ -29,6 +30,7 @@ export async function createSiteDeps(
   parts: {
     store: Pick<CatalogStore, 'get'>;
     index: SearchIndex;
+    trust?: SiteDeps['trust'];
     limiter?: RateLimiter;
     originSecret?: OriginSecretGetter;
     now?: () => number;
@@ -42,6 +44,7 @@ export async function createSiteDeps(
     config,
     store: parts.store,
     index: parts.index,
+    ...(parts.trust && { trust: parts.trust }),
     ...(parts.limiter && { limiter: parts.limiter }),
     ...(parts.allowList && { allowList: parts.allowList }),
     originSecret,
@@ -60,6 +63,7 @@ export async function createAwsSiteDeps(config: SiteConfig, catalog: CatalogStor
   return createSiteDeps(config, {
     store: new DynamoCatalogStore(documentClient(ddb), catalog.catalogTable),
     index,
+    trust: new DynamoTrustStore(documentClient(ddb), catalog.trustTable, catalog.checkRetentionDays),
     limiter: sharedLimiter(ddb, config.rateLimitTable, config.rateLimiter),
     // Read only (the org function writes it); the same per-instance cache as the org registry's.
     allowList: new CachedAllowList(

@@ -9,7 +9,7 @@ import { functionDefaults } from '../lambda-function';
 import { acknowledge, nagRef } from '../nag';
 
 /** Lambda service errors and throttling, retried on every task before anything else. */
-const LAMBDA_SERVICE_ERRORS = [
+export const LAMBDA_SERVICE_ERRORS = [
   'Lambda.ServiceException',
   'Lambda.AWSLambdaException',
   'Lambda.SdkClientException',

@@ -15,6 +15,8 @@ import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { seedCatalog } from '../../bin/local-stack/seed';
 import { generateCatalog } from '../../bin/local-stack/synthetic';
+import { generateHistory } from '../../bin/local-stack/synthetic-history';
+import { atomProblems } from '../support/atom';
 import { runCrawl } from '../../lambdas/crawler/crawler';
 import { catalogByName, startCrawlerEnv } from '../support/crawler-env';
 import { findBrowser } from '../support/browser';
@@ -262,6 +264,7 @@ describe('pages in both themes', () => {
     ['search', '/search?q=weather'],
     ['detail', `/servers/${known.slug}`],
     ['detail-readme', `/servers/${generateCatalog(80).find((s) => s.readme && s.tools)?.record.slug}`],
+    ['detail-history', `/servers/${withBreakingChange()}`],
     ['favorites', '/favorites'],
     ['tokens', '/tokens'],
     ['not-found', '/servers/no-such-server'],
@@ -693,6 +696,67 @@ describe('hostile registry entries', () => {
     await shot(w.page, 'hostile-registry-last');
     await w.context.close();
   }, 240_000);
+});
+
+/** A demo server the seed gives check history and a breaking change (the seed's history is deterministic but for its times). */
+function withBreakingChange(): string {
+  const history = generateHistory(generateCatalog(80), { now: Date.now() });
+  const slug = history.changes.find((c) => c.entry.breaking && c.entry.changes?.[0]?.kind === 'removed')?.slug;
+  if (slug === undefined) throw new Error('the demo history has no removed tool');
+  return slug;
+}
+
+describe('trust over time on a server page', () => {
+  test('the uptime chart (SVG with title, description and a table of its figures), "Changes", the description grade and the feeds', async () => {
+    const slug = withBreakingChange();
+    const w = await open();
+    await w.page.goto(`/servers/${slug}`);
+    const chart = w.page.getByRole('img', { name: /Daily uptime and median latency of .+, last 30 days/ });
+    await chart.waitFor();
+    expect(await chart.locator('desc').textContent()).toContain('The table below gives the same figures.');
+    expect(await w.page.locator('.uptime-chart rect.bar').count()).toBeGreaterThan(25);
+    await w.page.getByText("The chart's figures, day by day").click();
+    const rows = w.page.getByRole('table', { name: 'Daily uptime and median latency' }).locator('tbody tr');
+    expect(await rows.count()).toBeGreaterThan(25);
+    expect(await w.page.locator('.uptime-summary').textContent()).toMatch(/% over 24 hours, [\d.]+% over 7 days, [\d.]+% over 30 days/);
+    const changes = w.page.getByRole('region', { name: 'Changes' });
+    expect(await changes.locator('.change-breaking').count()).toBeGreaterThan(0);
+    expect(await changes.textContent()).toMatch(/_legacy\s*removed\s*\(breaking/);
+    const grades = w.page.getByRole('table', { name: 'Trust grades and what they mean' });
+    expect(await grades.getByRole('rowheader', { name: 'Tool descriptions' }).count()).toBe(1);
+    expect(await w.page.locator('details.findings summary').textContent()).toMatch(/Tool description findings \(\d+; score \d+ of 100\)/);
+    const feedHref = await w.page.locator(`link[rel="alternate"][href="/servers/${slug}/feed.xml"]`).getAttribute('type');
+    expect(feedHref).toBe('application/atom+xml');
+    expect(await axe(w.page)).toEqual([]);
+
+    // Both feeds are valid Atom and carry the breaking removal.
+    const own = await (await fetch(`${base}/servers/${slug}/feed.xml`)).text();
+    expect(await atomProblems(w.page, own)).toEqual([]);
+    expect(own).toMatch(/<category term="breaking"\/>\n<summary type="text">[^<]*_legacy removed \(breaking\)/);
+    const site = await (await fetch(`${base}/feed.xml`)).text();
+    expect(await atomProblems(w.page, site)).toEqual([]);
+    expect(site).toContain(`<id>${base}/servers/${slug}#change-`);
+    expectClean(w);
+    await shot(w.page, 'detail-history');
+    await w.context.close();
+  }, 120_000);
+
+  test('the Atom check finds what a broken feed lacks', async () => {
+    const w = await open();
+    await w.page.goto('/');
+    expect(await atomProblems(w.page, '<feed xmlns="http://www.w3.org/2005/Atom"><id>x</id>')).toEqual([expect.stringMatching(/^not well-formed XML/)]);
+    const broken = `<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><id>urn:a</id><title>t</title><updated>yesterday</updated>
+<entry><id>urn:e</id><title>e</title><updated>2026-01-01T00:00:00Z</updated></entry><entry><id>urn:e</id><title></title><updated>2026-01-01T00:00:00Z</updated><link href="/x"/></entry></feed>`;
+    expect(await atomProblems(w.page, broken)).toEqual([
+      'feed: updated "yesterday" is not an RFC 3339 date',
+      'entry 1: neither content nor a link rel="alternate"',
+      'entry 1: no author, and the feed has none',
+      'entry 2: empty title',
+      "entry 2: id urn:e repeats an earlier entry's",
+      'entry 2: no author, and the feed has none',
+    ]);
+    await w.context.close();
+  }, 60_000);
 });
 
 describe('the registry feed points at these pages', () => {

@@ -174,6 +174,8 @@ describe('catalog Lambda', () => {
     const env = ((fn.Properties as Record<string, unknown>).Environment as { Variables: Record<string, unknown> }).Variables;
     expect(env).toMatchObject({
       CATALOG_TABLE: { Ref: logicalId(s.stack.data.catalogTable) },
+      TRUST_TABLE: { Ref: logicalId(s.stack.data.trustTable) },
+      CHECK_RETENTION_DAYS: '90',
       RATE_LIMIT_TABLE: { Ref: logicalId(s.stack.data.rateLimitTable) },
       ICONS_BUCKET: { Ref: logicalId(s.stack.data.iconsBucket) },
       SEARCH_BACKEND: 'opensearch',
@@ -225,6 +227,8 @@ describe('catalog Lambda', () => {
     // The bearer tier: reads of the opaque-token table only.
     expect(onTable(statements, s.stack.auth.tokenTable)).toEqual(['dynamodb:BatchGetItem', 'dynamodb:GetItem']);
     expect(onTable(statements, s.stack.auth.favoritesTable)).toEqual([]);
+    // A server's checks (/health) and changes (/changes): Queries of the trust table only.
+    expect(onTable(statements, s.stack.data.trustTable)).toEqual(['dynamodb:Query']);
   });
 });
 
@@ -340,12 +344,13 @@ describe('auth', () => {
 
   it('every table has the keys and TTL the local stack provisions (one schema for both)', () => {
     const local = [
-      ...tableDefinitions({ catalog: 'catalog', rateLimits: 'rate' }, { tokens: 'tokens', clients: 'clients', favorites: 'favorites' }),
+      ...tableDefinitions({ catalog: 'catalog', trust: 'trust', rateLimits: 'rate' }, { tokens: 'tokens', clients: 'clients', favorites: 'favorites' }),
       ...crawlerTableDefinitions('state'),
       ...memoryTableDefinitions({ memories: 'memories' }),
     ];
     const constructs = [
       s.stack.data.catalogTable,
+      s.stack.data.trustTable,
       s.stack.data.rateLimitTable,
       s.stack.auth.tokenTable,
       s.stack.auth.clientTable,
@@ -545,16 +550,17 @@ describe('stateful resources', () => {
     expect(domain.Properties?.VPCOptions).toBeUndefined();
     expect(domain.Properties?.AdvancedSecurityOptions).toBeUndefined();
     const statements = ((domain.Properties as Record<string, unknown>).AccessPolicies as { Statement: { Principal: unknown; Action: string[] }[] }).Statement;
-    // Only four roles reach the domain: the API, the organisation registry and the site read, the crawler also writes.
+    // Only five roles reach the domain: the API, the organisation registry and the site read, the crawler and the health checks also write.
     const byRole = (role: Parameters<typeof logicalId>[0]) =>
       statements.find((st) =>
         [(st.Principal as { AWS: unknown }).AWS].flat().some((p) => JSON.stringify(p) === JSON.stringify({ 'Fn::GetAtt': [logicalId(role), 'Arn'] })),
       );
-    expect(statements.flatMap((st) => [(st.Principal as { AWS: unknown }).AWS].flat())).toHaveLength(4);
+    expect(statements.flatMap((st) => [(st.Principal as { AWS: unknown }).AWS].flat())).toHaveLength(5);
     expect(byRole(s.stack.site.role)?.Action.sort()).toEqual(['es:ESHttpGet', 'es:ESHttpHead', 'es:ESHttpPost']);
     expect(byRole(s.stack.api.role)?.Action.sort()).toEqual(['es:ESHttpGet', 'es:ESHttpHead', 'es:ESHttpPost']);
     expect(byRole(s.stack.org.role)?.Action.sort()).toEqual(['es:ESHttpGet', 'es:ESHttpHead', 'es:ESHttpPost']);
     expect(byRole(s.stack.crawler.role)?.Action).toEqual(expect.arrayContaining(['es:ESHttpPut', 'es:ESHttpDelete']));
+    expect(byRole(s.stack.checks.role)?.Action).toEqual(expect.arrayContaining(['es:ESHttpPut', 'es:ESHttpPost']));
   });
 
   it('secrets are generated, never written into the template', () => {

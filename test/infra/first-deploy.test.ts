@@ -114,13 +114,13 @@ describe('a deploy that fits a new account', () => {
       expect({ mode: mode.name, stack: stack.name, reserved: reserved(stack) }).toEqual({ mode: mode.name, stack: stack.name, reserved: 0 });
   });
 
-  it('-c reservedConcurrency=recommended reserves the recommended set: 306 in the home region, 1 in us-east-1', () => {
+  it('-c reservedConcurrency=recommended reserves the recommended set: 311 in the home region, 1 in us-east-1', () => {
     const perRegion = variant.map((m) => m.stacks.map((s) => `${s.name}: ${reserved(s)}`));
     expect(perRegion).toEqual([
-      ['prod-McpCatalog: 307'],
-      ['prod-McpCatalog: 307'],
-      ['staging-McpCatalog: 307'],
-      ['prod-McpCatalog-edge-eu-west-1: 1', 'prod-McpCatalog: 306', 'prod-McpCatalog-cdn-alarms-eu-west-1: 0'],
+      ['prod-McpCatalog: 312'],
+      ['prod-McpCatalog: 312'],
+      ['staging-McpCatalog: 312'],
+      ['prod-McpCatalog-edge-eu-west-1: 1', 'prod-McpCatalog: 311', 'prod-McpCatalog-cdn-alarms-eu-west-1: 0'],
     ]);
   });
 
@@ -197,7 +197,7 @@ describe('security defaults', () => {
     expect(allStacks(plain).filter(([, s]) => ofType(s, 'AWS::WAFv2::LoggingConfiguration').length === 1)).toHaveLength(4);
   });
 
-  it("the search domain's access policy names exactly the four roles that query it: catalog, the org registry and site read, the crawler writes", () => {
+  it("the search domain's access policy names exactly the five roles that query it: catalog, the org registry and site read, the crawler and the health checks write", () => {
     for (const m of plain.filter((x) => ofType(x.main, 'AWS::OpenSearchService::Domain').length > 0)) {
       const [[, domain]] = ofType(m.main, 'AWS::OpenSearchService::Domain');
       const roleOf = Object.fromEntries(
@@ -211,6 +211,7 @@ describe('security defaults', () => {
       const read = 'es:ESHttpGet es:ESHttpHead es:ESHttpPost';
       expect(granted.sort()).toEqual([
         ['catalog', read],
+        ['checks', 'es:ESHttpDelete es:ESHttpGet es:ESHttpHead es:ESHttpPatch es:ESHttpPost es:ESHttpPut'],
         ['crawler', 'es:ESHttpDelete es:ESHttpGet es:ESHttpHead es:ESHttpPatch es:ESHttpPost es:ESHttpPut'],
         ['org', read],
         ['site', read],
@@ -367,7 +368,7 @@ describe("the README's Deployment section matches the templates", () => {
     expect(names.length).toBeGreaterThan(15);
     const alarmIds = allStacks(plain).flatMap(([, st]) => ofType(st, 'AWS::CloudWatch::Alarm').map(([id]) => id));
     for (const n of names) {
-      const re = new RegExp(`^(Monitoring|Crawler)${n.replace(/<(Function|Table)>/g, '[A-Za-z]+')}[0-9A-F]{8}$`);
+      const re = new RegExp(`^(Monitoring|Crawler|Checks)${n.replace(/<(Function|Table)>/g, '[A-Za-z]+')}[0-9A-F]{8}$`);
       expect({ alarm: n, found: alarmIds.some((id) => re.test(id)) }).toEqual({ alarm: n, found: true });
     }
   });

@@ -132,8 +132,8 @@ describe('alarms on every failure path, into one topic', () => {
     const fns = ofType(main, 'AWS::Lambda::Function')
       .filter(([, f]) => f.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME)
       .map(([id]) => id);
-    // catalog, favorites, the organisation registry, OAuth, /v1, the git remote, /mcp, the site, the crawler, the origin secret's rotation.
-    expect(fns).toHaveLength(10);
+    // catalog, favorites, the organisation registry, OAuth, /v1, the git remote, /mcp, the site, the crawler, the health checks, the origin secret's rotation.
+    expect(fns).toHaveLength(11);
     for (const fn of fns) {
       for (const metric of ['Errors', 'Throttles']) {
         const found = alarms().filter(
@@ -157,7 +157,7 @@ describe('alarms on every failure path, into one topic', () => {
 
   it('throttles and system errors of every table', () => {
     const tables = ofType(main, 'AWS::DynamoDB::Table').map(([id]) => id);
-    expect(tables).toHaveLength(7);
+    expect(tables).toHaveLength(8);
     for (const t of tables) {
       const on = alarms().filter((a) => JSON.stringify(a.Metrics ?? '').includes(`"Ref":"${t}"`));
       expect({ t, throttles: on.some((a) => JSON.stringify(a.Metrics).includes('ThrottleEvents')) }).toEqual({ t, throttles: true });
@@ -544,9 +544,10 @@ describe('the idle monthly cost table', () => {
       // Only credentials are secrets; the functions' settings are free standard parameters.
       expect(rows['Secrets Manager']?.detail).toBe('2 secrets');
       expect(rows['Parameter Store']).toEqual({ row: 'Parameter Store', detail: '2 standard parameters', monthly: 0 });
-      expect(rows['Point-in-time recovery']?.detail).toMatch(/^7 tables/);
+      expect(rows['Point-in-time recovery']?.detail).toMatch(/^8 tables/);
       expect(rows['Backup storage']?.detail).toMatch(/^47 recovery points × 6 tables .*memory bucket/);
       expect(rows['The crawl']?.detail).toMatch(/^4 a day × 600 servers/);
+      expect(rows['Health checks']?.detail).toMatch(/^24 rounds a day × 5000 hosted servers; 2\.2 GB of checks/);
     }
     const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
     expect(readme).toContain(costTable(modes));

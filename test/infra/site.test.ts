@@ -138,6 +138,14 @@ describe('the render function', () => {
         'xray:PutTraceSegments',
       ].sort(),
     );
+    // The Queries are of the catalog table (a server's items) and the trust table (checks, changes, the feed's breaking changes).
+    const queried = policies
+      .flatMap((p) => (p.Properties.PolicyDocument as { Statement: Array<{ Action: string | string[]; Resource: unknown }> }).Statement)
+      .filter((st) => [st.Action].flat().includes('dynamodb:Query'))
+      .flatMap((st) => [st.Resource].flat());
+    expect(queried).toEqual(
+      expect.arrayContaining([{ 'Fn::GetAtt': [logicalId(data.catalogTable), 'Arn'] }, { 'Fn::GetAtt': [logicalId(data.trustTable), 'Arn'] }]),
+    );
     const role = resources[logicalId(site.role)].Properties;
     expect(role.ManagedPolicyArns).toBeUndefined();
     const domain = resources[logicalId(searchDomain())].Properties;
@@ -168,6 +176,7 @@ describe('routes on the HTTP API', () => {
       '/index.html',
       '/servers',
       '/servers/{slug}',
+      '/servers/{slug}/feed.xml',
       '/search',
       '/favorites',
       '/tokens',

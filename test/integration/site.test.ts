@@ -291,7 +291,12 @@ describe('feeds, sitemap, robots.txt and the OAuth client document', () => {
     expect(r.headers.get('content-type')).toBe('application/atom+xml; charset=utf-8');
     expect(r.body).toMatch(/^<\?xml version="1.0" encoding="utf-8"\?>\n<feed xmlns="http:\/\/www.w3.org\/2005\/Atom">/);
     const ids = [...r.body.matchAll(/<entry>\n<id>https:\/\/mcp\.example\.com\/servers\/([^<]+)<\/id>/g)].map((m) => m[1]);
-    expect(ids).toEqual(await indexSlugs('published', 50));
+    expect(ids.filter((id) => !id.includes('#change-'))).toEqual(await indexSlugs('published', 50));
+    // Then the newest breaking changes across servers (the demo history has some), each marked.
+    const breaking = await t.site.trust?.recentBreaking(50);
+    expect(breaking?.length).toBeGreaterThan(0);
+    expect(ids.filter((id) => id.includes('#change-'))).toEqual(breaking?.map((b) => `${b.slug}#change-${b.entry.at}-${b.entry.kind}`));
+    expect(r.body.match(/<category term="breaking"\/>/g)).toHaveLength(breaking?.length ?? -1);
     expect(r.body).toContain('<link rel="self" type="application/atom+xml" href="https://mcp.example.com/feed.xml"/>');
   });
 

@@ -1,6 +1,6 @@
 /**
  * A small interpreter of Amazon States Language, enough to run the crawl state machine CDK
- * synthesizes (lib/crawler/state-machine.ts) against the real crawler handler: Pass, Choice
+ * synthesizes (lib/crawler/state-machine.ts) against the real crawler handler: Pass (Result, Parameters), Choice
  * (IsPresent, BooleanEquals), Task (lambda:invoke, sqs:sendMessage) with Parameters, ResultSelector,
  * ResultPath, OutputPath, Retry and Catch, Map (ItemsPath, ItemSelector, MaxConcurrency), Parallel,
  * Succeed and Fail. Waits between retries are skipped; everything else follows the ASL
@@ -134,7 +134,8 @@ async function runState(state: AslState, input: Json, ctx: Context, services: As
   const outputPath = (v: Json) => (state.OutputPath === undefined ? v : jsonPath(String(state.OutputPath), v, ctx));
   switch (state.Type) {
     case 'Pass': {
-      const result = 'Result' in state ? state.Result : input;
+      // Result, else Parameters over the input, else the input itself.
+      const result = 'Result' in state ? state.Result : 'Parameters' in state ? template(state.Parameters, input, ctx) : input;
       return follow(outputPath(setPath(input, state.ResultPath as string | undefined, result)));
     }
     case 'Choice': {

@@ -43,6 +43,7 @@ export async function startTestCatalog(opts: { seed?: number; config?: Partial<C
   const config: CatalogConfig = {
     ...localCatalogConfig(dir, ddb, s3),
     catalogTable: `catalog-${id}`,
+    trustTable: `trust-${id}`,
     rateLimitTable: `rate-${id}`,
     iconsBucket: `icons-${id}`.toLowerCase(),
     allowList: { bucket: `org-${id}`.toLowerCase(), key: 'org/allow-list.yaml' },

@@ -443,3 +443,48 @@ export function pointRowsAtFakes(rows: unknown[], mcp: FakeMcp, icons: FakeIcons
   }
   return copy;
 }
+
+// ---------------------------------------------------------------------------------------------
+// A remote MCP server whose state changes between checks
+// ---------------------------------------------------------------------------------------------
+
+export interface FakeTool {
+  name: string;
+  description?: string;
+  inputSchema: { type: 'object'; properties?: Record<string, unknown>; required?: string[] };
+  annotations?: Record<string, unknown>;
+}
+
+/**
+ * One hosted MCP server (Streamable HTTP at `url`) that a test turns down and up and whose tools it
+ * changes between checks: `up` answers, `down` answers 503, `refusing` drops every connection.
+ */
+export interface SwitchableMcp {
+  url: string;
+  state: 'up' | 'down' | 'refusing';
+  tools: FakeTool[];
+  /** Requests seen, any state. */
+  requests: number;
+  close(): Promise<void>;
+}
+
+export async function startSwitchableMcp(tools: FakeTool[]): Promise<SwitchableMcp> {
+  const fake = { state: 'up' as SwitchableMcp['state'], tools, requests: 0 };
+  const { server, url } = await listen(async (req, res) => {
+    fake.requests++;
+    if (fake.state === 'refusing') return void req.socket.destroy();
+    if (fake.state === 'down') return json(res, 503, { error: 'unavailable' });
+    if (req.method !== 'POST') return json(res, 405, { error: 'method not allowed' }, { allow: 'POST' });
+    const mcp = new McpServer({ name: 'switchable', version: '1.0.0' }, { capabilities: { tools: {} } });
+    const listed = fake.tools.map((t) => ({ ...t }));
+    mcp.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }));
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    res.on('close', () => {
+      void transport.close();
+      void mcp.close();
+    });
+    await mcp.connect(transport);
+    await transport.handleRequest(req, res, await readBody(req));
+  });
+  return Object.assign(fake, { url: `${url}/mcp`, close: () => closeServer(server) });
+}

@@ -50,6 +50,7 @@ export async function startTestSite(
   const deps = await createSiteDeps(site, {
     store: catalog.deps.store,
     index: catalog.deps.index,
+    trust: catalog.deps.trust,
     ...(opts.limited && { limiter: catalog.deps.limiter }),
     originSecret: () => undefined,
     now: () => FIXED_NOW,

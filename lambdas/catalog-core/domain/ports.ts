@@ -1,4 +1,6 @@
 import type { CatalogDetail, CatalogRecord, Category, FacetCounts, Facets, RegistryTypeFilter, SearchDocument, SlugEntry, SortKey } from './types';
+import type { HealthCheck } from './health-history';
+import type { ChangeEntry } from './tool-changes';
 
 /** Filters shared by /mcps and /search. Values inside one array OR-combine; the arrays AND-combine. */
 export interface CatalogFilters {
@@ -134,4 +136,23 @@ export interface IconStore {
    * Unknown slugs are ignored.
    */
   remove(slugs: string[]): Promise<void>;
+}
+
+/** A page of a server's changelog, newest first; `next` is the position to continue before. */
+export interface ChangePage {
+  items: ChangeEntry[];
+  next?: string;
+}
+
+/** A server's history (the trust table): live checks, kept for a retention, and its changelog. */
+export interface TrustStore {
+  putChecks(entries: Array<{ slug: string; check: HealthCheck }>): Promise<void>;
+  putChanges(entries: Array<{ slug: string; entry: ChangeEntry }>): Promise<void>;
+  /** Newest first, `limit` at most, strictly before the position `before` (a page's `next`). */
+  changes(slug: string, opts: { before?: string; limit: number }): Promise<ChangePage>;
+  /** The newest breaking changes across every server (the site's feed). */
+  recentBreaking(limit: number): Promise<Array<{ slug: string; entry: ChangeEntry }>>;
+  /** The checks of `slug` from `since` to `until` (inclusive ISO times; `until` open when omitted), oldest first. */
+  checks(slug: string, since: string, until?: string): Promise<HealthCheck[]>;
+  deleteAll(slug: string): Promise<void>;
 }

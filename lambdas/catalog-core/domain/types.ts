@@ -4,6 +4,8 @@
  * spec document 1 are derived from it in `views.ts`.
  */
 
+import type { HealthSummary } from './health-history';
+
 export const REGISTRY_TYPES = ['npm', 'pypi', 'oci', 'mcpb', 'nuget', 'remote'] as const;
 export type RegistryTypeFilter = (typeof REGISTRY_TYPES)[number];
 
@@ -45,6 +47,8 @@ export interface TrustGrades {
   license: Grade | null;
   maintenance: Grade | null;
   quality: 'untested';
+  /** How well the captured tools are described for a model (`domain/tool-lint.ts`); absent without captured tools. */
+  descriptions?: Grade | null;
 }
 
 /** A package as kept for the registry feed: the 2025-12-11 server.json shape (a retained subset). */
@@ -113,10 +117,21 @@ export interface ReadmeContent {
   truncated?: boolean;
 }
 
+/** The behaviour hints of MCP 2025-11-25 `ToolAnnotations`, as the server declared them (untrusted). */
+export interface ToolAnnotations {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
 export interface CatalogTool {
   name: string;
+  title?: string;
   description?: string;
   inputSchema?: Record<string, unknown>;
+  annotations?: ToolAnnotations;
 }
 
 /** The stored catalog entry (DynamoDB item `SERVER`, and the search index's document source). */
@@ -147,6 +162,8 @@ export interface CatalogRecord {
   /** Package-registry downloads in the last month (npm + PyPI), omitted when unknown. */
   downloads?: number;
   health?: CatalogHealth;
+  /** Health over time from the check schedule's history (`domain/health-history.ts`); servers with remotes only. */
+  healthHistory?: HealthSummary;
   toolCount?: number;
   grades: TrustGrades;
   popularity: number;

@@ -1,4 +1,4 @@
-import type { CatalogTool, RegistryRemote } from '../../catalog-core';
+import type { CatalogTool, RegistryRemote, ToolAnnotations } from '../../catalog-core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -37,8 +37,24 @@ function statusOf(err: unknown): number | undefined {
   return typeof code === 'number' && code >= 100 && code < 600 ? code : undefined;
 }
 
-function captureTool(t: { name: string; description?: string; inputSchema?: unknown }): CatalogTool {
+const HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const;
+const MAX_TITLE = 200;
+
+/** The declared annotations: the four boolean hints and a title, nothing else (the rest is untrusted noise). */
+function captureAnnotations(a: unknown): ToolAnnotations | undefined {
+  if (typeof a !== 'object' || a === null) return undefined;
+  const src = a as Record<string, unknown>;
+  const out: ToolAnnotations = {};
+  for (const h of HINTS) if (typeof src[h] === 'boolean') out[h] = src[h] as boolean;
+  if (typeof src.title === 'string' && src.title !== '') out.title = src.title.slice(0, MAX_TITLE);
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+function captureTool(t: { name: string; title?: unknown; description?: string; inputSchema?: unknown; annotations?: unknown }): CatalogTool {
   const tool: CatalogTool = { name: t.name };
+  if (typeof t.title === 'string' && t.title !== '') tool.title = t.title.slice(0, MAX_TITLE);
+  const annotations = captureAnnotations(t.annotations);
+  if (annotations) tool.annotations = annotations;
   if (typeof t.description === 'string' && t.description !== '') tool.description = t.description.slice(0, MAX_TOOL_DESCRIPTION);
   if (typeof t.inputSchema === 'object' && t.inputSchema !== null && !Array.isArray(t.inputSchema)) {
     const schema = t.inputSchema as Record<string, unknown>;
@@ -84,21 +100,23 @@ export class McpHealthChecker implements HealthChecker {
           });
     const client = new Client({ name: 'mcp-catalog-crawler', version: '0.1.0' }, { capabilities: {} });
     let timer: NodeJS.Timeout | undefined;
+    const started = performance.now();
+    const latencyMs = () => Math.round(performance.now() - started);
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new CheckTimeout(`no answer within ${this.o.timeoutMs} ms`)), this.o.timeoutMs);
     });
     try {
       const tools = await Promise.race([this.listAll(client, transport), deadline]);
       this.o.http.noteConnection(remote.url, true);
-      return { url: remote.url, live: true, toolCount: tools.length, tools: tools.slice(0, MAX_TOOLS), checkedAt: checkedAt() };
+      return { url: remote.url, live: true, toolCount: tools.length, tools: tools.slice(0, MAX_TOOLS), checkedAt: checkedAt(), latencyMs: latencyMs() };
     } catch (err) {
       const status = lastStatus ?? statusOf(err);
       this.o.http.noteConnection(remote.url, answered);
       if (status === 401 || status === 403) {
-        return { url: remote.url, live: true, authRequired: true, checkedAt: checkedAt() };
+        return { url: remote.url, live: true, authRequired: true, checkedAt: checkedAt(), status, latencyMs: latencyMs() };
       }
       const reason = err instanceof CheckTimeout ? `timeout: ${err.message}` : status !== undefined ? `HTTP ${status}` : describeError(err);
-      return { url: remote.url, live: false, checkedAt: checkedAt(), error: reason };
+      return { url: remote.url, live: false, checkedAt: checkedAt(), error: reason, ...(status !== undefined && { status }) };
     } finally {
       clearTimeout(timer);
       await client.close().catch(() => undefined);

@@ -21,6 +21,7 @@ import {
   toServerJson,
   isOfficialNamespace,
   licenseGrade,
+  lintTools,
   maintenanceGrade,
   popularityScore,
   type CatalogDetail,
@@ -170,11 +171,14 @@ export function buildEntry(input: BuildInput): BuiltEntry {
     ...(github !== undefined && { github }),
     ...(downloads !== undefined && { downloads }),
     ...(health !== undefined && { health }),
+    // The check schedule's summary of the history: the crawl keeps it as the schedule left it.
+    ...(server.remotes.length > 0 && prev?.healthHistory !== undefined && { healthHistory: prev.healthHistory }),
     ...(currentTools !== undefined && { toolCount: currentTools.length }),
     grades: {
       license: github === undefined ? null : licenseGrade(licenseText, true),
       maintenance: maintenanceGrade(github?.pushedAt, day),
       quality: 'untested',
+      ...(currentTools !== undefined && { descriptions: lintTools(currentTools).grade }),
     },
     popularity: popularityScore({ stars: github?.stars, downloads, live: health?.live, pushedAt: github?.pushedAt, isOfficial }, day),
     trending: input.trending,

@@ -103,6 +103,10 @@ export interface RemoteHealth {
   checkedAt: string;
   /** Why it is not live (timeout, refused, HTTP status…). */
   error?: string;
+  /** HTTP status of a refusing answer (401/403 on `authRequired`, the status of a failed answer). */
+  status?: number;
+  /** From the start of the check to its answer (initialize + tools/list, or the refusal), when something answered. */
+  latencyMs?: number;
 }
 
 /** The enrichment of one server, step by step; `undefined` means "not known this time". */

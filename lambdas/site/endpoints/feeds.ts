@@ -16,7 +16,16 @@ export async function feed(ctx: SiteCtx): Promise<HandlerResponse> {
     sort: 'published',
     page: { offset: 0, limit: deps.config.feedEntries },
   });
-  return textResponse(deps.config, atomFeed(deps.config, result.items, q.category, deps.now()), 'application/atom+xml; charset=utf-8');
+  // The catalog-wide feed also carries the newest breaking changes across servers (not a category's feed).
+  const breaking = !q.category && deps.trust ? await deps.trust.recentBreaking(deps.config.feedEntries) : [];
+  // One read per server named (a server with several breaking changes is read once); a server gone since is left out.
+  const slugs = [...new Set(breaking.map((b) => b.slug))];
+  const records = new Map((await Promise.all(slugs.map((s) => deps.store.get(s)))).flatMap((d) => (d ? [[d.record.slug, d.record] as const] : [])));
+  const changes = breaking.flatMap((b) => {
+    const record = records.get(b.slug);
+    return record ? [{ record, entry: b.entry }] : [];
+  });
+  return textResponse(deps.config, atomFeed(deps.config, result.items, q.category, deps.now(), changes), 'application/atom+xml; charset=utf-8');
 }
 
 /** GET /sitemap.xml[?part=n]: from the slug list; an index of parts past the protocol's 50,000 URLs. */

@@ -1,7 +1,7 @@
 import type { Operation } from '../../shared/http/pipeline';
 import type { SiteDeps } from '../deps';
 import { asset } from './assets';
-import { server } from './detail';
+import { server, serverFeed } from './detail';
 import { feed, oauthClientMetadata, robots, sitemap } from './feeds';
 import { favorites, home, search, servers, tokens } from './pages';
 
@@ -11,6 +11,7 @@ export const SITE_ENDPOINTS: Readonly<Record<string, Operation<SiteDeps>>> = {
   homeIndexPage: home,
   serversPage: servers,
   serverPage: server,
+  serverFeed,
   searchPage: search,
   favoritesPage: favorites,
   tokensPage: tokens,

@@ -13,12 +13,16 @@ import {
   type InputNote,
   type InstallOption,
   type OrgDecision,
+  type ChangeEntry,
+  type HealthCheck,
+  lintTools,
 } from '../../catalog-core';
 import type { SiteConfig } from '../config';
 import { displayTitle, icon, LICENSE_GRADE_TEXT, MAINTENANCE_GRADE_TEXT, orgBadge, pinButton, serverPath } from './components';
 import { compactNumber, fullNumber, isoDate, plural, relativeTime } from './format';
 import { html, trusted, type SafeHtml } from './html';
 import { absolute, layout } from './layout';
+import { changesSection, DESCRIPTION_GRADE_TEXT, descriptionFindings, uptimeSection } from './trust';
 
 /**
  * A server's page: everything the catalog knows, in the order a person deciding whether to
@@ -33,6 +37,8 @@ export interface DetailView {
   now: number;
   /** What the organisation's allow-list says of the server; absent where no allow-list exists. */
   org?: OrgDecision;
+  /** The trust table's history: 30 days of checks and the newest changes (absent where the site has no trust table). */
+  history?: { checks: HealthCheck[]; changes: ChangeEntry[]; moreChanges: boolean };
 }
 
 const REL = 'noopener nofollow ugc';
@@ -222,6 +228,8 @@ export function detailPage(config: SiteConfig, view: DetailView): string {
   const license = g?.licenseSpdx ?? g?.license;
   const published = r.publishedAt;
   const registryUpdated = r.registryUpdatedAt !== undefined && r.registryUpdatedAt !== published ? r.registryUpdatedAt : undefined;
+  const descriptions = tools.length > 0 ? lintTools(tools) : undefined;
+  const feedPath = `${path}/feed.xml`;
   const body = html`<article class="detail" aria-labelledby="server-title">
 <header class="detail-head">
 ${icon(r, 64)}
@@ -261,6 +269,7 @@ ${installSection(options)}
 <section aria-labelledby="health-title">
 <h2 id="health-title">Health</h2>
 ${healthSection(r, now)}
+${view.history ? uptimeSection(r, view.history.checks, now) : ''}
 </section>
 <section aria-labelledby="trust-title">
 <h2 id="trust-title">Trust grades</h2>
@@ -269,14 +278,24 @@ ${healthSection(r, now)}
 <tbody>
 ${gradeRow('License', r.grades.license, LICENSE_GRADE_TEXT, ungraded(r, 'license'))}
 ${gradeRow('Maintenance', r.grades.maintenance, MAINTENANCE_GRADE_TEXT, ungraded(r, 'pushes'))}
+${descriptions ? gradeRow('Tool descriptions', descriptions.grade, DESCRIPTION_GRADE_TEXT, 'No tools captured.') : ''}
 <tr><th scope="row">Quality</th><td><span class="grade grade-none">–</span></td><td>Untested: the catalog does not yet run its tools.</td></tr>
 </tbody></table></div>
+${descriptions ? descriptionFindings(descriptions) : ''}
 </section>
 ${
   tools.length > 0
     ? html`<section aria-labelledby="tools-title">
 <h2 id="tools-title">Tools <span class="count">(${fullNumber(tools.length)})</span></h2>
 ${toolSection(tools, config.maxTools, r.slug)}
+</section>`
+    : ''
+}
+${
+  view.history
+    ? html`<section aria-labelledby="changes-title">
+<h2 id="changes-title">Changes</h2>
+${changesSection(r.slug, view.history.changes, view.history.moreChanges)}
 </section>`
     : ''
 }
@@ -323,6 +342,7 @@ ${
       ogType: 'article',
       ...(r.hasIcon && { image: absolute(config, iconPath(r.slug)) }),
       jsonLd: jsonLd(config, r, url),
+      ...(view.history && { feeds: [{ title: `Changes of ${title}`, href: feedPath }] }),
     },
     body,
   );

@@ -3,6 +3,8 @@ import type { SiteConfig } from '../config';
 import { displayTitle, serverPath } from './components';
 import { escapeXml } from './html';
 import { absolute } from './layout';
+import { changeAtomEntry } from './trust';
+import type { ChangeEntry } from '../../catalog-core';
 
 /**
  * Machine-readable views of the catalog: the Atom feed (RFC 4287) of new and updated servers (all,
@@ -18,10 +20,17 @@ function entryTime(r: CatalogRecord): string {
   return registryTime(r) ?? lastModified(r);
 }
 
-export function atomFeed(config: SiteConfig, records: CatalogRecord[], category: string | undefined, now: number): string {
+export function atomFeed(
+  config: SiteConfig,
+  records: CatalogRecord[],
+  category: string | undefined,
+  now: number,
+  breaking: Array<{ record: CatalogRecord; entry: ChangeEntry }> = [],
+): string {
   const selfPath = category ? `/feed.xml?category=${encodeURIComponent(category)}` : '/feed.xml';
   const listPath = category ? `/servers?category=${encodeURIComponent(category)}&sort=published` : '/servers?sort=published';
-  const updated = records.length > 0 ? records.map(entryTime).reduce((a, b) => (Date.parse(b) > Date.parse(a) ? b : a)) : new Date(now).toISOString();
+  const times = [...records.map(entryTime), ...breaking.map((b) => b.entry.at)];
+  const updated = times.length > 0 ? times.reduce((a, b) => (Date.parse(b) > Date.parse(a) ? b : a)) : new Date(now).toISOString();
   const title = category ? `${config.siteName}: ${category}` : `${config.siteName}: new and updated servers`;
   const entries = records.map((r) => {
     const url = absolute(config, serverPath(r.slug));
@@ -42,13 +51,14 @@ ${r.categories.map((c) => `<category term="${escapeXml(c)}"/>`).join('')}
 <feed xmlns="http://www.w3.org/2005/Atom">
 <id>${escapeXml(absolute(config, selfPath))}</id>
 <title>${escapeXml(title)}</title>
-<subtitle>MCP servers added to or updated in the official registry, newest first.</subtitle>
+<subtitle>MCP servers added to or updated in the official registry, newest first${breaking.length > 0 ? ', and the newest breaking changes of their tools' : ''}.</subtitle>
 <link rel="self" type="application/atom+xml" href="${escapeXml(absolute(config, selfPath))}"/>
 <link rel="alternate" type="text/html" href="${escapeXml(absolute(config, listPath))}"/>
 <updated>${escapeXml(updated)}</updated>
 <author><name>${escapeXml(config.siteName)}</name></author>
 <generator>${escapeXml(config.siteName)}</generator>
 ${entries.join('\n')}
+${breaking.map((b) => changeAtomEntry(config, b.record, b.entry)).join('\n')}
 </feed>
 `;
 }
