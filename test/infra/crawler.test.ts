@@ -394,8 +394,11 @@ describe('least privilege', () => {
       'dynamodb:Scan',
       'dynamodb:UpdateItem',
     ]);
+    // The trust table: the changelog of each crawl's captured tools, written in batches.
+    const trust = statementWith(statements, 'dynamodb:BatchWriteItem', getAtt(f.data.trustTable));
+    expect(actionsOf(trust).sort()).toEqual(['dynamodb:BatchWriteItem']);
     const tableStatements = statements.filter((st) => actionsOf(st).some((a) => a.startsWith('dynamodb:')));
-    expect(tableStatements).toHaveLength(2);
+    expect(tableStatements).toHaveLength(3);
 
     const objects = statementWith(statements, 's3:PutObject');
     expect(actionsOf(objects).sort()).toEqual(['s3:GetObject', 's3:PutObject']);
@@ -414,8 +417,8 @@ describe('least privilege', () => {
     for (const forbidden of ['dynamodb:DeleteItem', 'dynamodb:DeleteTable', 's3:DeleteObject', 'kms:Decrypt', 'lambda:InvokeFunction']) {
       expect(actions).not.toContain(forbidden);
     }
-    // Nothing else: logs, X-Ray (active tracing), 2 tables, icons (objects + list), search, secret.
-    expect(statements).toHaveLength(8);
+    // Nothing else: logs, X-Ray (active tracing), 3 tables, icons (objects + list), search, secret.
+    expect(statements).toHaveLength(9);
     expect(actionsOf(statementWith(statements, 'xray:PutTraceSegments')).sort()).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
   });
 
