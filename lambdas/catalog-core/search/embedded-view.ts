@@ -74,6 +74,8 @@ export interface View {
   readonly facetBits: Readonly<Record<FacetGroup, ReadonlyMap<string, Uint32Array>>>;
   /** Built on the first autocomplete of this view (`prefixKeys`). */
   prefixes?: PrefixKeys;
+  /** Built on the first registry-feed search of this view (`nameText`). */
+  names?: NameText;
 }
 
 export type FilterField = 'type' | 'category' | 'language' | 'license';
@@ -374,6 +376,60 @@ export function prefixMatches(view: View, prefix: string, limit: number, dense =
   }
   const found = [...new Set(ranks.subarray(from, to))].sort((a, b) => a - b);
   return found.slice(0, limit).map((r) => byRank[r]);
+}
+
+/**
+ * The registry feed's `search` (a substring of the name): every lowercased name in name order,
+ * joined by a newline into one string, and where each starts. `indexOf` on the one string skips
+ * through the catalog at memory speed where testing 100,000 names one by one took 20-30 ms per
+ * rare needle (a page of 50 fills within a few names for a common one, not for a rare one).
+ */
+export interface NameText {
+  readonly text: string;
+  /** Offset of `byName[i]`'s name in `text`. */
+  readonly starts: Int32Array;
+}
+
+function nameText(view: View): NameText {
+  if (view.names !== undefined) return view.names;
+  const starts = new Int32Array(view.byName.length);
+  let at = 0;
+  view.byName.forEach((e, i) => {
+    starts[i] = at;
+    at += e.nameLower.length + 1;
+  });
+  view.names = { text: view.byName.map((e) => e.nameLower).join('\n'), starts };
+  return view.names;
+}
+
+/**
+ * The entries from `byName[start]` on, in name order, whose lowercased name holds `needle`
+ * (lowercased), while `visit` returns true. A match across the separator is not one: the entry
+ * whose name it starts in is tested as a whole, and the search goes on from the next name.
+ */
+export function visitNamesHolding(view: View, needle: string, start: number, visit: (e: Entry) => boolean): void {
+  const { text, starts } = nameText(view);
+  const byName = view.byName;
+  let i = start;
+  let from = i < starts.length ? starts[i] : text.length;
+  for (;;) {
+    const at = text.indexOf(needle, from);
+    if (at < 0) return;
+    // The entry holding offset `at`: the last start at or before it, at or after `i`.
+    let lo = i;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (starts[mid] <= at) lo = mid;
+      else hi = mid - 1;
+    }
+    i = lo;
+    const e = byName[i];
+    if (e.nameLower.includes(needle) && !visit(e)) return;
+    i += 1;
+    if (i >= starts.length) return;
+    from = starts[i];
+  }
 }
 
 export interface Hit {

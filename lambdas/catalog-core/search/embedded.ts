@@ -30,6 +30,7 @@ import {
   type Entry,
   type Hit,
   type View,
+  visitNamesHolding,
 } from './embedded-view';
 import { encodeSnapshot, type LoadedSnapshot, MISSING, readSnapshot, statSignature, withFileLock, writeSnapshot } from './snapshot-file';
 import { DEMOTED_WEIGHT, FIELDS, ORIGINAL_BOOST } from './ranking';
@@ -205,7 +206,8 @@ export class EmbeddedSearchIndex implements SearchIndex {
 
   async registryPage(q: RegistryQuery): Promise<CatalogRecord[]> {
     await this.ensureFresh();
-    const byName = this.currentView().byName;
+    const view = this.currentView();
+    const byName = view.byName;
     const out: CatalogRecord[] = [];
     if (q.limit <= 0) return out;
     const since = q.updatedSince === undefined ? undefined : parseInstant(q.updatedSince, 'updatedSince');
@@ -213,10 +215,16 @@ export class EmbeddedSearchIndex implements SearchIndex {
     let start = 0;
     if (q.nameFrom !== undefined) start = Math.max(start, lowerBound(byName, q.nameFrom, false));
     if (q.nameAfter !== undefined) start = Math.max(start, lowerBound(byName, q.nameAfter, true));
+    if (needle !== undefined) {
+      visitNamesHolding(view, needle, start, (e) => {
+        if (since === undefined || e.lastModifiedMs >= since) out.push(e.record);
+        return out.length < q.limit;
+      });
+      return out;
+    }
     for (let i = start; i < byName.length && out.length < q.limit; i++) {
       const e = byName[i];
       if (since !== undefined && !(e.lastModifiedMs >= since)) continue;
-      if (needle !== undefined && !e.nameLower.includes(needle)) continue;
       out.push(e.record);
     }
     return out;
