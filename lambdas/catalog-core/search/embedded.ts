@@ -20,21 +20,21 @@ import {
   compileFilters,
   emptyBits,
   facetCounts,
+  hasRank,
   latestBySlug,
   markRank,
   lowerBound,
   parseInstant,
   prefixMatches,
   toEntry,
-  topHits,
   type Entry,
-  type Hit,
   type View,
   visitNamesHolding,
 } from './embedded-view';
 import { encodeSnapshot, type LoadedSnapshot, MISSING, readSnapshot, statSignature, withFileLock, writeSnapshot } from './snapshot-file';
 import { DEMOTED_WEIGHT, FIELDS, ORIGINAL_BOOST } from './ranking';
 import { TextIndex } from './text-index';
+import { TopRanks } from './top-ranks';
 
 /** Same window as OpenSearch's default `max_result_window`, so both adapters page alike. */
 export const EMBEDDED_SEARCH_WINDOW = 10_000;
@@ -72,6 +72,7 @@ export class EmbeddedSearchIndex implements SearchIndex {
   private entries = new Map<string, Entry>();
   private text = new TextIndex<Entry>();
   private view: View | undefined;
+  private ordinalTables: { view: View; rank: Int32Array; weight: Float64Array } | undefined;
 
   /** Stat signature of the snapshot the in-memory state reflects ('missing' = no file yet). */
   private loadedSignature: string | undefined;
@@ -170,18 +171,26 @@ export class EmbeddedSearchIndex implements SearchIndex {
     if (offset + limit > EMBEDDED_SEARCH_WINDOW) throw new SearchWindowError(EMBEDDED_SEARCH_WINDOW);
     await this.ensureFresh();
     const view = this.currentView(); // ranks must be current
-    const matches = compileFilters(view, q.filters);
+    const filter = compileFilters(view, q.filters)?.bits;
+    const { rank, weight } = this.byOrdinal(view);
     // Facets count the text matches under every filter but their own, so they need all of them.
     const matched = q.facets === true ? emptyBits(view) : undefined;
-    const hits: Hit[] = [];
-    this.text.search(q.q, (entry, score) => {
-      if (matched !== undefined) markRank(matched, entry.popularityRank);
-      if (matches === undefined || matches.has(entry)) hits.push({ entry, score: score * standingWeight(entry) });
+    const top = new TopRanks(offset + limit);
+    let total = 0;
+    this.text.search(q.q, (o, score) => {
+      const r = rank[o];
+      if (matched !== undefined) markRank(matched, r);
+      if (filter !== undefined && !hasRank(filter, r)) return;
+      total += 1;
+      top.push(score * weight[o], r);
     });
-    const top = topHits(hits, offset + limit);
+    const byRank = view.bySort.popularity;
     return {
-      items: top.slice(offset).map((h) => h.entry.record),
-      total: hits.length,
+      items: top
+        .sorted()
+        .slice(offset)
+        .map((r) => byRank[r].record),
+      total,
       ...(matched !== undefined && { facets: facetCounts(view, q.filters, matched) }),
     };
   }
@@ -243,6 +252,25 @@ export class EmbeddedSearchIndex implements SearchIndex {
       entry,
     );
     entries.set(record.slug, entry);
+  }
+
+  /**
+   * Per text ordinal, the entry's popularity rank and standing weight (`standingWeight`) for the
+   * view's ranks: what scoring a match needs, read from typed arrays instead of each match's entry.
+   */
+  private byOrdinal(view: View): { rank: Int32Array; weight: Float64Array } {
+    if (this.ordinalTables?.view === view) return this.ordinalTables;
+    const n = this.text.ordinalCount;
+    const rank = new Int32Array(n);
+    const weight = new Float64Array(n);
+    for (let o = 0; o < n; o++) {
+      const e = this.text.payloadAt(o);
+      if (e === undefined) continue;
+      rank[o] = e.popularityRank;
+      weight[o] = standingWeight(e);
+    }
+    this.ordinalTables = { view, rank, weight };
+    return this.ordinalTables;
   }
 
   private currentView(): View {
