@@ -14,9 +14,10 @@ export interface ValuesByRank {
 /** Inverts one facet group's bitsets (value → ranks holding it) over `n` ranks. */
 export function valuesByRank(bitsByValue: ReadonlyMap<string, Uint32Array>, n: number): ValuesByRank {
   const values = [...bitsByValue.keys()];
+  const sets = [...bitsByValue.values()];
   const starts = new Int32Array(n + 1);
   const each = (visit: (rank: number, id: number) => void): void => {
-    values.forEach((value, id) => forEachRank(bitsByValue.get(value) as Uint32Array, (rank) => visit(rank, id)));
+    for (let id = 0; id < sets.length; id++) forEachRank(sets[id], (rank) => visit(rank, id));
   };
   each((rank) => {
     starts[rank + 1] += 1;
