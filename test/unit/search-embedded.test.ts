@@ -265,6 +265,34 @@ describe('EmbeddedSearchIndex specifics', () => {
     }
   });
 
+  it('the feed search finds a substring within one name only, in name order, from any bound', async () => {
+    // The engine joins the lowercased names into one text to search it: a needle spanning the end
+    // of one name and the start of the next must not match, and every bound must start the search.
+    const names = Array.from(
+      { length: 60 },
+      (_, i) => `io.n${String(i).padStart(2, '0')}/${i % 7 === 0 ? 'Rare-Tool' : 'common'}-${i % 3 === 0 ? 'end' : 'mid'}`,
+    );
+    const index = new EmbeddedSearchIndex();
+    await index.replaceAll(
+      names.map((name, i) => makeDoc(makeRecord(`s${i}`, { name, crawledAt: `2025-01-${String(1 + (i % 28)).padStart(2, '0')}T00:00:00Z` }))),
+    );
+    const sorted = [...names].sort();
+    const expected = (needle: string, from: number, since?: string, limit = 50) =>
+      sorted
+        .filter((n, i) => i >= from && n.toLowerCase().includes(needle.toLowerCase()))
+        .filter((n) => since === undefined || names.indexOf(n) % 28 >= Number(since.slice(8, 10)) - 1)
+        .slice(0, limit);
+    for (const needle of ['RARE', 'rare-tool-end', 'end\nio', 'd\nio.n', 'mid', 'io.n5', 'n0', 'zzz']) {
+      for (const from of [0, 1, 17, 42, 59, 60]) {
+        const bound = from < sorted.length ? { nameFrom: sorted[from] } : { nameAfter: sorted[sorted.length - 1] };
+        expect((await index.registryPage({ limit: 50, search: needle, ...bound })).map((r) => r.name)).toEqual(expected(needle, from));
+        expect((await index.registryPage({ limit: 3, search: needle, ...bound })).map((r) => r.name)).toEqual(expected(needle, from, undefined, 3));
+      }
+      const since = '2025-01-20T00:00:00Z';
+      expect((await index.registryPage({ limit: 50, search: needle, updatedSince: since })).map((r) => r.name)).toEqual(expected(needle, 0, since));
+    }
+  });
+
   it(`indexes only the first ${README_INDEX_CHARS} characters of a README`, async () => {
     const index = new EmbeddedSearchIndex();
     const filler = 'lorem ipsum '.repeat(Math.ceil(README_INDEX_CHARS / 12));

@@ -1,4 +1,3 @@
-import { firstInOrder } from '../../shared/first-in-order';
 import { isDemoted, isOriginal } from '../domain/standing';
 import {
   FACET_GROUPS,
@@ -15,6 +14,7 @@ import {
   type SortKey,
 } from '../domain/types';
 import type { CatalogFilters } from '../domain/ports';
+import { countByRank, type ValuesByRank, valuesByRank } from './facet-ranks';
 
 /**
  * What the embedded engine derives from the records for its read side: one entry per record with
@@ -72,8 +72,12 @@ export interface View {
   readonly bits: Readonly<Record<FilterField, ReadonlyMap<string, Uint32Array>>>;
   /** The bitsets facets count by: `license` by the facet's one value (GitHub name, else SPDX id). */
   readonly facetBits: Readonly<Record<FacetGroup, ReadonlyMap<string, Uint32Array>>>;
+  /** Built on the first search with facets of few matches (`facetRanks`). */
+  facetRanks?: Record<FacetGroup, ValuesByRank>;
   /** Built on the first autocomplete of this view (`prefixKeys`). */
   prefixes?: PrefixKeys;
+  /** Built on the first registry-feed search of this view (`nameText`). */
+  names?: NameText;
 }
 
 export type FilterField = 'type' | 'category' | 'language' | 'license';
@@ -239,7 +243,7 @@ function wordCount(view: View): number {
   return (view.bySort.popularity.length + 31) >>> 5;
 }
 
-function hasRank(bits: Uint32Array, rank: number): boolean {
+export function hasRank(bits: Uint32Array, rank: number): boolean {
   return (bits[rank >>> 5] & (1 << (rank & 31))) !== 0;
 }
 
@@ -293,6 +297,14 @@ export function facetCounts(view: View, f: CatalogFilters, base: Uint32Array | u
   for (const group of FACET_GROUPS) {
     const mask = (base ?? all).slice();
     for (const [field, any] of sets) if (field !== GROUP_FILTER[group]) for (let i = 0; i < words; i++) mask[i] &= any[i];
+    const matches = countBits(mask);
+    if (matches * PER_MATCH_COST < view.facetBits[group].size * words) {
+      // A few matches: counted from each match's values (`facet-ranks.ts`), the same figures.
+      const { counts, none } = countByRank(mask, facetRanks(view)[group]);
+      out[group] = countList(counts);
+      if (group !== 'categories') out.missing[group] = none;
+      continue;
+    }
     const counts = new Map<string, number>();
     const withValue = new Uint32Array(words);
     for (const [value, b] of view.facetBits[group]) {
@@ -308,6 +320,21 @@ export function facetCounts(view: View, f: CatalogFilters, base: Uint32Array | u
     if (group !== 'categories') out.missing[group] = countBits(mask) - countBits(withValue);
   }
   return out;
+}
+
+/**
+ * A match counted through its values costs about this many bitset words (a few random reads
+ * against one sequential AND and popcount): below it, facets are counted per match.
+ */
+const PER_MATCH_COST = 4;
+
+function facetRanks(view: View): Record<FacetGroup, ValuesByRank> {
+  if (view.facetRanks !== undefined) return view.facetRanks;
+  const n = view.bySort.popularity.length;
+  const byGroup = {} as Record<FacetGroup, ValuesByRank>;
+  for (const group of FACET_GROUPS) byGroup[group] = valuesByRank(view.facetBits[group], n);
+  view.facetRanks = byGroup;
+  return byGroup;
 }
 
 function popcount(x: number): number {
@@ -376,19 +403,58 @@ export function prefixMatches(view: View, prefix: string, limit: number, dense =
   return found.slice(0, limit).map((r) => byRank[r]);
 }
 
-export interface Hit {
-  entry: Entry;
-  score: number;
+/**
+ * The registry feed's `search` (a substring of the name): every lowercased name in name order,
+ * joined by a newline into one string, and where each starts. `indexOf` on the one string skips
+ * through the catalog at memory speed where testing 100,000 names one by one took 20-30 ms per
+ * rare needle (a page of 50 fills within a few names for a common one, not for a rare one).
+ */
+export interface NameText {
+  readonly text: string;
+  /** Offset of `byName[i]`'s name in `text`. */
+  readonly starts: Int32Array;
 }
 
-/** Score desc, then popularity desc and slug asc (the popularity rank encodes both). */
-export function hitOrder(a: Hit, b: Hit): number {
-  return b.score - a.score || a.entry.popularityRank - b.entry.popularityRank;
+function nameText(view: View): NameText {
+  if (view.names !== undefined) return view.names;
+  const starts = new Int32Array(view.byName.length);
+  let at = 0;
+  view.byName.forEach((e, i) => {
+    starts[i] = at;
+    at += e.nameLower.length + 1;
+  });
+  view.names = { text: view.byName.map((e) => e.nameLower).join('\n'), starts };
+  return view.names;
 }
 
-/** The first `k` hits in order: a broad query matches most of the catalog while a page needs a few dozen. */
-export function topHits(hits: readonly Hit[], k: number): Hit[] {
-  return firstInOrder(hits, k, hitOrder);
+/**
+ * The entries from `byName[start]` on, in name order, whose lowercased name holds `needle`
+ * (lowercased), while `visit` returns true. A match across the separator is not one: the entry
+ * whose name it starts in is tested as a whole, and the search goes on from the next name.
+ */
+export function visitNamesHolding(view: View, needle: string, start: number, visit: (e: Entry) => boolean): void {
+  const { text, starts } = nameText(view);
+  const byName = view.byName;
+  let i = start;
+  let from = i < starts.length ? starts[i] : text.length;
+  for (;;) {
+    const at = text.indexOf(needle, from);
+    if (at < 0) return;
+    // The entry holding offset `at`: the last start at or before it, at or after `i`.
+    let lo = i;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (starts[mid] <= at) lo = mid;
+      else hi = mid - 1;
+    }
+    i = lo;
+    const e = byName[i];
+    if (e.nameLower.includes(needle) && !visit(e)) return;
+    i += 1;
+    if (i >= starts.length) return;
+    from = starts[i];
+  }
 }
 
 /** First index whose name is > bound (exclusive) or >= bound (inclusive); `byName` is name-sorted. */

@@ -20,20 +20,21 @@ import {
   compileFilters,
   emptyBits,
   facetCounts,
+  hasRank,
   latestBySlug,
   markRank,
   lowerBound,
   parseInstant,
   prefixMatches,
   toEntry,
-  topHits,
   type Entry,
-  type Hit,
   type View,
+  visitNamesHolding,
 } from './embedded-view';
 import { encodeSnapshot, type LoadedSnapshot, MISSING, readSnapshot, statSignature, withFileLock, writeSnapshot } from './snapshot-file';
 import { DEMOTED_WEIGHT, FIELDS, ORIGINAL_BOOST } from './ranking';
 import { TextIndex } from './text-index';
+import { TopRanks } from './top-ranks';
 
 /** Same window as OpenSearch's default `max_result_window`, so both adapters page alike. */
 export const EMBEDDED_SEARCH_WINDOW = 10_000;
@@ -71,6 +72,7 @@ export class EmbeddedSearchIndex implements SearchIndex {
   private entries = new Map<string, Entry>();
   private text = new TextIndex<Entry>();
   private view: View | undefined;
+  private ordinalTables: { view: View; rank: Int32Array; weight: Float64Array } | undefined;
 
   /** Stat signature of the snapshot the in-memory state reflects ('missing' = no file yet). */
   private loadedSignature: string | undefined;
@@ -169,18 +171,26 @@ export class EmbeddedSearchIndex implements SearchIndex {
     if (offset + limit > EMBEDDED_SEARCH_WINDOW) throw new SearchWindowError(EMBEDDED_SEARCH_WINDOW);
     await this.ensureFresh();
     const view = this.currentView(); // ranks must be current
-    const matches = compileFilters(view, q.filters);
+    const filter = compileFilters(view, q.filters)?.bits;
+    const { rank, weight } = this.byOrdinal(view);
     // Facets count the text matches under every filter but their own, so they need all of them.
     const matched = q.facets === true ? emptyBits(view) : undefined;
-    const hits: Hit[] = [];
-    this.text.search(q.q, (entry, score) => {
-      if (matched !== undefined) markRank(matched, entry.popularityRank);
-      if (matches === undefined || matches.has(entry)) hits.push({ entry, score: score * standingWeight(entry) });
+    const top = new TopRanks(offset + limit);
+    let total = 0;
+    this.text.search(q.q, (o, score) => {
+      const r = rank[o];
+      if (matched !== undefined) markRank(matched, r);
+      if (filter !== undefined && !hasRank(filter, r)) return;
+      total += 1;
+      top.push(score * weight[o], r);
     });
-    const top = topHits(hits, offset + limit);
+    const byRank = view.bySort.popularity;
     return {
-      items: top.slice(offset).map((h) => h.entry.record),
-      total: hits.length,
+      items: top
+        .sorted()
+        .slice(offset)
+        .map((r) => byRank[r].record),
+      total,
       ...(matched !== undefined && { facets: facetCounts(view, q.filters, matched) }),
     };
   }
@@ -205,7 +215,8 @@ export class EmbeddedSearchIndex implements SearchIndex {
 
   async registryPage(q: RegistryQuery): Promise<CatalogRecord[]> {
     await this.ensureFresh();
-    const byName = this.currentView().byName;
+    const view = this.currentView();
+    const byName = view.byName;
     const out: CatalogRecord[] = [];
     if (q.limit <= 0) return out;
     const since = q.updatedSince === undefined ? undefined : parseInstant(q.updatedSince, 'updatedSince');
@@ -213,10 +224,16 @@ export class EmbeddedSearchIndex implements SearchIndex {
     let start = 0;
     if (q.nameFrom !== undefined) start = Math.max(start, lowerBound(byName, q.nameFrom, false));
     if (q.nameAfter !== undefined) start = Math.max(start, lowerBound(byName, q.nameAfter, true));
+    if (needle !== undefined) {
+      visitNamesHolding(view, needle, start, (e) => {
+        if (since === undefined || e.lastModifiedMs >= since) out.push(e.record);
+        return out.length < q.limit;
+      });
+      return out;
+    }
     for (let i = start; i < byName.length && out.length < q.limit; i++) {
       const e = byName[i];
       if (since !== undefined && !(e.lastModifiedMs >= since)) continue;
-      if (needle !== undefined && !e.nameLower.includes(needle)) continue;
       out.push(e.record);
     }
     return out;
@@ -235,6 +252,25 @@ export class EmbeddedSearchIndex implements SearchIndex {
       entry,
     );
     entries.set(record.slug, entry);
+  }
+
+  /**
+   * Per text ordinal, the entry's popularity rank and standing weight (`standingWeight`) for the
+   * view's ranks: what scoring a match needs, read from typed arrays instead of each match's entry.
+   */
+  private byOrdinal(view: View): { rank: Int32Array; weight: Float64Array } {
+    if (this.ordinalTables?.view === view) return this.ordinalTables;
+    const n = this.text.ordinalCount;
+    const rank = new Int32Array(n);
+    const weight = new Float64Array(n);
+    for (let o = 0; o < n; o++) {
+      const e = this.text.payloadAt(o);
+      if (e === undefined) continue;
+      rank[o] = e.popularityRank;
+      weight[o] = standingWeight(e);
+    }
+    this.ordinalTables = { view, rank, weight };
+    return this.ordinalTables;
   }
 
   private currentView(): View {

@@ -85,8 +85,12 @@ export class TextIndex<T> extends TextPostings<T> {
     return index;
   }
 
-  /** Calls `visit` once per matching document with its score (higher is better). */
-  search(query: string, visit: (payload: T, score: number) => void): void {
+  /**
+   * Calls `visit` once per matching document with its ordinal (`payloadAt`) and score (higher is
+   * better). Ordinals, not payloads: reading every match's payload object cost a cache miss per
+   * match on broad queries; the caller keeps what it needs per ordinal in typed arrays.
+   */
+  search(query: string, visit: (ordinal: number, score: number) => void): void {
     const { words, pairs } = queryWords(query);
     if (words.length === 0 || this.live === 0) return;
     this.ensureScratch();
@@ -150,8 +154,7 @@ export class TextIndex<T> extends TextPostings<T> {
     this.addPhrases(pairs, stats, queryMark);
     for (let i = 0; i < this.touchedCount; i++) {
       const o = touchedList[i];
-      const payload = this.payloads[o];
-      if (payload !== undefined) visit(payload, scores[o]);
+      if (this.payloads[o] !== undefined) visit(o, scores[o]);
     }
   }
 

@@ -55,6 +55,16 @@ export class TextPostings<T> {
     return this.dead;
   }
 
+  /** Ordinals run from 0 to this (dead ones included until `compact()`). */
+  get ordinalCount(): number {
+    return this.payloads.length;
+  }
+
+  /** The payload of an ordinal; undefined once its document is removed. */
+  payloadAt(ordinal: number): T | undefined {
+    return this.payloads[ordinal];
+  }
+
   /** `fields` holds one text (or several values) per entry of `FIELDS`, in that order. */
   add(key: string, fields: ReadonlyArray<string | readonly string[]>, payload: T): void {
     if (this.ordinals.has(key)) this.remove(key);
