@@ -21,7 +21,8 @@ let owner = '';
 let token = '';
 let proxy: GatedProxy;
 
-const ENV = { MEMORY_RATE_LIMIT: '1000000', MCP_RATE_PER_MINUTE: '1000000' };
+// No demo catalog: these instances serve memories only, and seeding one is most of a loaded start.
+const ENV = { MEMORY_RATE_LIMIT: '1000000', MCP_RATE_PER_MINUTE: '1000000', DEMO_DATA: '0' };
 
 /**
  * The test run's own SDK budgets (global-setup.ts: 20 s per DynamoDB call, for a loaded machine's
