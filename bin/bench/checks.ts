@@ -112,7 +112,7 @@ export async function runChecksBench(log: (m: string) => void): Promise<BenchSec
         'answers 503), DynamoDB Local (catalog and trust tables), the S3 server and the embedded index. The first round of a fresh catalog:',
         'every server gets its first check and its tools captured (a tools item and no changelog entry: the first capture is the baseline).',
         'Items written are counted at the store and trust ports (one DynamoDB item each: a check, a changelog entry, a record, a tools item);',
-        'the trust table's reads of each history are not counted. The monthly cost at hourly checks is not derived here.',
+        'reads of each history from the trust table are not counted. The monthly cost at hourly checks is not derived here.',
       ].join(' '),
       rows: [
         ['round: wall time', `${(wallMs / 1000).toFixed(1)} s`, '—', ''],
