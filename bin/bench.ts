@@ -6,6 +6,7 @@ import { runCatalogBench } from './bench/catalog';
 import { runCatalogCpuBench } from './bench/catalog-cpu';
 import { runCatalogScale } from './bench/catalog-scale';
 import { runCatalog100kMixBench } from './bench/catalog-100k-mix';
+import { runChecksBench } from './bench/checks';
 import { runCrawlerBench } from './bench/crawler';
 import { runCrawlerDeployedBench } from './bench/crawler-deployed';
 import { runMemoryBench } from './bench/memory';
@@ -29,6 +30,7 @@ const SECTIONS: Array<{ name: string; run: (log: (m: string) => void) => Promise
   { name: 'catalog-100k-mix', run: runCatalog100kMixBench },
   { name: 'crawler', run: runCrawlerBench },
   { name: 'crawler-30k', run: runCrawlerDeployedBench },
+  { name: 'checks', run: runChecksBench },
   { name: 'memory', run: runMemoryBench },
   { name: 'memory-contention', run: runMemoryContentionBench },
   { name: 'git', run: runGitBench },

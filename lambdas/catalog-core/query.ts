@@ -53,11 +53,40 @@ const freeItem = (what: string) =>
     .min(1, { error: `${what} values must not be empty` })
     .max(80, { error: `${what} values must be at most 80 characters` });
 
+const DECIMAL = /^\d{1,3}(\.\d+)?$/;
+
+/** `uptimeMin`: a plain decimal percent (`99`, `99.5`), no sign or exponent. */
+const uptimeMin = z
+  .preprocess(
+    (v) => (typeof v === 'string' && DECIMAL.test(v) ? Number(v) : v),
+    z.number({ error: 'must be a number from 0 to 100' }).min(0, { error: 'must be at least 0' }).max(100, { error: 'must be at most 100' }),
+  )
+  .optional()
+  .openapi({
+    type: 'number',
+    minimum: 0,
+    maximum: 100,
+    description: 'Only servers whose 30-day uptime (the `uptime` field) is at least this percent; servers without check history are left out.',
+  });
+
+/** `up`: `true` leaves out servers marked down; `false` (as absent) does not filter. */
+const up = z
+  .enum(['true', 'false'], { error: 'must be true or false' })
+  .optional()
+  .transform((v) => (v === undefined ? undefined : v === 'true'))
+  .openapi({
+    type: 'string',
+    enum: ['true', 'false'],
+    description: '`true`: leave out servers marked `down` (their last checks all failed); servers without check history stay. `false` does not filter.',
+  });
+
 export const filterParams = {
   type: multi(typeItem, 'type', 'Package registry type; `remote` means the server has at least one hosted endpoint.'),
   category: multi(categoryItem, 'category', 'Category label (exact).'),
   language: multi(freeItem('language'), 'language', 'Exact GitHub language; an unknown value matches nothing.'),
   license: multi(freeItem('license'), 'license', 'GitHub license name or SPDX id; an unknown value matches nothing.'),
+  uptimeMin,
+  up,
 };
 
 export const MULTI_KEYS = ['type', 'category', 'language', 'license'] as const;
@@ -85,5 +114,7 @@ export function filtersOf(q: CatalogFilters): CatalogFilters {
     ...(q.category && { category: q.category }),
     ...(q.language && { language: q.language }),
     ...(q.license && { license: q.license }),
+    ...(q.uptimeMin !== undefined && { uptimeMin: q.uptimeMin }),
+    ...(q.up === true && { up: true }),
   };
 }

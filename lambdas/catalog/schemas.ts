@@ -41,7 +41,7 @@ export const ListQuerySchema = z.object({
     .default('popularity')
     .openapi({
       description:
-        "popularity (desc, default), name (asc), stars, updated (the catalog entry's last change), downloads, trending (desc); ties broken by slug ascending. In popularity and trending, deprecated servers and test entries come after the others.",
+        "popularity (desc, default), name (asc), stars, updated (the catalog entry's last change), downloads, trending (desc), uptime (the 30-day uptime, desc; servers without check history last); ties broken by slug ascending. In popularity and trending, deprecated servers and test entries come after the others.",
     }),
   view,
 });

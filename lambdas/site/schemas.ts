@@ -11,9 +11,12 @@ import * as z from 'zod';
 
 const page = intParam(1, Number.MAX_SAFE_INTEGER, 1, 'Page number, from 1.');
 
+/** The filters form always sends its uptime box: left empty, it means no minimum (the API refuses an empty value). */
+const pageFilters = { ...filterParams, uptimeMin: z.preprocess((v) => (v === '' ? undefined : v), filterParams.uptimeMin) };
+
 export const ServersQuerySchema = z.object({
   page,
-  ...filterParams,
+  ...pageFilters,
   sort: z.enum(SORTS, { error: `must be one of ${SORTS.join(', ')}` }).default('popularity'),
 });
 
@@ -21,7 +24,7 @@ export const ServersQuerySchema = z.object({
 export const SearchPageQuerySchema = z.object({
   q: z.string({ error: 'must be a string' }).trim().max(100, { error: 'must be at most 100 characters' }).default(''),
   page,
-  ...filterParams,
+  ...pageFilters,
 });
 
 export const FeedQuerySchema = z.object({

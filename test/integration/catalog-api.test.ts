@@ -291,3 +291,57 @@ describe('routing, CORS and errors', () => {
     expect(doc.info.version).toBe('1.0.0');
   });
 });
+
+describe('GET /api/mcps by uptime (its own catalog: two servers with check history, one of them down)', () => {
+  let withHistory: TestCatalog;
+  const history = (uptime: number, down: boolean) => ({
+    uptime: { '24h': uptime, '7d': uptime, '30d': uptime },
+    consecutiveFailures: down ? 3 : 0,
+    down,
+    checks: 10,
+  });
+  const HISTORY: Record<string, ReturnType<typeof history>> = { 'gamma-remote': history(99.5, false), 'epsilon-nuget': history(70, true) };
+  beforeAll(async () => {
+    withHistory = await startTestCatalog();
+    await loadFixture(
+      withHistory,
+      FIXTURE.map((e) => (HISTORY[e.record.slug] ? { ...e, record: { ...e.record, healthHistory: HISTORY[e.record.slug] } } : e)),
+    );
+  });
+  afterAll(async () => {
+    await withHistory?.close();
+  });
+  const get = async (path: string) => {
+    const res = await withHistory.get(path);
+    return { status: res.status, body: (await res.json()) as Envelope<Server[]> & { error?: { code: string; details?: { field: string }[] } } };
+  };
+
+  it('sort=uptime puts the highest 30-day uptime first and servers without history last (by slug)', async () => {
+    const { status, body } = await get('/api/mcps?sort=uptime');
+    expect(status).toBe(200);
+    expect(body.data.map((s) => s.slug)).toEqual(['gamma-remote', 'epsilon-nuget', 'alpha-db', 'beta-search', 'delta-docker', 'zeta-mcpb']);
+    expect(body.data.slice(0, 2).map((s) => [s.uptime, s.down])).toEqual([
+      [99.5, undefined],
+      [70, true],
+    ]);
+  });
+
+  it('uptimeMin keeps servers at or above it; up=true leaves out the server marked down', async () => {
+    expect((await get('/api/mcps?uptimeMin=70')).body.data.map((s) => s.slug)).toEqual(['gamma-remote', 'epsilon-nuget']);
+    expect((await get('/api/mcps?uptimeMin=99.6')).body.meta?.pagination).toMatchObject({ total: 0 });
+    const up = await get('/api/mcps?up=true&sort=uptime');
+    expect(up.body.data.map((s) => s.slug)).toEqual(['gamma-remote', 'alpha-db', 'beta-search', 'delta-docker', 'zeta-mcpb']);
+    expect((await get('/api/mcps?up=false')).body.meta?.pagination).toMatchObject({ total: 6 });
+    expect((await get('/api/search?q=postgres&uptimeMin=50')).body.meta?.pagination).toMatchObject({ total: 0 });
+  });
+
+  it.each(['uptimeMin=101', 'uptimeMin=-1', 'uptimeMin=1e2', 'uptimeMin=', 'uptimeMin=abc', 'up=yes', 'sort=uptimes'])(
+    'refuses %s with INVALID_QUERY naming the parameter',
+    async (query) => {
+      const { status, body } = await get(`/api/mcps?${query}`);
+      expect(status).toBe(400);
+      expect(body.error?.code).toBe('INVALID_QUERY');
+      expect(body.error?.details?.map((d) => d.field)).toEqual([query.split('=')[0]]);
+    },
+  );
+});

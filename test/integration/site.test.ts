@@ -114,6 +114,9 @@ describe('lists and search show what the catalog API answers', () => {
     ['?type=npm&type=remote&sort=name&page=2', '&type=npm,remote&sort=name&page=2'],
     ['?language=TypeScript&license=MIT&sort=downloads', '&language=TypeScript&license=MIT&sort=downloads'],
     ['?sort=trending', '&sort=trending'],
+    // The filters form sends its uptime box empty when left blank: no minimum.
+    ['?sort=uptime&up=true&uptimeMin=', '&sort=uptime&up=true'],
+    ['?uptimeMin=90&sort=uptime', '&uptimeMin=90&sort=uptime'],
   ];
 
   test.each(views)('/servers%s', async (query, apiQuery) => {
@@ -121,6 +124,13 @@ describe('lists and search show what the catalog API answers', () => {
     const api = await apiSlugs(`/api/mcps?limit=24${apiQuery}`);
     expect(cardSlugs(html)).toEqual(api.slugs);
     expect(html).toContain(api.total === 0 ? 'No server matches' : `of ${api.total.toLocaleString('en-US')} server`);
+  });
+
+  it('keeps the uptime filters in its links and shows them as removable chips', async () => {
+    const html = (await page('/servers?uptimeMin=90&up=true&sort=uptime')).body;
+    expect(html).toContain('href="/servers?up=true&amp;sort=uptime" class="chip">Uptime ≥ 90%');
+    expect(html).toContain('href="/servers?uptimeMin=90&amp;sort=uptime" class="chip">Not down');
+    expect(html).toMatch(/<input type="checkbox" id="f-up" name="up" value="true" checked>/);
   });
 
   test.each([
@@ -238,6 +248,8 @@ describe('bad input is a page with the status and code, never a 500', () => {
     ['/servers?category=Bogus', 400, 'category'],
     ['/servers?type=rubygems', 400, 'type'],
     ['/servers?sort=random', 400, 'sort'],
+    ['/servers?uptimeMin=200', 400, 'uptimeMin'],
+    ['/servers?up=maybe', 400, 'up'],
     ['/servers?page=0', 400, 'page'],
     ['/servers?page=1.5', 400, 'page'],
     ['/servers?page=1&page=2', 400, 'page'],

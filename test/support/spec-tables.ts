@@ -23,6 +23,11 @@ export interface FieldSpec {
   format?: string;
   enum?: unknown[];
   enumIncludes?: unknown[];
+  /**
+   * Values the document may list beyond a closed `enum`: additions this project made and
+   * documents (README), not part of the spec's table. Anything else beyond it still fails.
+   */
+  enumAdditions?: unknown[];
   nullable?: boolean;
   minLength?: number;
   maxLength?: number;
@@ -207,7 +212,7 @@ class Checker {
     }
     if (f.enum) {
       const listed = ((node.enum as unknown[]) ?? (node.items as Node | undefined)?.enum ?? []) as unknown[];
-      const foreign = listed.filter((v) => v !== null && !f.enum?.includes(v));
+      const foreign = listed.filter((v) => v !== null && !f.enum?.includes(v) && !f.enumAdditions?.includes(v));
       if (foreign.length) this.problem(where, `lists ${JSON.stringify(foreign)}, not values of the spec`);
       if (!listed.length && this.accepts(p, 'not-a-spec-value')) this.problem(where, 'accepts any value, the spec lists them');
     }

@@ -59,7 +59,11 @@ describe.each([
     /no (X-)?RateLimit(-Limit)? header/,
   ]);
   edits.push(['an enum that gains a value', (d) => param(d, 'sort').schema.enum.push('random'), /sort: lists \["random"\], not values of the spec/]);
-  edits.push(['an enum that loses a value', (d) => param(d, 'sort').schema.enum.pop(), /sort: refuses "(trending|updated)", a value of the spec/]);
+  edits.push([
+    'an enum that loses a value',
+    (d) => param(d, 'sort').schema.enum.splice(param(d, 'sort').schema.enum.indexOf('trending'), 1),
+    /sort: refuses "(trending|updated)", a value of the spec/,
+  ]);
   it.each(edits)('fails on %s', (_, edit, message) => {
     const copy = JSON.parse(JSON.stringify(doc)) as Doc;
     edit(copy);

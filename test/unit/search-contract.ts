@@ -107,6 +107,28 @@ export function catalogFixture(): SearchDocument[] {
 
 const slugsOf = (records: { slug: string }[]): string[] => records.map((r) => r.slug);
 
+/** A check-history summary with a 30-day uptime (the other windows alike). */
+function history(uptime: number, down = false): NonNullable<CatalogRecord['healthHistory']> {
+  return { uptime: { '24h': uptime, '7d': uptime, '30d': uptime }, consecutiveFailures: down ? 3 : 0, down, checks: 10 };
+}
+
+const hosted: CatalogRecord['remotes'] = [{ type: 'streamable-http', url: 'https://hosted.example.com/mcp' }];
+
+/**
+ * Six servers for the uptime sort and filters: two tie at 99.5 (slug breaks it), one is down, two
+ * have no check history. Popularity runs the other way, so an uptime order is not a popularity one.
+ */
+export function uptimeFixture(): SearchDocument[] {
+  return [
+    makeDoc(makeRecord('kilo', { remotes: hosted, healthHistory: history(99.5), popularity: 5 })),
+    makeDoc(makeRecord('lima', { remotes: hosted, healthHistory: history(99.5), popularity: 10 })),
+    makeDoc(makeRecord('mike', { remotes: hosted, healthHistory: history(70), popularity: 20 })),
+    makeDoc(makeRecord('november', { remotes: hosted, healthHistory: history(40, true), popularity: 40 })),
+    makeDoc(makeRecord('oscar', { remotes: hosted, popularity: 30 })),
+    makeDoc(makeRecord('papa', { packages: [npm('papa')], popularity: 50 })),
+  ];
+}
+
 export function searchIndexContract(name: string, make: () => Promise<SearchIndex>): void {
   describe(`SearchIndex contract: ${name}`, () => {
     describe('list, filters and sorts', () => {
@@ -389,6 +411,56 @@ export function searchIndexContract(name: string, make: () => Promise<SearchInde
         await expect(search('widget', 9990, 11)).rejects.toBeInstanceOf(SearchWindowError);
         await expect(search('widget', 9990, 11)).rejects.toMatchObject({ maxWindow: 10000 });
         await expect(search('widget', 9990, 10)).resolves.toEqual({ items: [], total: 25 });
+      });
+    });
+
+    describe('uptime sort and filters', () => {
+      let index: SearchIndex;
+      beforeAll(async () => {
+        index = await make();
+        await index.replaceAll(uptimeFixture());
+      });
+      type Filters = Parameters<SearchIndex['list']>[0]['filters'];
+      const list = (filters: Filters, sort: SortKey = 'popularity', offset = 0, limit = 50) => index.list({ filters, sort, page: { offset, limit } });
+
+      it('sorts by 30-day uptime, highest first, ties by slug, servers without history last', async () => {
+        const page = await list({}, 'uptime');
+        expect(slugsOf(page.items)).toEqual(['kilo', 'lima', 'mike', 'november', 'oscar', 'papa']);
+        expect(page.total).toBe(6);
+        const second = await list({}, 'uptime', 1, 2);
+        expect(slugsOf(second.items)).toEqual(['lima', 'mike']);
+        expect(second.total).toBe(6);
+      });
+
+      it.each<[string, Filters, string[]]>([
+        ['uptimeMin is inclusive', { uptimeMin: 70 }, ['mike', 'lima', 'kilo']],
+        ['uptimeMin with a decimal', { uptimeMin: 99.5 }, ['lima', 'kilo']],
+        ['uptimeMin 0 still needs check history', { uptimeMin: 0 }, ['november', 'mike', 'lima', 'kilo']],
+        ['uptimeMin above every server', { uptimeMin: 100 }, []],
+        ['up leaves out servers marked down, keeps those without history', { up: true }, ['papa', 'oscar', 'mike', 'lima', 'kilo']],
+        ['up and uptimeMin AND together', { up: true, uptimeMin: 50 }, ['mike', 'lima', 'kilo']],
+        ['up ANDs with the other filters', { up: true, type: ['remote'] }, ['oscar', 'mike', 'lima', 'kilo']],
+      ])('filters: %s', async (_label, filters, expected) => {
+        const page = await list(filters);
+        expect(slugsOf(page.items)).toEqual(expected);
+        expect(page.total).toBe(expected.length);
+      });
+
+      it('applies the uptime filters under the uptime sort and to a search', async () => {
+        expect(slugsOf((await list({ up: true }, 'uptime')).items)).toEqual(['kilo', 'lima', 'mike', 'oscar', 'papa']);
+        const found = await index.search({ q: 'fixture', filters: { uptimeMin: 90 }, page: { offset: 0, limit: 10 } });
+        expect(found.total).toBe(2);
+        expect(slugsOf(found.items).sort()).toEqual(['kilo', 'lima']);
+      });
+
+      it("narrows every facet group: the uptime filters are no group's own", async () => {
+        const page = await index.list({ filters: { up: true, type: ['remote'] }, sort: 'popularity', page: { offset: 0, limit: 1 }, facets: true });
+        expect(page.total).toBe(4);
+        expect(page.facets?.types).toEqual([
+          { name: 'remote', count: 4 },
+          { name: 'npm', count: 1 },
+        ]);
+        expect(page.facets?.missing.types).toBe(0);
       });
     });
 

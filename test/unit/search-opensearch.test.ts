@@ -16,7 +16,7 @@ import {
 import { buildSearchRequest, fuzzyWordsFrom } from '../../lambdas/catalog-core/search/opensearch-search';
 import { createOpenSearchClient, OpenSearchIndex, readFacetCounts, type OpenSearchClientLike } from '../../lambdas/catalog-core/search/opensearch';
 import { recordSkip } from '../support/skips';
-import { catalogFixture, makeDoc, makeRecord, searchIndexContract } from './search-contract';
+import { catalogFixture, makeDoc, makeRecord, searchIndexContract, uptimeFixture } from './search-contract';
 import { searchFacetsContract } from './search-contract-facets';
 
 // ---------------------------------------------------------------- (a) the contract on a real cluster
@@ -64,6 +64,15 @@ describe('OpenSearch request builders', () => {
     expect(buildFilterClauses({ type: [], license: undefined })).toEqual([]);
   });
 
+  it('turns the uptime filters into a range on uptime and a must_not on down', () => {
+    expect(buildFilterClauses({ uptimeMin: 99.5, up: true })).toEqual([
+      { range: { uptime: { gte: 99.5 } } },
+      { bool: { must_not: [{ term: { down: true } }] } },
+    ]);
+    expect(buildFilterClauses({ uptimeMin: 0 })).toEqual([{ range: { uptime: { gte: 0 } } }]);
+    expect(buildFilterClauses({ up: false })).toEqual([]);
+  });
+
   it('builds a list request with filters, paging and exact totals', () => {
     expect(buildListRequest({ filters: { category: ['Security'] }, sort: 'stars', page: { offset: 48, limit: 24 } })).toEqual({
       query: { bool: { filter: [{ terms: { categories: ['Security'] } }] } },
@@ -84,6 +93,7 @@ describe('OpenSearch request builders', () => {
     ['downloads', [{ downloads: { order: 'desc', missing: 0 } }, { slug: 'asc' }]],
     ['trending', [{ demoted: 'asc' }, { trending: { order: 'desc', missing: 0 } }, { slug: 'asc' }]],
     ['published', [{ demoted: 'asc' }, { registryTime: { order: 'desc', missing: '_last' } }, { slug: 'asc' }]],
+    ['uptime', [{ uptime: { order: 'desc', missing: '_last' } }, { slug: 'asc' }]],
   ] as const)('sorts %s with the slug tie-break (demoted servers last in the default orders)', (sort, expected) => {
     expect(buildListRequest({ filters: {}, sort, page: { offset: 0, limit: 10 } }).sort).toEqual(expected);
   });
@@ -354,7 +364,9 @@ describe('OpenSearch request builders', () => {
     expect(props.registryTime).toMatchObject({ type: 'date' });
     expect(props.demoted).toEqual({ type: 'byte' });
     expect(props.original).toEqual({ type: 'boolean' });
-    expect(def.mappings?._meta).toEqual({ definition: 3 });
+    expect(props.uptime).toEqual({ type: 'double' });
+    expect(props.down).toEqual({ type: 'boolean' });
+    expect(def.mappings?._meta).toEqual({ definition: 4 });
     // The embedded engine's analysis: words, lowercased, stop words out, protected words, Porter stems.
     expect(def.settings?.analysis?.analyzer).toEqual({
       words: { type: 'custom', tokenizer: 'words', filter: ['lowercase', 'catalog_stop', 'catalog_protected', 'porter_stem'] },
@@ -404,6 +416,13 @@ describe('OpenSearch request builders', () => {
     expect(toIndexedDocument(test)).toMatchObject({ demoted: 1, registryTime: '2025-09-01T00:00:00Z' });
     const deprecated = makeDoc(makeRecord('d', { status: 'deprecated', publishedAt: '2025-09-01T00:00:00Z', registryUpdatedAt: '2025-09-05T00:00:00Z' }));
     expect(toIndexedDocument(deprecated)).toMatchObject({ demoted: 1, registryTime: '2025-09-05T00:00:00Z' });
+    // The 30-day uptime and the down mark from the check history; neither without one.
+    const [kilo, , , november, oscar] = uptimeFixture();
+    expect(toIndexedDocument(kilo)).toMatchObject({ uptime: 99.5 });
+    expect(toIndexedDocument(kilo)).not.toHaveProperty('down');
+    expect(toIndexedDocument(november)).toMatchObject({ uptime: 40, down: true });
+    expect(toIndexedDocument(oscar)).not.toHaveProperty('uptime');
+    expect(toIndexedDocument(oscar)).not.toHaveProperty('down');
   });
 });
 

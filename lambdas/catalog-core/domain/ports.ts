@@ -8,6 +8,10 @@ export interface CatalogFilters {
   category?: Category[];
   language?: string[];
   license?: string[];
+  /** Keep servers whose 30-day uptime is at least this percent (0-100); servers without check history do not qualify. */
+  uptimeMin?: number;
+  /** Leave out servers marked down (`healthHistory.down`); servers without check history stay. */
+  up?: boolean;
 }
 
 export interface Page {

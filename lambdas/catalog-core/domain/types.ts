@@ -27,8 +27,12 @@ export const CATEGORIES = [
 ] as const;
 export type Category = (typeof CATEGORIES)[number];
 
-/** The orders `/api/mcps` accepts (spec 1): `updated` is the catalog's own change time (`lastModified`). */
-export const API_SORTS = ['popularity', 'name', 'stars', 'updated', 'downloads', 'trending'] as const;
+/**
+ * The orders `/api/mcps` accepts (spec 1): `updated` is the catalog's own change time (`lastModified`);
+ * `uptime` (an addition to the spec's) is the 30-day uptime of the check schedule (`healthHistory`),
+ * highest first, servers without check history last.
+ */
+export const API_SORTS = ['popularity', 'name', 'stars', 'updated', 'downloads', 'trending', 'uptime'] as const;
 /**
  * The orders the index keeps: the API's, and `published`, the registry's time of the latest version
  * (`registryTime`), newest first, which the site's "Recently added or updated" and feeds use (the
@@ -36,6 +40,11 @@ export const API_SORTS = ['popularity', 'name', 'stars', 'updated', 'downloads',
  */
 export const SORTS = [...API_SORTS, 'published'] as const;
 export type SortKey = (typeof SORTS)[number];
+
+/** A server's 30-day uptime (percent) for sorting and filtering; undefined without check history. */
+export function uptimeOf(r: CatalogRecord): number | undefined {
+  return r.healthHistory?.uptime['30d'] ?? undefined;
+}
 
 export const VIEWS = ['card', 'full'] as const;
 export type View = (typeof VIEWS)[number];

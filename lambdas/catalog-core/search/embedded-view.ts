@@ -4,6 +4,7 @@ import {
   lastModified,
   registryTime,
   SORTS,
+  uptimeOf,
   type CatalogRecord,
   type FacetCounts,
   type FacetGroup,
@@ -45,6 +46,10 @@ export interface Entry {
   readonly trending: number;
   /** The registry's time of the latest version, -Infinity when unknown (sorts last). */
   readonly registryTimeMs: number;
+  /** 30-day uptime, percent; -Infinity without check history (sorts last, fails every `uptimeMin`). */
+  readonly uptime: number;
+  /** Marked down by the check schedule (`healthHistory.down`). */
+  readonly down: boolean;
   /** Deprecated or a test entry (`standing.ts`): after the others in the default orders. */
   readonly demoted: boolean;
   /** Published by the owner of its code (`standing.ts`): search multiplies its score by ORIGINAL_BOOST. */
@@ -70,6 +75,8 @@ export interface View {
    * sets of strings, which DESIGN.md measured growing tenfold with the catalog.
    */
   readonly bits: Readonly<Record<FilterField, ReadonlyMap<string, Uint32Array>>>;
+  /** The entries not marked down (the `up` filter). */
+  readonly upBits: Uint32Array;
   /** The bitsets facets count by: `license` by the facet's one value (GitHub name, else SPDX id). */
   readonly facetBits: Readonly<Record<FacetGroup, ReadonlyMap<string, Uint32Array>>>;
   /** Built on the first search with facets of few matches (`facetRanks`). */
@@ -117,6 +124,8 @@ export function toEntry(record: CatalogRecord): Entry {
     downloads: record.downloads ?? 0,
     trending: record.trending ?? 0,
     registryTimeMs: Number.isNaN(registryMs) ? Number.NEGATIVE_INFINITY : registryMs,
+    uptime: uptimeOf(record) ?? Number.NEGATIVE_INFINITY,
+    down: record.healthHistory?.down === true,
     demoted: isDemoted(record),
     original: isOriginal(record),
     nameLower: record.name.toLowerCase(),
@@ -153,6 +162,7 @@ const SORT_COMPARATORS: Record<SortKey, (a: Entry, b: Entry) => number> = {
   downloads: desc((e) => e.downloads),
   trending: demotedLast((e) => e.trending),
   published: demotedLast((e) => e.registryTimeMs),
+  uptime: desc((e) => e.uptime),
 };
 
 export function buildView(source: Iterable<Entry>): View {
@@ -184,10 +194,11 @@ export function buildView(source: Iterable<Entry>): View {
   };
 }
 
-function buildBits(byRank: readonly Entry[]): Pick<View, 'bits' | 'facetBits'> {
+function buildBits(byRank: readonly Entry[]): Pick<View, 'bits' | 'upBits' | 'facetBits'> {
   const words = (byRank.length + 31) >>> 5;
   const bits: Record<FilterField, Map<string, Uint32Array>> = { type: new Map(), category: new Map(), language: new Map(), license: new Map() };
   const licenseFacet = new Map<string, Uint32Array>();
+  const upBits = new Uint32Array(words);
   const set = (map: Map<string, Uint32Array>, value: string, rank: number): void => {
     let b = map.get(value);
     if (b === undefined) {
@@ -203,9 +214,10 @@ function buildBits(byRank: readonly Entry[]): Pick<View, 'bits' | 'facetBits'> {
     if (e.language !== undefined) set(bits.language, e.language, r);
     for (const l of e.licenses) set(bits.license, l, r);
     if (e.licenseFacet !== undefined && e.licenseFacet !== '') set(licenseFacet, e.licenseFacet, r);
+    if (!e.down) markRank(upBits, r);
   }
   const languages = new Map([...bits.language].filter(([v]) => v !== ''));
-  return { bits, facetBits: { categories: bits.category, types: bits.type, languages, licenses: licenseFacet } };
+  return { bits, upBits, facetBits: { categories: bits.category, types: bits.type, languages, licenses: licenseFacet } };
 }
 
 function bump(counts: Map<string, number>, key: string): void {
@@ -253,12 +265,15 @@ function countBits(bits: Uint32Array): number {
   return count;
 }
 
-const FILTER_OF: Readonly<Record<FilterField, keyof CatalogFilters>> = { type: 'type', category: 'category', language: 'language', license: 'license' };
+const FILTER_OF = { type: 'type', category: 'category', language: 'language', license: 'license' } as const satisfies Record<FilterField, keyof CatalogFilters>;
 
-/** Per active filter, the entries one of its values keeps (values OR within a filter). */
-function filterSets(view: View, f: CatalogFilters): Map<FilterField, Uint32Array> {
+/**
+ * Per active filter, the entries it keeps (values OR within a filter), each a fresh bitset the
+ * caller may AND into. The uptime filters are no facet group: they narrow every group's count.
+ */
+function filterSets(view: View, f: CatalogFilters): Map<FilterField | 'uptimeMin' | 'up', Uint32Array> {
   const words = wordCount(view);
-  const out = new Map<FilterField, Uint32Array>();
+  const out = new Map<FilterField | 'uptimeMin' | 'up', Uint32Array>();
   for (const field of Object.keys(FILTER_OF) as FilterField[]) {
     const values = f[FILTER_OF[field]];
     if (values === undefined || values.length === 0) continue;
@@ -269,6 +284,16 @@ function filterSets(view: View, f: CatalogFilters): Map<FilterField, Uint32Array
     }
     out.set(field, any);
   }
+  if (f.uptimeMin !== undefined) {
+    // The uptime order holds the qualifying entries first: walk it until one falls short.
+    const any = new Uint32Array(words);
+    for (const e of view.bySort.uptime) {
+      if (!(e.uptime >= f.uptimeMin)) break;
+      markRank(any, e.popularityRank);
+    }
+    out.set('uptimeMin', any);
+  }
+  if (f.up === true) out.set('up', view.upBits.slice());
   return out;
 }
 

@@ -6,7 +6,7 @@
 import type { API } from '@opensearch-project/opensearch';
 import { SearchWindowError, type CatalogFilters, type ListQuery, type RegistryQuery } from '../domain/ports';
 import { isDemoted, isOriginal } from '../domain/standing';
-import { FACET_GROUPS, lastModified, registryTime, type CatalogRecord, type FacetGroup, type SearchDocument, type SortKey } from '../domain/types';
+import { FACET_GROUPS, lastModified, registryTime, uptimeOf, type CatalogRecord, type FacetGroup, type SearchDocument, type SortKey } from '../domain/types';
 import { fieldTexts } from './analysis';
 import { PROTECTED_WORDS, STOP_WORDS } from './ranking';
 
@@ -46,6 +46,10 @@ export interface IndexedDocument {
   lastModified: string;
   /** The registry's time of the latest version (`registryTime`), when it gave one. */
   registryTime?: string;
+  /** 30-day uptime, percent (`uptimeOf`), when the server has check history. */
+  uptime?: number;
+  /** Present (true) when the check schedule marked the server down. */
+  down?: boolean;
   /** 1 for a deprecated server or a test entry (`domain/standing.ts`), else 0: sorts first in the default orders. */
   demoted: number;
   /** Published by the owner of its code (`domain/standing.ts`): search weights its score. */
@@ -60,7 +64,7 @@ const words = { type: 'text', analyzer: 'words' } as const;
  * Version of the definition, in the index's `_meta`. A change of fields or analysis needs a
  * fresh index: `npm run reindex` (with SEARCH_BACKEND=opensearch) builds one and swaps the alias.
  */
-export const INDEX_DEFINITION_VERSION = 3;
+export const INDEX_DEFINITION_VERSION = 4;
 
 /** Settings and mappings of a catalog index. */
 export function indexDefinition(): API.Indices_Create_RequestBody {
@@ -115,6 +119,8 @@ export function indexDefinition(): API.Indices_Create_RequestBody {
         trending: { type: 'double' },
         lastModified: { type: 'date', ignore_malformed: true },
         registryTime: { type: 'date', ignore_malformed: true },
+        uptime: { type: 'double' },
+        down: { type: 'boolean' },
         demoted: { type: 'byte' },
         original: { type: 'boolean' },
         record: { type: 'object', enabled: false },
@@ -162,6 +168,9 @@ export function toIndexedDocument(doc: SearchDocument): IndexedDocument {
   };
   const published = registryTime(r);
   if (published !== undefined) out.registryTime = published;
+  const uptime = uptimeOf(r);
+  if (uptime !== undefined) out.uptime = uptime;
+  if (r.healthHistory?.down === true) out.down = true;
   if (slash >= 0) out.nameTailLower = r.name.slice(slash + 1).toLowerCase();
   if (title !== undefined) {
     out.title = title;
@@ -191,7 +200,11 @@ export interface SearchRequestBody {
   post_filter?: Clause;
 }
 
-/** Values inside one filter OR (`terms`), filters AND (`bool.filter`); empty arrays do not filter. */
+/**
+ * Values inside one filter OR (`terms`), filters AND (`bool.filter`); empty arrays do not filter.
+ * `uptimeMin` is a `range` (a document without `uptime` is no match), `up` a `must_not` on `down`
+ * (a document without `down` stays).
+ */
 export function buildFilterClauses(f: CatalogFilters): Clause[] {
   const out: Clause[] = [];
   const add = (field: string, values: readonly string[] | undefined): void => {
@@ -201,6 +214,8 @@ export function buildFilterClauses(f: CatalogFilters): Clause[] {
   add('categories', f.category);
   add('language', f.language);
   add('licenses', f.license);
+  if (f.uptimeMin !== undefined) out.push({ range: { uptime: { gte: f.uptimeMin } } });
+  if (f.up === true) out.push({ bool: { must_not: [{ term: { down: true } }] } });
   return out;
 }
 
@@ -215,6 +230,7 @@ const SORT_CLAUSES: Record<SortKey, SortClause[]> = {
   downloads: [{ downloads: { order: 'desc', missing: 0 } }, BY_SLUG],
   trending: [DEMOTED_LAST, { trending: { order: 'desc', missing: 0 } }, BY_SLUG],
   published: [DEMOTED_LAST, { registryTime: { order: 'desc', missing: '_last' } }, BY_SLUG],
+  uptime: [{ uptime: { order: 'desc', missing: '_last' } }, BY_SLUG],
 };
 
 function filteredQuery(filters: CatalogFilters): Clause {

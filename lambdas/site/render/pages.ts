@@ -33,6 +33,7 @@ const SORT_LABEL: Record<SortKey, string> = {
   downloads: 'Downloads',
   trending: 'Trending this week',
   published: 'Newest in the registry',
+  uptime: 'Uptime (30 days)',
 };
 
 const TYPE_LABEL: Record<string, string> = { npm: 'npm', pypi: 'PyPI', oci: 'Docker (OCI)', mcpb: 'MCP bundle', nuget: 'NuGet', remote: 'Hosted endpoint' };
@@ -43,6 +44,8 @@ export function queryOf(state: ListState, override: Partial<ListState> = {}): st
   const p = new URLSearchParams();
   if (s.q) p.append('q', s.q);
   for (const key of ['type', 'category', 'language', 'license'] as const) for (const v of s.filters[key] ?? []) p.append(key, v);
+  if (s.filters.uptimeMin !== undefined) p.append('uptimeMin', String(s.filters.uptimeMin));
+  if (s.filters.up === true) p.append('up', 'true');
   if (s.sort && s.sort !== 'popularity') p.append('sort', s.sort);
   if (s.page > 1) p.append('page', String(s.page));
   const q = p.toString();
@@ -50,7 +53,14 @@ export function queryOf(state: ListState, override: Partial<ListState> = {}): st
 }
 
 function filterCount(f: CatalogFilters): number {
-  return (f.type?.length ?? 0) + (f.category?.length ?? 0) + (f.language?.length ?? 0) + (f.license?.length ?? 0);
+  return (
+    (f.type?.length ?? 0) +
+    (f.category?.length ?? 0) +
+    (f.language?.length ?? 0) +
+    (f.license?.length ?? 0) +
+    (f.uptimeMin !== undefined ? 1 : 0) +
+    (f.up === true ? 1 : 0)
+  );
 }
 
 function checkbox(name: string, value: string, label: string, checked: boolean, id: string): SafeHtml {
@@ -110,6 +120,14 @@ ${group(
   facetOptions(facets.licenses, f.license, 15).map((l, i) => checkbox('license', l.name, facetLabel(l), f.license?.includes(l.name) ?? false, `f-lic-${i}`)),
   (f.license?.length ?? 0) > 0,
 )}
+${group(
+  'Health',
+  [
+    checkbox('up', 'true', 'Hide servers marked down', f.up === true, 'f-up'),
+    html`<li><label for="f-uptime">Minimum 30-day uptime (%)</label> <input type="number" id="f-uptime" name="uptimeMin" min="0" max="100" step="0.1" value="${f.uptimeMin === undefined ? '' : String(f.uptimeMin)}"></li>`,
+  ],
+  f.up === true || f.uptimeMin !== undefined,
+)}
 <p class="actions"><button type="submit">Apply</button> <a href="${action}${action === '/search' && state.q ? `?q=${encodeURIComponent(state.q)}` : ''}">Clear filters</a></p>
 </form>`;
 }
@@ -126,6 +144,10 @@ function activeFilters(base: string, state: ListState): SafeHtml {
       );
     }
   }
+  const chip = (label: string, filters: CatalogFilters) =>
+    html`<li><a href="${base}${queryOf(state, { page: 1, filters })}" class="chip">${label} <span aria-hidden="true">×</span><span class="sr-only"> (remove filter)</span></a></li>`;
+  if (state.filters.uptimeMin !== undefined) chips.push(chip(`Uptime ≥ ${state.filters.uptimeMin}%`, { ...state.filters, uptimeMin: undefined }));
+  if (state.filters.up === true) chips.push(chip('Not down', { ...state.filters, up: undefined }));
   return chips.length ? html`<ul class="chips" aria-label="Active filters">${chips}</ul>` : html``;
 }
 
