@@ -60,7 +60,9 @@ test('a write still queued when its budget is spent is answered 503 at once, and
   const { lock } = watched(new InMemoryRevLock(), async () => {
     if (hold) await held;
   });
-  const svc = service({ lock, blobs: new InMemoryBlobStore(), limits: { writeBudgetMs: 50 } });
+  // A budget the first write's path to its head move fits in on a loaded machine (at 50 ms it once
+  // expired first, before the head move it was to hang in); the second's runs out in the queue.
+  const svc = service({ lock, blobs: new InMemoryBlobStore(), limits: { writeBudgetMs: 1500 } });
   await svc.createMemory(me, 'm');
   hold = true;
   // The first write's head move hangs; the second waits in the queue behind it past its budget.

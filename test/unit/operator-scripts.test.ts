@@ -40,10 +40,10 @@ const runPreflight = (fake: AwsFake, t: DeployTarget = target) =>
 const failures = (f: Finding[]) => f.filter((x) => x.level === 'fail').map((x) => `${x.region ?? '-'} ${x.message}`);
 
 describe('npm run preflight', () => {
-  it('reads the stacks a deploy would create: 306 reserved in eu-west-1, 1 in us-east-1, and the unsubscribed alarms of prod', () => {
+  it('reads the stacks a deploy would create: 311 reserved in eu-west-1, 1 in us-east-1, and the unsubscribed alarms of prod', () => {
     expect(target.stacks.map((s) => [s.name, s.region, reservedIn(s.template)])).toEqual([
       ['prod-McpCatalog-edge-eu-west-1', 'us-east-1', 1],
-      ['prod-McpCatalog', 'eu-west-1', 306],
+      ['prod-McpCatalog', 'eu-west-1', 311],
       ['prod-McpCatalog-cdn-alarms-eu-west-1', 'us-east-1', 0],
     ]);
   });
@@ -55,7 +55,7 @@ describe('npm run preflight', () => {
     };
     const findings = await withFake(regions, (fake) => runPreflight(fake));
     expect(failures(findings)).toEqual([
-      expect.stringMatching(/^eu-west-1 Lambda concurrency limit 10, unreserved 10; the stacks reserve 306: .*--quota-code L-B99A9384 --desired-value 1000/),
+      expect.stringMatching(/^eu-west-1 Lambda concurrency limit 10, unreserved 10; the stacks reserve 311: .*--quota-code L-B99A9384 --desired-value 1000/),
       'us-east-1 no CDK bootstrap stack (CDKToolkit) here: run `npx cdk bootstrap aws://<account>/us-east-1`',
       expect.stringMatching(/^us-east-1 Lambda concurrency limit 10, unreserved 10; the stacks reserve 1: reserving 1 more would leave less than the 100/),
       expect.stringContaining("- The alarms of eu-west-1 notify a topic nobody is subscribed to: set alarms.emails or alarms.topicArn of stage 'prod'"),
@@ -68,8 +68,8 @@ describe('npm run preflight', () => {
     const regions = {
       'eu-west-1': {
         ...emptyRegion(),
-        // 500 with the stage's own 306 already reserved: 194 unreserved fits a redeploy, not a second 306.
-        lambda: { limit: 500, unreserved: 194 },
+        // 500 with the stage's own 311 already reserved: 189 unreserved fits a redeploy, not a second 311.
+        lambda: { limit: 500, unreserved: 189 },
         stacks: { CDKToolkit: TOOLKIT, 'prod-McpCatalog': { status: 'UPDATE_COMPLETE', template: deployedMain } },
       },
       'us-east-1': {
@@ -86,7 +86,7 @@ describe('npm run preflight', () => {
     const findings = await withFake(regions, (fake) => runPreflight(fake, subscribed));
     expect(findings.find((f) => f.region === 'eu-west-1' && /Lambda concurrency/.test(f.message))).toMatchObject({
       level: 'ok',
-      message: 'Lambda concurrency limit 500, unreserved 194; the stacks reserve 306 (306 of it already reserved by their deployed versions)',
+      message: 'Lambda concurrency limit 500, unreserved 189; the stacks reserve 311 (311 of it already reserved by their deployed versions)',
     });
     expect(failures(findings)).toEqual([
       'us-east-1 the CDK bootstrap stack is version 5; the templates need 6 or later: run `npx cdk bootstrap aws://<account>/us-east-1`',
