@@ -240,7 +240,8 @@ async function cardSlugs(page: Page): Promise<string[]> {
 function queryOf(page: Page): Record<string, string[]> {
   const u = new URL(page.url());
   const out: Record<string, string[]> = {};
-  for (const [k, v] of u.searchParams) out[k] = [...(out[k] ?? []), v];
+  // An empty field of the filter form (the minimum uptime left blank) is no state.
+  for (const [k, v] of u.searchParams) if (v !== '') out[k] = [...(out[k] ?? []), v];
   return out;
 }
 

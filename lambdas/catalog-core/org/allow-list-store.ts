@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -99,14 +99,24 @@ export class S3AllowListStore {
   /** The file, or undefined when there is none; `unchanged` when its ETag is still `known`. */
   async read(known?: string): Promise<StoredAllowList | undefined | 'unchanged'> {
     const { mod, client } = await this.load();
-    try {
-      const out = await client.send(new mod.GetObjectCommand({ Bucket: this.opts.bucket, Key: this.opts.key, ...(known && { IfNoneMatch: known }) }));
-      const text = out.Body ? await out.Body.transformToString('utf8') : '';
-      return { text, contentType: out.ContentType ?? 'application/yaml', etag: out.ETag ?? '""' };
-    } catch (err) {
-      if (status(err) === 304) return 'unchanged';
-      if (isMissing(err)) return undefined;
-      throw err;
+    // A body that does not hash to its ETag (a single-part upload's is the MD5 of its bytes) is read
+    // again: the loopback S3 server writes an object in place, and a read racing a replace there got
+    // half a file, or an error. S3 itself never serves a partial object; the check costs one MD5.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const out = await client.send(new mod.GetObjectCommand({ Bucket: this.opts.bucket, Key: this.opts.key, ...(known && { IfNoneMatch: known }) }));
+        const bytes = out.Body ? Buffer.from(await out.Body.transformToByteArray()) : Buffer.alloc(0);
+        const etag = out.ETag ?? '""';
+        const md5 = /^"([0-9a-f]{32})"$/.exec(etag)?.[1];
+        if (md5 !== undefined && createHash('md5').update(bytes).digest('hex') !== md5 && attempt < 5) continue;
+        return { text: bytes.toString('utf8'), contentType: out.ContentType ?? 'application/yaml', etag };
+      } catch (err) {
+        if (status(err) === 304) return 'unchanged';
+        if (isMissing(err)) return undefined;
+        // The same race there can fail the read outright (a body cut off mid-stream): read again.
+        if (attempt >= 5) throw err;
+        await new Promise((r) => setTimeout(r, 20 * attempt));
+      }
     }
   }
 
