@@ -102,6 +102,7 @@ export class S3AllowListStore {
     // A body that does not hash to its ETag (a single-part upload's is the MD5 of its bytes) is read
     // again: the loopback S3 server writes an object in place, and a read racing a replace there got
     // half a file, or an error. S3 itself never serves a partial object; the check costs one MD5.
+    // (The settings bucket is SSE-S3; under SSE-KMS an ETag is no MD5 and each read would be made five times.)
     for (let attempt = 1; ; attempt++) {
       try {
         const out = await client.send(new mod.GetObjectCommand({ Bucket: this.opts.bucket, Key: this.opts.key, ...(known && { IfNoneMatch: known }) }));
