@@ -20,6 +20,7 @@ import { ensureBuckets, ensureTables } from '../local-stack/provision';
 import { runMemoryScale } from './memory-scale';
 import { ms, summarize, verdict, timeEach, type BenchSection } from './stats';
 import { countsOf, fetchedTwice, oneWave, onlyKinds, storageLog, type StorageCall } from './storage-log';
+import { noise } from '../../test/support/noise';
 
 /**
  * `npm run bench -- memory`: the `/v1` handler in-process (real verifier with an RS256 token, the
@@ -31,19 +32,6 @@ import { countsOf, fetchedTwice, oneWave, onlyKinds, storageLog, type StorageCal
 const NOTES = 1000;
 /** The memory whose export crosses the inline limit. */
 const LARGE_NOTES = 1200;
-
-/** Text that zlib cannot shrink much (git stores blobs deflated): base64 of a seeded generator. */
-function noise(seed: number, bytes: number): string {
-  let a = seed >>> 0;
-  const out = Buffer.alloc(Math.ceil((bytes * 3) / 4));
-  for (let i = 0; i < out.length; i++) {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    out[i] = (t ^ (t >>> 14)) & 255;
-  }
-  return out.toString('base64').slice(0, bytes);
-}
 
 /**
  * Wall time of `fn` and the highest RSS while it ran, above the RSS before it: sampled every 5 ms,

@@ -1,6 +1,7 @@
 import { ExportRedirectSchema } from '../../lambdas/memory-api/schemas';
 import { cloneBundle } from '../support/memory-git';
 import { body, startMemoryStack, type MemoryStack } from './memory-api-harness';
+import { noise } from '../support/noise';
 
 /**
  * Exports of memories of 1,000+ notes either side of the buffered inline limit, at its default
@@ -18,19 +19,6 @@ beforeAll(async () => {
   s = await startMemoryStack({ MEMORY_RATE_LIMIT: '1000000' });
 }, 180_000);
 afterAll(() => s?.close());
-
-/** Text that zlib cannot shrink much (git stores blobs deflated): `bytes` of base64 from a seeded generator. */
-function noise(seed: number, bytes: number): string {
-  let a = seed >>> 0;
-  const out = Buffer.alloc(Math.ceil((bytes * 3) / 4));
-  for (let i = 0; i < out.length; i++) {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    out[i] = (t ^ (t >>> 14)) & 255;
-  }
-  return out.toString('base64').slice(0, bytes);
-}
 
 async function seed(account: string, name: string, count: number, bytesEach: number): Promise<void> {
   const notes = Array.from({ length: count }, (_, i) => ({

@@ -8,6 +8,7 @@ import { S3ExportStore } from '../../lambdas/memory-api/exports';
 import { cloneBundle } from '../support/memory-git';
 import { newCaller, startMemoryHarness, type MemoryHarness } from '../support/memory-harness';
 import { errorCode, startMemoryStack, type MemoryStack } from './memory-api-harness';
+import { noise } from '../support/noise';
 
 /**
  * Exports as they stream: over the local server (chunked, as the git remote's function URL sends
@@ -27,19 +28,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([s?.close(), h?.close()]);
 });
-
-/** Text that zlib cannot shrink much (git stores blobs deflated): `bytes` of base64 from a seeded generator. */
-function noise(seed: number, bytes: number): string {
-  let a = seed >>> 0;
-  const out = Buffer.alloc(Math.ceil((bytes * 3) / 4));
-  for (let i = 0; i < out.length; i++) {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    out[i] = (t ^ (t >>> 14)) & 255;
-  }
-  return out.toString('base64').slice(0, bytes);
-}
 
 const pathOf = (i: number): string => `area-${i % 7}/topic-${i % 13}/note-${String(i).padStart(4, '0')}.md`;
 
