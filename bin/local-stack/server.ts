@@ -51,7 +51,7 @@ export function createLocalServer(opts: LocalServerOptions): Server {
   });
   const maxBody = opts.maxBodyBytes ?? 10 * 1024 * 1024;
 
-  return createServer((req, res) => {
+  const server = createServer((req, res) => {
     void (async () => {
       const rawUrl = req.url ?? '/';
       const q = rawUrl.indexOf('?');
@@ -104,6 +104,13 @@ export function createLocalServer(opts: LocalServerOptions): Server {
       res.end(JSON.stringify({ success: false, error: { code: 'INTERNAL_ERROR', message: 'An internal error occurred' } }));
     });
   });
+  // Node closes an idle kept-alive connection after 5 s; a client that picks it from its pool as
+  // the close crosses the wire sees "other side closed" (under load, timers fire late on both
+  // sides). The front doors this server stands in for keep idle connections about a minute, so it
+  // does too; `close()` still ends idle connections at once.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  return server;
 }
 
 function readBody(req: IncomingMessage, max: number): Promise<Buffer | 'too-large'> {
