@@ -224,7 +224,12 @@ describe('on DynamoDB Local', () => {
     const limiter = new LeasingRateLimiter(slow, { leaseFraction: 0.1, provisionalTokens: 1, maxBacklog: 3, clock });
     const answered: string[] = [];
     const all = ['a', 'b', 'c', 'd'].map((c) => limiter.consume(k(`bt-${c}`), policy).then(() => answered.push(c)));
-    await new Promise((r) => setTimeout(r, 50));
+    // Wait for the three admissions themselves (a loaded machine can stall past any fixed sleep),
+    // then give the fourth the same time again: it must still be waiting for its take.
+    const started = Date.now();
+    while (answered.length < 3 && Date.now() - started < 30_000) await new Promise((r) => setTimeout(r, 5));
+    const admittedAfter = Date.now() - started;
+    await new Promise((r) => setTimeout(r, Math.max(50, admittedAfter)));
     expect(answered).toEqual(['a', 'b', 'c']);
     release();
     await Promise.all(all);
