@@ -1,3 +1,4 @@
+import type { ChangeEntry } from '../../lambdas/catalog-core';
 import { loadCrawlerConfig } from '../../lambdas/crawler/config';
 import { runCheckRound } from '../../lambdas/crawler/checks';
 import { createChecker } from '../../lambdas/crawler/wiring';
@@ -138,5 +139,21 @@ describe('health checks over time', () => {
     };
     expect(empty.data.checks).toEqual([]);
     expect(empty.data.summary.uptime['7d']).toBeNull();
+  });
+  it("a server's history leaves with it: its checks, its changelog and its entries in the breaking-changes feed; another server's stay", async () => {
+    const trust = catalog.deps.trust;
+    const other: ChangeEntry = {
+      at: new Date(clockMs).toISOString(),
+      kind: 'tools',
+      breaking: true,
+      changes: [{ kind: 'removed', tool: 'x', breaking: true }],
+    };
+    await trust.putChanges([{ slug: 'local-only', entry: other }]);
+    expect((await trust.recentBreaking(10)).map((b) => b.slug).sort()).toEqual(['local-only', 'weather']);
+    expect((await trust.checks('weather', '1970-01-01T00:00:00.000Z')).length).toBeGreaterThan(0);
+    await trust.deleteAll('weather');
+    expect(await trust.checks('weather', '1970-01-01T00:00:00.000Z')).toEqual([]);
+    expect((await trust.changes('weather', { limit: 10 })).items).toEqual([]);
+    expect(await trust.recentBreaking(10)).toEqual([{ slug: 'local-only', entry: other }]);
   });
 });

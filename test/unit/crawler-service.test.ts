@@ -79,9 +79,20 @@ function setup(rows: unknown[], pageSize = 3) {
     iconFetcher: { fetchIcon: async (c: string[]) => ({ webp: await renderIcon(1), source: c[0] }) },
     classifier: new RuleCategoryClassifier(),
     clock,
+    trust: {
+      putChecks: async () => undefined,
+      putChanges: async () => undefined,
+      changes: async () => ({ items: [] }),
+      recentBreaking: async () => [],
+      checks: async () => [],
+      deleteAll: async (slug) => {
+        historyDeleted.push(slug);
+      },
+    },
   };
+  const historyDeleted: string[] = [];
   const make = (settings: Partial<CrawlerSettings> = {}) => new Crawler(deps, { enrichConcurrency: 4, ...settings });
-  return { counts, state, upstream, store, index, icons, github, clock, make };
+  return { counts, state, upstream, store, index, icons, github, clock, make, historyDeleted };
 }
 
 const rowsV1 = () => [
@@ -334,6 +345,8 @@ describe.each(STATES)('Crawler (%s state)', (_name, prepare) => {
     expect(records.filter((r) => r.demo === true)).toEqual([]);
     expect((await t.index.slugs()).map((s) => s.slug).sort()).toEqual(records.map((r) => r.slug).sort());
     for (const s of demo) expect(t.icons.icons.has(s.record.slug)).toBe(false);
+    // Their history leaves the trust table with them (each server's partition: DynamoTrustStore.deleteAll).
+    expect(t.historyDeleted.sort()).toEqual(demo.map((s) => s.record.slug).sort());
     // A catalog of real servers is left alone, and the next report says nothing of demo data.
     const again = await runCrawl(t.make());
     expect(again.demoRemoved).toBe(0);

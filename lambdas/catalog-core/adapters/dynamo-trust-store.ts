@@ -100,7 +100,11 @@ export class DynamoTrustStore implements TrustStore {
     return ((res.Items ?? []) as Array<{ server: string; entry: ChangeEntry }>).map((i) => ({ slug: i.server, entry: i.entry }));
   }
 
-  /** Removes a server's whole history (its partition), e.g. when it leaves the catalog or demo data is replaced. */
+  /**
+   * Removes a server's whole history, e.g. when it leaves the catalog or demo data is replaced: its
+   * partition, and its entries in the cross-server partition of breaking changes (whose keys its
+   * breaking change items give: `change#<at>#<id>` there is `<at>#<slug>#<id>` here).
+   */
   async deleteAll(slug: string): Promise<void> {
     let startKey: Record<string, unknown> | undefined;
     do {
@@ -109,11 +113,19 @@ export class DynamoTrustStore implements TrustStore {
           TableName: this.table,
           KeyConditionExpression: 'slug = :s',
           ExpressionAttributeValues: { ':s': slug },
-          ProjectionExpression: 'slug, sk',
+          ProjectionExpression: 'slug, sk, #e.breaking',
+          ExpressionAttributeNames: { '#e': 'entry' },
           ExclusiveStartKey: startKey,
         }),
       );
-      const keys = (res.Items ?? []) as Array<{ slug: string; sk: string }>;
+      const items = (res.Items ?? []) as Array<{ slug: string; sk: string; entry?: { breaking?: boolean } }>;
+      const keys = items.map(({ slug: s, sk }) => ({ slug: s, sk }));
+      for (const item of items) {
+        if (!item.sk.startsWith(CHANGE) || item.entry?.breaking !== true) continue;
+        const rest = item.sk.slice(CHANGE.length);
+        const cut = rest.lastIndexOf('#');
+        keys.push({ slug: BREAKING, sk: `${rest.slice(0, cut)}#${slug}#${rest.slice(cut + 1)}` });
+      }
       if (keys.length > 0)
         await batchWriteAll(
           this.doc,
