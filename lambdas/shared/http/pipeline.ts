@@ -265,19 +265,19 @@ function describeError(err: unknown): unknown {
 }
 
 /**
- * The Lambda entry of an API: middy around its pipeline. The request id is API Gateway's, else
- * Lambda's; it is on every log line of the invocation (with the X-Ray trace id, which the logger
- * adds), and the invocation runs in an annotated X-Ray subsegment when tracing. Dependencies are
- * built once per instance by `getDeps`; a failed build is the policy's `starting` problem, and the
- * next request tries again. Metrics are published when the invocation ends.
- */
-/**
  * Whether the logger writes at all, read once as the access log reads it (`request-log.ts`): the
  * level is set by the environment at start-up, and asking the logger reads the environment again
  * (measured: 4 µs of a cached read's CPU when asked per request).
  */
 const LOGGING = logger.getLevelName() !== 'SILENT';
 
+/**
+ * The Lambda entry of an API: middy around its pipeline. The request id is API Gateway's, else
+ * Lambda's; it is on every log line of the invocation (with the X-Ray trace id, which the logger
+ * adds), and the invocation runs in an annotated X-Ray subsegment when tracing. Dependencies are
+ * built once per instance by `getDeps`; a failed build is the policy's `starting` problem, and the
+ * next request tries again. Metrics are published when the invocation ends.
+ */
 export function lambdaEntry<D, P>(policy: ApiPolicy<D, P>, getDeps: () => Promise<D>, pipeline: Pipeline<D> = createPipeline(policy)) {
   return middy<HttpEvent, HttpResult, Error, LambdaContext>().handler(async (event, context) => {
     const requestId = event.requestContext?.requestId ?? context?.awsRequestId ?? randomUUID();
