@@ -11,7 +11,7 @@ import { startDynamoLocal, startS3Server } from '../local-stack/backends';
 import { localCatalogConfig, provision } from '../local-stack/catalog-env';
 import { dataDir } from '../local-stack/data-dir';
 import { catalogListMix, clientAddresses } from './catalog-mix';
-import { cpuMs, startServer } from './catalog';
+import { startServer } from './catalog';
 import { cacheSizingRows, comboCpuRows, newCallerRows, takeCpuRows } from './catalog-cpu-inproc';
 import { stageRows } from './cpu-profile';
 import { costRows } from './request-cost';
@@ -57,7 +57,7 @@ interface Run {
   requests: number;
 }
 
-/** User and system CPU ms a process has used so far (`cpuMs` is their sum), from /proc. */
+/** User and system CPU ms a process has used so far, from /proc (as `cpuMs`, which sums them). */
 function cpuParts(pid: number): { user: number; system: number } {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 };
@@ -71,8 +71,7 @@ export async function drive(server: Server, urls: string[], amount?: number): Pr
   const ips = clientAddresses(ADDRESSES);
   let n = 0;
   const pid = server.child.pid as number;
-  const before = cpuMs(pid);
-  const parts = cpuParts(pid);
+  const before = cpuParts(pid);
   const result = await autocannon({
     url: `http://127.0.0.1:${server.port}`,
     connections: CONNECTIONS,
@@ -95,13 +94,9 @@ export async function drive(server: Server, urls: string[], amount?: number): Pr
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`load run had ${result.non2xx} non-2xx answers and ${result.errors} errors`);
   const requests = result.requests.total;
   const after = cpuParts(pid);
-  return {
-    rps: result['2xx'] / result.duration,
-    cpu: (cpuMs(pid) - before) / requests,
-    user: (after.user - parts.user) / requests,
-    system: (after.system - parts.system) / requests,
-    requests,
-  };
+  const user = (after.user - before.user) / requests;
+  const system = (after.system - before.system) / requests;
+  return { rps: result['2xx'] / result.duration, cpu: user + system, user, system, requests };
 }
 
 /** One request at a time; wall ms per request, client side, over kept-alive fetch. */
