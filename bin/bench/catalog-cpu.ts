@@ -1,7 +1,7 @@
 import { embeddedSearchIndex } from '../../lambdas/catalog-core';
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -11,7 +11,7 @@ import { startDynamoLocal, startS3Server } from '../local-stack/backends';
 import { localCatalogConfig, provision } from '../local-stack/catalog-env';
 import { dataDir } from '../local-stack/data-dir';
 import { catalogListMix, clientAddresses } from './catalog-mix';
-import { startServer } from './catalog';
+import { cpuParts, startServer } from './catalog';
 import { cacheSizingRows, comboCpuRows, newCallerRows, takeCpuRows } from './catalog-cpu-inproc';
 import { stageRows } from './cpu-profile';
 import { costRows } from './request-cost';
@@ -55,12 +55,6 @@ interface Run {
   user: number;
   system: number;
   requests: number;
-}
-
-/** User and system CPU ms a process has used so far, from /proc (as `cpuMs`, which sums them). */
-function cpuParts(pid: number): { user: number; system: number } {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 };
 }
 
 /**
