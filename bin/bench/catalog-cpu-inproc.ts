@@ -1,6 +1,9 @@
 import { CATEGORIES, REGISTRY_TYPES } from '../../lambdas/catalog-core';
 import { handleCatalogRequest, responseCacheOf } from '../../lambdas/catalog/api';
+import type { CatalogConfig } from '../../lambdas/catalog/config';
 import type { CatalogDeps } from '../../lambdas/catalog/deps';
+import { dynamoClient } from '../../lambdas/shared/aws/clients';
+import { DynamoTokenBuckets } from '../../lambdas/shared/rate-limit/dynamo-rate-limiter';
 import { event } from './catalog';
 import { LANGUAGES } from '../local-stack/synthetic';
 import { ms, summarize, verdict, type BenchSection } from './stats';
@@ -99,4 +102,47 @@ export async function newCallerRows(deps: CatalogDeps, urls: readonly string[]):
     known.push(await time(q, KNOWN));
   }
   return { fresh, known };
+}
+
+/**
+ * What one lease take costs the function itself (the AWS SDK call to the rate-limit table:
+ * middleware, signing, its timers, the node:http client, the answer decoded), against DynamoDB
+ * Local: the table's own work is in its process. With the load's raised limits every caller's lease
+ * lives its one-second minimum, so each of `callers` takes about once a second whatever the request
+ * rate: a fixed cost per second, which per request is `callers × take CPU / req/s`.
+ */
+export async function takeCpuRows(config: CatalogConfig, callers: number, rps: number): Promise<BenchSection['rows']> {
+  const client = dynamoClient({ region: config.region, dynamoEndpoint: config.dynamoEndpoint, s3Endpoint: config.s3Endpoint });
+  try {
+    const buckets = new DynamoTokenBuckets(client, config.rateLimitTable, Date.now, { batch: config.rateBatchTakes });
+    const policy = { name: 'bench-take', ratePerSecond: 1_000_000, burst: 1_000_000 };
+    const lease = 100_000;
+    let key = 0;
+    const perTake = async (concurrency: number, count: number): Promise<number> => {
+      const before = process.cpuUsage();
+      for (let i = 0; i < count / concurrency; i++)
+        await Promise.all(Array.from({ length: concurrency }, () => buckets.take(`bench-take-${key++ % callers}`, policy, lease)));
+      const d = process.cpuUsage(before);
+      return (d.user + d.system) / 1000 / count;
+    };
+    await perTake(4, 200);
+    const one = await perTake(1, 400);
+    const four = await perTake(4, 400);
+    return [
+      [
+        "the limiter's lease take, CPU in the function per call (the SDK and its HTTP client; the table's work is DynamoDB Local's): one at a time / 4 at once",
+        `${ms(one)} / ${ms(four)}`,
+        '',
+        'informational',
+      ],
+      [
+        `  its share of the cached run: ${callers} callers' leases last 1 s at the raised limits, so about ${callers} takes a second at ${rps.toFixed(0)} req/s`,
+        `${ms((callers * four) / rps)} per request (4 at once) to ${ms((callers * one) / rps)} (one at a time)`,
+        '',
+        'informational',
+      ],
+    ];
+  } finally {
+    client.destroy();
+  }
 }

@@ -76,9 +76,15 @@ export function startServer(args: string[]): Promise<{ child: ChildProcess; port
 
 /** CPU time (user + system, ms) a process has used so far, from /proc (Linux). */
 export function cpuMs(pid: number): number {
+  const { user, system } = cpuParts(pid);
+  return user + system;
+}
+
+/** The user-space and kernel parts of that time, ms. */
+export function cpuParts(pid: number): { user: number; system: number } {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   // utime and stime, fields 14 and 15 of stat(5), in clock ticks (100 per second on Linux).
-  return (Number(fields[11]) + Number(fields[12])) * 10;
+  return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 };
 }
 
 interface Load {

@@ -33,6 +33,13 @@ const STAGES: Array<[string, (url: string, fn: string) => boolean]> = [
   ['serialisation (views, envelope, JSON)', (u) => /catalog\/views|catalog\/envelope|http\/respond|catalog\/endpoints\//.test(u)],
   ['pipeline and Lambda entry (middy, orchestration)', (u) => /http\/pipeline|@middy|catalog\/api\.ts|shared\/concurrency/.test(u)],
   ["HTTP adapter (event in, bytes out: API Gateway's part)", (u) => /local-stack\/server/.test(u)],
+  // The socket system calls themselves (native frames without a script): V8's profiler samples wall
+  // time, so a write that waits on the scheduler (the woken client taking the core) counts in full
+  // here while `/proc` counts it only as far as it ran; kept apart so it does not pass for node's JS.
+  [
+    'socket system calls (writev, read: kernel time, wall time in the profile)',
+    (u, fn) => u === '' && /^(writev|writeBuffer|writeUtf8String|writeLatin1String|readStart|readStop)$/.test(fn),
+  ],
   // Node's own HTTP and socket code (what the bare server runs too); other node: modules (crypto, url) count for their caller.
   ['node:http, sockets, timers', (u) => /^node:(_http|net|stream|events|timers|internal\/(stream|streams|timers|process\/task_queues|http))/.test(u)],
   ['garbage collection', (_u, fn) => fn === '(garbage collector)'],
