@@ -1,5 +1,5 @@
 import { deflateRawSync } from 'node:zlib';
-import { Zip, ZipPassThrough } from 'fflate';
+import type { Zip as ZipWriter, ZipInputFile } from 'fflate';
 import { mapAhead, mapLimit } from '../shared/concurrency';
 import { MemoryError, notFound } from './errors';
 import { READ_CONCURRENCY, type GitOverlay } from './git-overlay';
@@ -146,6 +146,7 @@ export class Exports {
     }
     const held = new HeldBytes();
     const git = this.deps.git;
+    const { Zip, entry } = await loadZip();
 
     async function* body(): AsyncGenerator<Uint8Array> {
       const out: Uint8Array[] = [];
@@ -174,7 +175,7 @@ export class Exports {
         const add = (blob: string, content: Uint8Array): void => {
           for (const [path, e] of paths.get(blob) ?? []) {
             const name = entryName(rec, path);
-            const file = new DeflatedEntry(name, new Date(e.updated));
+            const file = entry(name, new Date(e.updated));
             zip.add(file);
             file.push(content, true);
             // The entry's central directory record stays until the end of the zip.
@@ -223,22 +224,39 @@ export class Exports {
 
 const entryName = (rec: MemoryRecord, path: string): string => `${rec.name}/${path}`;
 
-/**
- * A zip entry deflated by zlib in one call (its whole content is pushed at once). fflate's own
- * `ZipDeflate` keeps each entry's compressor state (about 100 KB) until the zip ends, so a zip of
- * 10,000 notes would hold a gigabyte; this is the extension point fflate documents for another
- * compressor (`push` counts the size and CRC of what it is given, `process` emits what is stored).
- */
-class DeflatedEntry extends ZipPassThrough {
-  constructor(name: string, mtime: Date) {
-    super(name);
-    this.compression = 8;
-    this.mtime = mtime;
-  }
+interface ZipLib {
+  Zip: typeof ZipWriter;
+  /** A zip entry's file, deflated by zlib in one call (its whole content is pushed at once). */
+  entry: (name: string, mtime: Date) => ZipInputFile & { push(chunk: Uint8Array, final: boolean): void };
+}
 
-  override process(chunk: Uint8Array, final: boolean): void {
-    this.ondata(null, deflateRawSync(chunk, { level: 6, ...oneBuffer(chunk.length) }), final);
-  }
+let zipLib: Promise<ZipLib> | undefined;
+
+/**
+ * fflate, loaded by the first zip export of an instance: it builds its Huffman and CRC tables when
+ * it loads (a few ms of every memory function's module init), and no other request needs it.
+ *
+ * A zip entry is deflated by zlib in one call. fflate's own `ZipDeflate` keeps each entry's
+ * compressor state (about 100 KB) until the zip ends, so a zip of 10,000 notes would hold a
+ * gigabyte; `ZipPassThrough` is the extension point fflate documents for another compressor
+ * (`push` counts the size and CRC of what it is given, `process` emits what is stored).
+ */
+function loadZip(): Promise<ZipLib> {
+  zipLib ??= import('fflate').then(({ Zip, ZipPassThrough }) => {
+    class DeflatedEntry extends ZipPassThrough {
+      constructor(name: string, mtime: Date) {
+        super(name);
+        this.compression = 8;
+        this.mtime = mtime;
+      }
+
+      override process(chunk: Uint8Array, final: boolean): void {
+        this.ondata(null, deflateRawSync(chunk, { level: 6, ...oneBuffer(chunk.length) }), final);
+      }
+    }
+    return { Zip, entry: (name, mtime) => new DeflatedEntry(name, mtime) };
+  });
+  return zipLib;
 }
 
 function pathsByBlob(index: NoteIndex): Map<string, Array<[string, FileEntry]>> {
