@@ -1,5 +1,3 @@
-import { deflateRawSync } from 'node:zlib';
-import type { Zip as ZipWriter, ZipInputFile } from 'fflate';
 import { mapAhead, mapLimit } from '../shared/concurrency';
 import { MemoryError, notFound } from './errors';
 import { READ_CONCURRENCY, type GitOverlay } from './git-overlay';
@@ -9,7 +7,7 @@ import type { Lineages } from './lineage';
 import type { Memories } from './memories';
 import type { FileEntry, NoteIndex } from './note-index';
 import { objectId, type GitObjectType } from './pack';
-import { deflateBound, oneBuffer, PACK_OVERHEAD, packEntryBound, PackWriter } from './pack-files';
+import { deflateBound, PACK_OVERHEAD, packEntryBound, PackWriter } from './pack-files';
 import type { PackedTexts } from './packed-texts';
 import type { MemoryRecord } from './ports';
 import { reachableObjects } from './reachable';
@@ -146,7 +144,7 @@ export class Exports {
     }
     const held = new HeldBytes();
     const git = this.deps.git;
-    const { Zip, entry } = await loadZip();
+    const { Zip, DeflatedEntry } = await loadZip();
 
     async function* body(): AsyncGenerator<Uint8Array> {
       const out: Uint8Array[] = [];
@@ -175,7 +173,7 @@ export class Exports {
         const add = (blob: string, content: Uint8Array): void => {
           for (const [path, e] of paths.get(blob) ?? []) {
             const name = entryName(rec, path);
-            const file = entry(name, new Date(e.updated));
+            const file = new DeflatedEntry(name, new Date(e.updated));
             zip.add(file);
             file.push(content, true);
             // The entry's central directory record stays until the end of the zip.
@@ -224,38 +222,16 @@ export class Exports {
 
 const entryName = (rec: MemoryRecord, path: string): string => `${rec.name}/${path}`;
 
-interface ZipLib {
-  Zip: typeof ZipWriter;
-  /** A zip entry's file, deflated by zlib in one call (its whole content is pushed at once). */
-  entry: (name: string, mtime: Date) => ZipInputFile & { push(chunk: Uint8Array, final: boolean): void };
-}
-
-let zipLib: Promise<ZipLib> | undefined;
+let zipLib: Promise<typeof import('./zip-entry')> | undefined;
 
 /**
- * fflate, loaded by the first zip export of an instance: it builds its Huffman and CRC tables when
- * it loads (a few ms of every memory function's module init), and no other request needs it.
- *
- * A zip entry is deflated by zlib in one call. fflate's own `ZipDeflate` keeps each entry's
- * compressor state (about 100 KB) until the zip ends, so a zip of 10,000 notes would hold a
- * gigabyte; `ZipPassThrough` is the extension point fflate documents for another compressor
- * (`push` counts the size and CRC of what it is given, `process` emits what is stored).
+ * The zip writer (fflate), loaded by the first zip export of an instance: fflate builds its
+ * Huffman and CRC tables when it loads (a few ms of every memory function's module init), and no
+ * other request needs it. `zip-entry.ts` imports only what it uses, so the bundle keeps no more of
+ * fflate than a static import did.
  */
-function loadZip(): Promise<ZipLib> {
-  zipLib ??= import('fflate').then(({ Zip, ZipPassThrough }) => {
-    class DeflatedEntry extends ZipPassThrough {
-      constructor(name: string, mtime: Date) {
-        super(name);
-        this.compression = 8;
-        this.mtime = mtime;
-      }
-
-      override process(chunk: Uint8Array, final: boolean): void {
-        this.ondata(null, deflateRawSync(chunk, { level: 6, ...oneBuffer(chunk.length) }), final);
-      }
-    }
-    return { Zip, entry: (name, mtime) => new DeflatedEntry(name, mtime) };
-  });
+function loadZip(): Promise<typeof import('./zip-entry')> {
+  zipLib ??= import('./zip-entry');
   return zipLib;
 }
 
