@@ -49,6 +49,14 @@ module.exports = {
       to: { path: '^lambdas/catalog-core/', pathNot: [`^${CATALOG_CORE}`, '^lambdas/catalog-core/search/'] },
     },
     {
+      name: 'check-function-stays-narrow',
+      comment:
+        "the check function's entry reaches neither the crawl's unit and wiring nor the classifier or the registry schemas: they are built at module init and a check uses none of them (BENCHMARKS.md, module init)",
+      severity: 'error',
+      from: { path: '^lambdas/crawler/check-handler\\.ts$' },
+      to: { path: '^lambdas/crawler/(unit|wiring|crawler|domain/classify|domain/server-schema)\\.ts$', reachable: true },
+    },
+    {
       name: 'no-feature-into-tooling',
       comment: 'code that runs in a Lambda never imports the local stack, the CDK app or tests',
       severity: 'error',

@@ -1,7 +1,7 @@
 import { DynamoCatalogStore, DynamoTrustStore, embeddedSearchIndex } from '../lambdas/catalog-core';
 import { runCheckRound } from '../lambdas/crawler/checks';
 import { loadCrawlerConfig } from '../lambdas/crawler/config';
-import { createChecker } from '../lambdas/crawler/wiring';
+import { createChecker } from '../lambdas/crawler/check-wiring';
 import { documentClient, dynamoClient, loadBatchSdkBudget } from '../lambdas/shared/aws/clients';
 import { flags } from './cli-args';
 import { openBackends } from './local-stack/catalog-env';

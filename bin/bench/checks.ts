@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { CatalogStore, TrustStore } from '../../lambdas/catalog-core';
 import { checkBatch, planChecks, type CheckBatchRef, type CheckCounts } from '../../lambdas/crawler/checks';
 import { loadCrawlerConfig } from '../../lambdas/crawler/config';
-import { createChecker } from '../../lambdas/crawler/wiring';
+import { createChecker } from '../../lambdas/crawler/check-wiring';
 import { mapLimit } from '../../lambdas/shared/concurrency';
 import { startTestCatalog } from '../../test/support/catalog-harness';
 import { startSwitchableMcp, type FakeTool, type SwitchableMcp } from '../../test/support/crawler-fakes';

@@ -33,7 +33,7 @@ import { CRAWL_METRICS } from '../shared/observability/metric-names';
 import { countMetric, flushMetrics } from '../shared/observability/metrics';
 import { checkBatch, planChecks, type CheckBatchRef, type CheckCounts, type CheckDeps } from './checks';
 import { loadCrawlerConfig } from './config';
-import { createChecker } from './wiring';
+import { createChecker } from './check-wiring';
 
 export interface CheckInstance {
   deps: CheckDeps;

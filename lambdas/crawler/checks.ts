@@ -18,7 +18,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { mapLimit } from '../shared/concurrency';
 import type { Clock, HealthChecker } from './domain/ports';
 import type { RemoteHealth } from './domain/types';
-import { mergeHealth } from './unit';
+import { mergeHealth } from './domain/health';
 import type { CheckSettings } from './check-settings';
 
 /**

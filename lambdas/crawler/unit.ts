@@ -1,8 +1,6 @@
 import {
   type CatalogDetail,
-  type CatalogHealth,
   type CatalogRecord,
-  type CatalogTool,
   type Category,
   type ReadmeContent,
   searchDocumentOf,
@@ -12,6 +10,7 @@ import {
   type ChangeEntry,
 } from '../catalog-core';
 import { classifyByRules } from './domain/classify';
+import { mergeHealth } from './domain/health';
 import { isRejection, normaliseRow, rowIdentity } from './domain/normalise';
 import type { CachedResponse, GithubSource, NameState, RepoRef, UnitRef } from './domain/ports';
 import { buildEntry, type BuiltEntry } from './domain/record';
@@ -75,23 +74,6 @@ function serverFromRecord(r: CatalogRecord): NormalisedServer {
     declaredSchema: '',
     repairs: [],
   };
-}
-
-/** Several remotes: live if any is live, the latest check time, tools of the best live check. */
-export function mergeHealth(results: RemoteHealth[]): { health?: CatalogHealth; tools?: CatalogTool[] } {
-  if (results.length === 0) return {};
-  const live = results.filter((r) => r.live);
-  const open = live.filter((r) => r.authRequired !== true);
-  const checkedAt =
-    results
-      .map((r) => r.checkedAt)
-      .sort()
-      .at(-1) ?? results[0].checkedAt;
-  const best = open.reduce<RemoteHealth | undefined>((b, r) => ((r.toolCount ?? 0) > (b?.toolCount ?? -1) ? r : b), undefined);
-  const health: CatalogHealth = { live: live.length > 0, checkedAt };
-  if (live.length > 0 && open.length === 0) health.authRequired = true;
-  if (best?.toolCount !== undefined) health.toolCount = best.toolCount;
-  return { health, ...(best?.tools !== undefined && { tools: best.tools }) };
 }
 
 /** The changelog entries of a write: a registry version bump, and what changed in the captured tools. */

@@ -1,6 +1,4 @@
 import type { CatalogStore, IconStore, SearchIndex, TrustStore } from '../catalog-core';
-import type { CheckDeps } from './checks';
-import type { CheckSettings } from './check-settings';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { logger } from '../shared/logger';
 import { CachedSecret, secretsClient } from '../shared/secrets';
@@ -116,41 +114,4 @@ export function createCrawler(config: CrawlerConfig, ports: CrawlerPorts): { cra
     },
   );
   return { crawler, http };
-}
-
-/** The check round's dependencies: the same HTTP client policy (per-host limits, private-address guard) as the crawl's. */
-export function createChecker(
-  config: CrawlerConfig,
-  ports: {
-    store: CatalogStore;
-    index: SearchIndex;
-    indexWrites?: Pick<SearchIndex, 'upsert'>;
-    trust: TrustStore;
-    clock?: Clock;
-    http?: Partial<HttpClientOptions>;
-    settings?: Partial<CheckSettings>;
-  },
-): { deps: CheckDeps; http: HttpClient } {
-  const clock = ports.clock ?? { now: () => new Date() };
-  const http = new HttpClient({
-    timeoutMs: config.httpTimeoutMs,
-    // A check is one observation: a retried request would hide the failure it is there to see.
-    retries: 0,
-    baseDelayMs: config.retryBaseMs,
-    perHostConcurrency: config.hostConcurrency,
-    allowPrivateHosts: config.allowPrivateHosts,
-    ...ports.http,
-  });
-  return {
-    deps: {
-      store: ports.store,
-      index: ports.index,
-      ...(ports.indexWrites && { indexWrites: ports.indexWrites }),
-      trust: ports.trust,
-      health: new McpHealthChecker({ http, timeoutMs: config.healthTimeoutMs, now: () => clock.now() }),
-      clock,
-      settings: { ...config.checks, ...ports.settings },
-    },
-    http,
-  };
 }

@@ -1,5 +1,3 @@
-import { deflateRawSync } from 'node:zlib';
-import { Zip, ZipPassThrough } from 'fflate';
 import { mapAhead, mapLimit } from '../shared/concurrency';
 import { MemoryError, notFound } from './errors';
 import { READ_CONCURRENCY, type GitOverlay } from './git-overlay';
@@ -9,7 +7,7 @@ import type { Lineages } from './lineage';
 import type { Memories } from './memories';
 import type { FileEntry, NoteIndex } from './note-index';
 import { objectId, type GitObjectType } from './pack';
-import { deflateBound, oneBuffer, PACK_OVERHEAD, packEntryBound, PackWriter } from './pack-files';
+import { deflateBound, PACK_OVERHEAD, packEntryBound, PackWriter } from './pack-files';
 import type { PackedTexts } from './packed-texts';
 import type { MemoryRecord } from './ports';
 import { reachableObjects } from './reachable';
@@ -146,6 +144,7 @@ export class Exports {
     }
     const held = new HeldBytes();
     const git = this.deps.git;
+    const { Zip, DeflatedEntry } = await loadZip();
 
     async function* body(): AsyncGenerator<Uint8Array> {
       const out: Uint8Array[] = [];
@@ -223,22 +222,17 @@ export class Exports {
 
 const entryName = (rec: MemoryRecord, path: string): string => `${rec.name}/${path}`;
 
-/**
- * A zip entry deflated by zlib in one call (its whole content is pushed at once). fflate's own
- * `ZipDeflate` keeps each entry's compressor state (about 100 KB) until the zip ends, so a zip of
- * 10,000 notes would hold a gigabyte; this is the extension point fflate documents for another
- * compressor (`push` counts the size and CRC of what it is given, `process` emits what is stored).
- */
-class DeflatedEntry extends ZipPassThrough {
-  constructor(name: string, mtime: Date) {
-    super(name);
-    this.compression = 8;
-    this.mtime = mtime;
-  }
+let zipLib: Promise<typeof import('./zip-entry')> | undefined;
 
-  override process(chunk: Uint8Array, final: boolean): void {
-    this.ondata(null, deflateRawSync(chunk, { level: 6, ...oneBuffer(chunk.length) }), final);
-  }
+/**
+ * The zip writer (fflate), loaded by the first zip export of an instance: fflate builds its
+ * Huffman and CRC tables when it loads (a few ms of every memory function's module init), and no
+ * other request needs it. `zip-entry.ts` imports only what it uses, so the bundle keeps no more of
+ * fflate than a static import did.
+ */
+function loadZip(): Promise<typeof import('./zip-entry')> {
+  zipLib ??= import('./zip-entry');
+  return zipLib;
 }
 
 function pathsByBlob(index: NoteIndex): Map<string, Array<[string, FileEntry]>> {

@@ -2,7 +2,7 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { checkHandlers } from '../../lambdas/crawler/check-handler';
 import { loadCrawlerConfig } from '../../lambdas/crawler/config';
-import { createChecker } from '../../lambdas/crawler/wiring';
+import { createChecker } from '../../lambdas/crawler/check-wiring';
 import { CatalogChecks } from '../../lib/catalog-checks';
 import { CatalogData } from '../../lib/catalog-data';
 import { definitionOf, runStateMachine, type AslMachine } from '../support/asl';

@@ -1,7 +1,7 @@
 import type { ChangeEntry } from '../../lambdas/catalog-core';
 import { loadCrawlerConfig } from '../../lambdas/crawler/config';
 import { runCheckRound } from '../../lambdas/crawler/checks';
-import { createChecker } from '../../lambdas/crawler/wiring';
+import { createChecker } from '../../lambdas/crawler/check-wiring';
 import { startTestCatalog, type TestCatalog } from '../support/catalog-harness';
 import { startSwitchableMcp, type FakeTool, type SwitchableMcp } from '../support/crawler-fakes';
 import { docOf, makeRecord } from '../support/records';

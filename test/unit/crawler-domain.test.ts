@@ -1,6 +1,6 @@
 import { type CatalogDetail, type Category, CATEGORIES } from '../../lambdas/catalog-core';
 import { parseSteps, loadCrawlerConfig } from '../../lambdas/crawler/config';
-import { mergeHealth } from '../../lambdas/crawler/unit';
+import { mergeHealth } from '../../lambdas/crawler/domain/health';
 import { classifyByRules, LlmCategoryClassifier, readmeProse } from '../../lambdas/crawler/domain/classify';
 import { checkedKeywords } from '../../lambdas/crawler/domain/category-keywords';
 import lists from '../../lambdas/crawler/domain/category-keywords.json';
@@ -168,6 +168,19 @@ describe('category classifier on real registry rows', () => {
     expect(rules('ai.smithery/arjunkmrm-perplexity-search', "Enable AI assistants to perform web searches using Perplexity's Sonar Pro.")).toEqual([
       'Search & Web',
     ]);
+  });
+
+  it('matches keywords on Unicode word boundaries with Unicode case folding (the patterns run on a normalised copy)', () => {
+    // A keyword with a non-ASCII letter matches in either case.
+    expect(rules('io.example/cards', 'Browse Pokémon cards')).toEqual(['Media & Design']);
+    expect(rules('io.example/cards', 'BROWSE POKÉMON CARDS')).toEqual(['Media & Design']);
+    // A non-ASCII letter next to a keyword is part of the word: no match inside `ñpostgres` or `postgresé`.
+    expect(rules('io.example/db', 'Query Postgres databases')).toContain('Data & Databases');
+    expect(rules('io.example/db', 'Query ñpostgresé')).toEqual(['Other']);
+    // Non-ASCII punctuation and white space are boundaries.
+    expect(rules('io.example/db', 'Query\u00a0«Postgres»')).toContain('Data & Databases');
+    // Case folding maps the long s to s, as the `iu` patterns did.
+    expect(rules('io.example/db', 'Query Poſtgres')).toContain('Data & Databases');
   });
 
   it('puts greeting and sample demos in Other unless a domain scores high', () => {
