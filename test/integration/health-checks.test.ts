@@ -156,4 +156,24 @@ describe('health checks over time', () => {
     expect((await trust.changes('weather', { limit: 10 })).items).toEqual([]);
     expect(await trust.recentBreaking(10)).toEqual([{ slug: 'local-only', entry: other }]);
   });
+  it("/health says down as the checker decided it, with the checker's down-after (CHECK_DOWN_AFTER), not the default of 3", async () => {
+    fake.state = 'down';
+    const { deps } = createChecker(loadCrawlerConfig({ CRAWLER_ALLOW_PRIVATE_HOSTS: 'true' }), {
+      store: catalog.deps.store,
+      index: catalog.deps.index,
+      trust: catalog.deps.trust,
+      // The real time: the rounds above ran on a clock ahead of it, and /health summarises as of now (their history is gone with deleteAll above).
+      clock: { now: () => new Date() },
+      settings: { downAfter: 1 },
+    });
+    await runCheckRound(deps);
+    const list = (await (await catalog.get('/api/mcps?type=remote&sort=name')).json()) as { data: Array<{ slug: string; down?: true }> };
+    expect(list.data.find((s) => s.slug === 'weather')?.down).toBe(true);
+    const health = (await (await catalog.get('/api/mcps/weather/health?window=24h')).json()) as {
+      data: { summary: { down: boolean; consecutiveFailures: number } };
+    };
+    expect(health.data.summary.consecutiveFailures).toBeGreaterThanOrEqual(1);
+    expect(health.data.summary.down).toBe(true);
+    fake.state = 'up';
+  });
 });

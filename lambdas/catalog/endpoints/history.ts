@@ -24,7 +24,11 @@ export async function getServerHealth(ctx: RequestCtx, deps: CatalogDeps): Promi
   const month = await deps.trust.checks(slug, since(HEALTH_WINDOWS['30d']));
   const from = since(HEALTH_WINDOWS[window]);
   const checks = month.filter((c) => c.at > from);
-  return json(successBody({ slug, window, summary: summarizeChecks(month, now), checks }));
+  const summary = summarizeChecks(month, now);
+  // Down is the checker's verdict, after its CHECK_DOWN_AFTER failures in a row (a setting of the
+  // check function, not this one's): the record carries it, from the same last check.
+  if (record.healthHistory !== undefined && record.healthHistory.lastCheckedAt === summary.lastCheckedAt) summary.down = record.healthHistory.down;
+  return json(successBody({ slug, window, summary, checks }));
 }
 
 /**
