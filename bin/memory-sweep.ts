@@ -12,11 +12,10 @@
  */
 import { DynamoRevLock } from '../lambdas/memory/adapters/dynamo-rev-lock';
 import { S3BlobStore } from '../lambdas/memory/adapters/s3-blob-store';
-import { loadMemoryConfig } from '../lambdas/memory/config';
 import { DEFAULT_SWEEP, sweepMemory, type SweepOptions } from '../lambdas/memory/sweep';
 import { dynamoClient, loadBatchSdkBudget, s3Client } from '../lambdas/shared/aws/clients';
 import { flags, positiveInt } from './cli-args';
-import { openBackends } from './local-stack/catalog-env';
+import { type MemoryTarget, memoryTarget } from './memory-target';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
@@ -30,11 +29,7 @@ export interface SweepSummary {
 }
 
 /** Sweeps every memory of `table` in `bucket`; `report` receives each memory that had unreachable items. */
-export async function sweepMemories(
-  o: { table: string; bucket: string; region: string; dynamoEndpoint?: string; s3Endpoint?: string },
-  opts: SweepOptions,
-  report: (line: object) => void,
-): Promise<SweepSummary> {
+export async function sweepMemories(o: MemoryTarget, opts: SweepOptions, report: (line: object) => void): Promise<SweepSummary> {
   // The head moves and deletes are the request budget's (a sweep holds writers back); listing is bulk work.
   const ddb = dynamoClient(o);
   const s3 = s3Client(o, loadBatchSdkBudget());
@@ -66,23 +61,7 @@ async function main(): Promise<void> {
     dryRun: args['dry-run'] === true,
     graceMs: positiveInt(args['grace-minutes'] as string | undefined, 'grace-minutes', DEFAULT_SWEEP.graceMs / 60_000) * 60_000,
   };
-  const env = process.env;
-  let stop = async (): Promise<void> => undefined;
-  let target: Parameters<typeof sweepMemories>[0];
-  const c = loadMemoryConfig(env);
-  if (env.MEMORY_TABLE && env.MEMORY_BUCKET) {
-    target = { table: c.memoryTable, bucket: c.memoryBucket, region: c.region, dynamoEndpoint: c.dynamoEndpoint, s3Endpoint: c.s3Endpoint };
-  } else {
-    const backends = await openBackends();
-    stop = backends.stop;
-    target = {
-      table: c.memoryTable,
-      bucket: c.memoryBucket,
-      region: backends.config.region,
-      dynamoEndpoint: backends.config.dynamoEndpoint,
-      s3Endpoint: backends.config.s3Endpoint,
-    };
-  }
+  const { target, stop } = await memoryTarget();
   try {
     const s = await sweepMemories(target, opts, (line) => console.log(JSON.stringify(line)));
     console.error(

@@ -11,10 +11,9 @@
  */
 import { DynamoRevLock } from '../lambdas/memory/adapters/dynamo-rev-lock';
 import { S3BlobStore } from '../lambdas/memory/adapters/s3-blob-store';
-import { loadMemoryConfig } from '../lambdas/memory/config';
 import { checkHistory } from '../lambdas/memory/integrity';
 import { dynamoClient, loadBatchSdkBudget, s3Client } from '../lambdas/shared/aws/clients';
-import { openBackends } from './local-stack/catalog-env';
+import { type MemoryTarget, memoryTarget } from './memory-target';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
@@ -27,10 +26,7 @@ export interface VerifySummary {
 }
 
 /** Checks every memory of `table` against `bucket`; `report` receives each damaged memory. */
-export async function verifyMemories(
-  o: { table: string; bucket: string; region: string; dynamoEndpoint?: string; s3Endpoint?: string },
-  report: (line: object) => void,
-): Promise<VerifySummary> {
+export async function verifyMemories(o: MemoryTarget, report: (line: object) => void): Promise<VerifySummary> {
   const ddb = dynamoClient(o, loadBatchSdkBudget());
   const s3 = s3Client(o, loadBatchSdkBudget());
   const lock = new DynamoRevLock(ddb, o.table);
@@ -56,24 +52,7 @@ export async function verifyMemories(
 }
 
 async function main(): Promise<void> {
-  const env = process.env;
-  let stop = async (): Promise<void> => undefined;
-  let target: Parameters<typeof verifyMemories>[0];
-  if (env.MEMORY_TABLE && env.MEMORY_BUCKET) {
-    const c = loadMemoryConfig(env);
-    target = { table: c.memoryTable, bucket: c.memoryBucket, region: c.region, dynamoEndpoint: c.dynamoEndpoint, s3Endpoint: c.s3Endpoint };
-  } else {
-    const backends = await openBackends();
-    stop = backends.stop;
-    const c = loadMemoryConfig(env);
-    target = {
-      table: c.memoryTable,
-      bucket: c.memoryBucket,
-      region: backends.config.region,
-      dynamoEndpoint: backends.config.dynamoEndpoint,
-      s3Endpoint: backends.config.s3Endpoint,
-    };
-  }
+  const { target, stop } = await memoryTarget();
   try {
     const summary = await verifyMemories(target, (line) => console.log(JSON.stringify(line)));
     console.error(
