@@ -22,9 +22,18 @@ const ENV = { ORG_ALLOW_LIST_REFRESH_SECONDS: '0', RATE_ANON_RPS: '100000', RATE
 
 const healthy = async (base: string) => ((await fetch(`${base}/healthz`)).status === 200 ? true : undefined);
 const read = async (base: string) => {
-  const res = await fetch(`${base}/org/admin/allow-list`, { headers: { authorization: admin } });
-  expect(res.status).toBe(200);
-  return { etag: res.headers.get('etag') as string, list: JSON.parse(await res.text()) as { allow: string[] } };
+  for (let attempt = 1; ; attempt++) {
+    const res = await fetch(`${base}/org/admin/allow-list`, { headers: { authorization: admin } });
+    // 503: the read kept meeting an edit half made (the loopback S3 server writes objects in place);
+    // a client reads again after its Retry-After. Never a 200 with half a file.
+    if (res.status === 503 && attempt < 10) {
+      await res.arrayBuffer();
+      await new Promise((r) => setTimeout(r, Number(res.headers.get('retry-after') ?? '1') * 1000));
+      continue;
+    }
+    expect(res.status).toBe(200);
+    return { etag: res.headers.get('etag') as string, list: JSON.parse(await res.text()) as { allow: string[] } };
+  }
 };
 const write = (base: string, list: unknown, condition: Record<string, string>) =>
   fetch(`${base}/org/admin/allow-list`, {

@@ -42,7 +42,7 @@ export class AllowListConflict extends Error {
   }
 }
 
-/** Another writer held the lease for longer than this writer could wait: retry shortly. */
+/** Another writer held the lease for longer than this writer could wait, or a read kept meeting a replace half made: retry shortly. */
 export class AllowListBusy extends Error {
   constructor() {
     super('Another edit of the allow-list is in progress; retry shortly');
@@ -103,21 +103,27 @@ export class S3AllowListStore {
     // again: the loopback S3 server writes an object in place, and a read racing a replace there got
     // half a file, or an error. S3 itself never serves a partial object; the check costs one MD5.
     // (The settings bucket is SSE-S3; under SSE-KMS an ETag is no MD5 and each read would be made five times.)
+    // Each read again waits a little longer (20, 40, … ms: about 1.4 s in all), so that a replace
+    // slowed by a loaded machine can finish; a body that still does not match is never answered.
+    const READS = 8;
     for (let attempt = 1; ; attempt++) {
       try {
         const out = await client.send(new mod.GetObjectCommand({ Bucket: this.opts.bucket, Key: this.opts.key, ...(known && { IfNoneMatch: known }) }));
         const bytes = out.Body ? Buffer.from(await out.Body.transformToByteArray()) : Buffer.alloc(0);
         const etag = out.ETag ?? '""';
         const md5 = /^"([0-9a-f]{32})"$/.exec(etag)?.[1];
-        if (md5 !== undefined && createHash('md5').update(bytes).digest('hex') !== md5 && attempt < 5) continue;
-        return { text: bytes.toString('utf8'), contentType: out.ContentType ?? 'application/yaml', etag };
+        if (md5 === undefined || createHash('md5').update(bytes).digest('hex') === md5) {
+          return { text: bytes.toString('utf8'), contentType: out.ContentType ?? 'application/yaml', etag };
+        }
+        if (attempt >= READS) throw new AllowListBusy();
       } catch (err) {
+        if (err instanceof AllowListBusy) throw err;
         if (status(err) === 304) return 'unchanged';
         if (isMissing(err)) return undefined;
         // The same race there can fail the read outright (a body cut off mid-stream): read again.
-        if (attempt >= 5) throw err;
-        await new Promise((r) => setTimeout(r, 20 * attempt));
+        if (attempt >= READS) throw err;
       }
+      await new Promise((r) => setTimeout(r, 20 * attempt));
     }
   }
 

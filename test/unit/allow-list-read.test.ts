@@ -1,0 +1,36 @@
+import { createHash } from 'node:crypto';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { AllowListBusy, S3AllowListStore } from '../../lambdas/catalog-core';
+
+/**
+ * The allow-list read checks the body against its ETag (the MD5 of a single-part upload's bytes)
+ * and reads again when they differ: the loopback S3 server writes objects in place, so a read that
+ * races a replace can get half a file. A body that never matches is refused, never answered.
+ */
+const FULL = 'allow:\n  - io.github.acme/weather\n  - io.github.acme/maps\n';
+const ETAG = `"${createHash('md5').update(FULL).digest('hex')}"`;
+
+/** A client whose first `halves` reads answer a cut-off body under the full file's ETag. */
+function storeServing(halves: number): { store: S3AllowListStore; reads: () => number } {
+  let reads = 0;
+  const client = {
+    send: async () => {
+      reads++;
+      const text = reads <= halves ? FULL.slice(0, 20) : FULL;
+      return { ETag: ETAG, ContentType: 'application/yaml', Body: { transformToByteArray: async () => new Uint8Array(Buffer.from(text)) } };
+    },
+  } as unknown as S3Client;
+  return { store: new S3AllowListStore(() => client, { bucket: 'b', key: 'org/allow-list.yaml' }), reads: () => reads };
+}
+
+it('a body cut off by a replace in progress is read again until it matches its ETag', async () => {
+  const { store, reads } = storeServing(6);
+  expect(await store.read()).toEqual({ text: FULL, contentType: 'application/yaml', etag: ETAG });
+  expect(reads()).toBe(7);
+});
+
+it('a body that never matches its ETag is refused as busy (answered 503 with Retry-After), never returned', async () => {
+  const { store, reads } = storeServing(Number.POSITIVE_INFINITY);
+  await expect(store.read()).rejects.toThrow(AllowListBusy);
+  expect(reads()).toBe(8);
+});
