@@ -11,13 +11,18 @@ const FULL = 'allow:\n  - io.github.acme/weather\n  - io.github.acme/maps\n';
 const ETAG = `"${createHash('md5').update(FULL).digest('hex')}"`;
 
 /** A client whose first `halves` reads answer a cut-off body under the full file's ETag. */
-function storeServing(halves: number): { store: S3AllowListStore; reads: () => number } {
+function storeServing(halves: number, sse?: string): { store: S3AllowListStore; reads: () => number } {
   let reads = 0;
   const client = {
     send: async () => {
       reads++;
       const text = reads <= halves ? FULL.slice(0, 20) : FULL;
-      return { ETag: ETAG, ContentType: 'application/yaml', Body: { transformToByteArray: async () => new Uint8Array(Buffer.from(text)) } };
+      return {
+        ETag: sse === undefined ? ETAG : '"0123456789abcdef0123456789abcdef"',
+        ServerSideEncryption: sse,
+        ContentType: 'application/yaml',
+        Body: { transformToByteArray: async () => new Uint8Array(Buffer.from(text)) },
+      };
     },
   } as unknown as S3Client;
   return { store: new S3AllowListStore(() => client, { bucket: 'b', key: 'org/allow-list.yaml' }), reads: () => reads };
@@ -33,4 +38,10 @@ it('a body that never matches its ETag is refused as busy (answered 503 with Ret
   const { store, reads } = storeServing(Number.POSITIVE_INFINITY);
   await expect(store.read()).rejects.toThrow(AllowListBusy);
   expect(reads()).toBe(8);
+});
+
+it('under SSE-KMS, whose ETag is no MD5, the body is taken as S3 serves it (S3 never serves part of an object)', async () => {
+  const { store, reads } = storeServing(0, 'aws:kms');
+  expect(await store.read()).toMatchObject({ text: FULL });
+  expect(reads()).toBe(1);
 });

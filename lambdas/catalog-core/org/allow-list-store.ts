@@ -102,7 +102,8 @@ export class S3AllowListStore {
     // A body that does not hash to its ETag (a single-part upload's is the MD5 of its bytes) is read
     // again: the loopback S3 server writes an object in place, and a read racing a replace there got
     // half a file, or an error. S3 itself never serves a partial object; the check costs one MD5.
-    // (The settings bucket is SSE-S3; under SSE-KMS an ETag is no MD5 and each read would be made five times.)
+    // Only where the ETag is the MD5: unencrypted or SSE-S3 (the settings bucket's); under SSE-KMS
+    // or SSE-C it is not, and the body is taken as S3 serves it.
     // Each read again waits a little longer (20, 40, … ms: about 1.4 s in all), so that a replace
     // slowed by a loaded machine can finish; a body that still does not match is never answered.
     const READS = 8;
@@ -111,7 +112,8 @@ export class S3AllowListStore {
         const out = await client.send(new mod.GetObjectCommand({ Bucket: this.opts.bucket, Key: this.opts.key, ...(known && { IfNoneMatch: known }) }));
         const bytes = out.Body ? Buffer.from(await out.Body.transformToByteArray()) : Buffer.alloc(0);
         const etag = out.ETag ?? '""';
-        const md5 = /^"([0-9a-f]{32})"$/.exec(etag)?.[1];
+        const md5 =
+          out.SSECustomerAlgorithm === undefined && (out.ServerSideEncryption ?? 'AES256') === 'AES256' ? /^"([0-9a-f]{32})"$/.exec(etag)?.[1] : undefined;
         if (md5 === undefined || createHash('md5').update(bytes).digest('hex') === md5) {
           return { text: bytes.toString('utf8'), contentType: out.ContentType ?? 'application/yaml', etag };
         }
