@@ -12,9 +12,8 @@ import { Construct } from 'constructs';
 import { DEFAULT_CHECK_SETTINGS } from '../lambdas/crawler/config';
 import { whenAny } from './alarms';
 import type { CatalogData } from './catalog-data';
-import { LAMBDA_SERVICE_ERRORS } from './crawler/state-machine';
+import { acknowledgeStateMachine, LAMBDA_SERVICE_ERRORS } from './crawler/state-machine';
 import { appFunction, functionDefaults, type FunctionLogLevel } from './lambda-function';
-import { acknowledge, nagRef } from './nag';
 import { grantTable } from './tables';
 
 export interface CatalogChecksProps {
@@ -249,22 +248,11 @@ export class CatalogChecks extends Construct {
       // Every state's events, without the payloads (a round's counts are in the function's logs).
       logs: { destination: smLogs, level: sfn.LogLevel.ALL, includeExecutionData: false },
     });
-    acknowledge(
-      stateMachine.role,
-      `AwsSolutions-IAM5[Resource::${nagRef(this.fn, 'Arn')}:*]`,
-      'Step Functions invokes this one checks function; CDK grants lambda:InvokeFunction on the function and its qualified ARNs (versions, aliases), which is still this function only.',
-    );
-    acknowledge(
-      stateMachine.role,
-      'AwsSolutions-IAM5[Resource::*]',
-      'X-Ray tracing (xray:PutTraceSegments, PutTelemetryRecords, GetSampling*) and the vended-log delivery of the state machine (logs:*LogDelivery*, PutResourcePolicy, DescribeResourcePolicies, DescribeLogGroups) support no resource-level permissions; these are the statements CDK adds for tracing and logging only.',
-    );
-    if (!tracing) {
-      const why =
-        'The stage turned X-Ray off (tracing: false, a documented option); every round is logged to its log group and alarmed on failure and timeout, which is where a failed round is diagnosed.';
-      acknowledge(stateMachine, 'AwsSolutions-SF2', why);
-      acknowledge(stateMachine, 'Serverless-StepFunctionStateMachineXray', why);
-    }
+    acknowledgeStateMachine(stateMachine, this.fn, 'checks function', {
+      tracing,
+      whyUntraced:
+        'The stage turned X-Ray off (tracing: false, a documented option); every round is logged to its log group and alarmed on failure and timeout, which is where a failed round is diagnosed.',
+    });
     return stateMachine;
   }
 }

@@ -4,7 +4,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
-import type { Construct } from 'constructs';
+import type { Construct, IConstruct } from 'constructs';
 import { functionDefaults } from '../lambda-function';
 import { acknowledge, nagRef } from '../nag';
 
@@ -141,21 +141,32 @@ export function crawlStateMachine(scope: Construct, o: CrawlStateMachineOptions)
     tracingEnabled: tracing,
     logs: { destination: smLogs, level: sfn.LogLevel.ALL, includeExecutionData: true },
   });
+  acknowledgeStateMachine(stateMachine, o.fn, 'crawler function', {
+    tracing,
+    whyUntraced:
+      'The stage turned X-Ray off (tracing: false, a documented option: traces cost per segment and some organisations send none); every execution is still logged in full to its log group and alarmed on failure, which is where a failed crawl is diagnosed.',
+  });
+  return stateMachine;
+}
+
+/**
+ * What cdk-nag flags on every state machine that runs one Lambda function, acknowledged with the
+ * reasons: its role may invoke the function's qualified ARNs, tracing and log delivery take `*`,
+ * and without tracing, why the stage may go without it.
+ */
+export function acknowledgeStateMachine(stateMachine: sfn.StateMachine, fn: IConstruct, fnNoun: string, o: { tracing: boolean; whyUntraced: string }): void {
   acknowledge(
     stateMachine.role,
-    `AwsSolutions-IAM5[Resource::${nagRef(o.fn, 'Arn')}:*]`,
-    'Step Functions invokes this one crawler function; CDK grants lambda:InvokeFunction on the function and its qualified ARNs (versions, aliases), which is still this function only.',
+    `AwsSolutions-IAM5[Resource::${nagRef(fn, 'Arn')}:*]`,
+    `Step Functions invokes this one ${fnNoun}; CDK grants lambda:InvokeFunction on the function and its qualified ARNs (versions, aliases), which is still this function only.`,
   );
   acknowledge(
     stateMachine.role,
     'AwsSolutions-IAM5[Resource::*]',
     'X-Ray tracing (xray:PutTraceSegments, PutTelemetryRecords, GetSampling*) and the vended-log delivery of the state machine (logs:*LogDelivery*, PutResourcePolicy, DescribeResourcePolicies, DescribeLogGroups) support no resource-level permissions; these are the statements CDK adds for tracing and logging only.',
   );
-  if (!tracing) {
-    const why =
-      'The stage turned X-Ray off (tracing: false, a documented option: traces cost per segment and some organisations send none); every execution is still logged in full to its log group and alarmed on failure, which is where a failed crawl is diagnosed.';
-    acknowledge(stateMachine, 'AwsSolutions-SF2', why);
-    acknowledge(stateMachine, 'Serverless-StepFunctionStateMachineXray', why);
+  if (!o.tracing) {
+    acknowledge(stateMachine, 'AwsSolutions-SF2', o.whyUntraced);
+    acknowledge(stateMachine, 'Serverless-StepFunctionStateMachineXray', o.whyUntraced);
   }
-  return stateMachine;
 }
