@@ -5,7 +5,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { LogLevel, NodejsFunction, OutputFormat, type BundlingOptions, type NodejsFunctionProps } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { SDK_EXTERNALS } from './bundling-externals';
+import { BUNDLE_ALIASES, SDK_EXTERNALS } from './bundling-externals';
 import { acknowledge } from './nag';
 
 /** Log levels the Powertools logger of the handlers accepts (LOG_LEVEL). */
@@ -101,6 +101,8 @@ function withHooks(a: CommandHooks | undefined, b: CommandHooks | undefined): { 
  * sources, to keep the bundle small; NODE_OPTIONS=--enable-source-maps maps stack traces back).
  * The AWS SDK is left out (NodejsFunction's default for a Node.js 18+ runtime, spelled out in
  * bundling-externals.ts): the runtime provides it. A function may keep more of it in its bundle.
+ * `BUNDLE_ALIASES` pick a package's ES module build where it saves module init (same file); a
+ * function's own esbuild arguments are added to them.
  */
 const BUNDLING: BundlingOptions = {
   externalModules: [...SDK_EXTERNALS],
@@ -110,6 +112,7 @@ const BUNDLING: BundlingOptions = {
   target: 'node24',
   format: OutputFormat.CJS,
   logLevel: LogLevel.WARNING,
+  esbuildArgs: Object.fromEntries(Object.entries(BUNDLE_ALIASES).map(([name, file]) => [`--alias:${name}`, file])),
   // Local esbuild only: synth must work on machines without Docker.
   forceDockerBundling: false,
 };
@@ -187,7 +190,12 @@ export function appFunction(scope: Construct, id: string, props: AppFunctionProp
       NODE_OPTIONS: '--enable-source-maps',
       ...environment,
     },
-    bundling: { ...BUNDLING, ...bundling, ...withHooks(tracing ? XRAY_CHUNK : undefined, bundling?.commandHooks) },
+    bundling: {
+      ...BUNDLING,
+      ...bundling,
+      esbuildArgs: { ...BUNDLING.esbuildArgs, ...bundling?.esbuildArgs },
+      ...withHooks(tracing ? XRAY_CHUNK : undefined, bundling?.commandHooks),
+    },
   });
   const caller = 'invokedBy' in props ? invokedBy : 'API Gateway or a Lambda function URL';
   if (caller !== undefined) {

@@ -178,6 +178,8 @@ describe('the function', () => {
     expect(dir).toBeDefined();
     const size = statSync(path.join(outdir, dir as string, 'index.js')).size;
     expect(size).toBeLessThan(1024 * 1024);
+    // isomorphic-git from its ES module build (BUNDLE_ALIASES): its HTTP client, with its user agent, is tree-shaken away.
+    expect(readFileSync(path.join(outdir, dir as string, 'index.js'), 'utf8')).not.toContain('git/isomorphic-git@');
   });
 });
 

@@ -1,12 +1,12 @@
 import { join } from 'node:path';
 import { build, type Metafile } from 'esbuild';
-import { MEMORY_API_EXTERNALS } from '../../lib/bundling-externals';
+import { BUNDLE_ALIASES, MEMORY_API_EXTERNALS, SDK_EXTERNALS } from '../../lib/bundling-externals';
 
 /**
  * What the functions' bundles keep out, for their module init (DESIGN: at most 150 ms; BENCHMARKS.md,
  * "Lambda bundles and module init"): code no request of theirs runs, which a cold start would still
  * compile and, for schemas, build. Each entry is bundled as its construct bundles it (the same
- * externals), and the modules that went into it are read from esbuild's metafile.
+ * externals and aliases), and the modules that went into it are read from esbuild's metafile.
  */
 
 const ROOT = join(__dirname, '..', '..');
@@ -22,6 +22,7 @@ async function inputsOf(entry: string, external: readonly string[]): Promise<str
     target: 'node20',
     format: 'cjs',
     external: [...external],
+    alias: { ...BUNDLE_ALIASES },
     metafile: true,
     logLevel: 'silent',
   });
@@ -38,19 +39,27 @@ const isForeignZodLocale = (f: string): boolean => /node_modules\/zod\/v4\/local
 describe.each([
   ['memory REST (/v1)', 'lambdas/memory-api/handler.ts', MEMORY_API_EXTERNALS],
   ['git remote', 'lambdas/memory-api/git-handler.ts', MEMORY_API_EXTERNALS],
-])('%s bundle', (_name, entry, external) => {
+  ['MCP (/mcp)', 'lambdas/mcp/handler.ts', SDK_EXTERNALS],
+])('%s bundle', (name, entry, external) => {
   let inputs: string[];
   beforeAll(async () => {
     inputs = await inputsOf(entry, external);
   }, 60_000);
 
-  it('builds the request schemas only: the response schemas are for the contract document and the tests', () => {
-    expect(inputs).toContain('lambdas/memory-api/schemas.ts');
-    expect(inputs).not.toContain('lambdas/memory-api/response-schemas.ts');
-    expect(inputs).not.toContain('lambdas/memory-api/openapi.ts');
-  });
-
   it("keeps zod's locales out (the zod namespace is never used as a value)", () => {
     expect(inputs.filter(isForeignZodLocale)).toEqual([]);
   });
+
+  it("takes isomorphic-git's ES module build, of which it keeps the object functions the core calls", () => {
+    expect(inputs).toContain('node_modules/isomorphic-git/index.js');
+    expect(inputs).not.toContain('node_modules/isomorphic-git/index.cjs');
+  });
+
+  if (name !== 'MCP (/mcp)') {
+    it('builds the request schemas only: the response schemas are for the contract document and the tests', () => {
+      expect(inputs).toContain('lambdas/memory-api/schemas.ts');
+      expect(inputs).not.toContain('lambdas/memory-api/response-schemas.ts');
+      expect(inputs).not.toContain('lambdas/memory-api/openapi.ts');
+    });
+  }
 });
