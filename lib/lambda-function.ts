@@ -79,6 +79,22 @@ export const XRAY_CHUNK = sideChunk(XRAY_ENTRY, 'xray.js');
  */
 export const PRESIGNER_CHUNK = sideChunk(path.join(ROOT, 'lambdas', 'memory-api', 'presigner.ts'), 'presigner.js', ['@aws-sdk/client-*', '@aws-sdk/lib-*']);
 
+/**
+ * Bundles `ajv-validator.js` beside the `index.js` of a function that serves MCP with
+ * `createToolServer` (lambdas/shared/mcp/server.ts, `lazyValidator`): Ajv, which the SDK's server
+ * uses only for elicitation, loaded the first time a schema is asked for.
+ */
+export const AJV_CHUNK = sideChunk(path.join(ROOT, 'lambdas', 'shared', 'mcp', 'ajv-validator.ts'), 'ajv-validator.js');
+
+/**
+ * esbuild arguments that keep Ajv (about 135 KB with its formats) out of the `index.js` of a
+ * function whose MCP servers all come from `createToolServer`: the SDK's server module imports it
+ * for a default validator those servers never build (they take `lazyValidator`, whose Ajv is
+ * `AJV_CHUNK`), so `ajv` and `ajv-formats` are bundled as a stand-in that throws if ever called.
+ */
+const AJV_ABSENT_MODULE = path.join(ROOT, 'lambdas', 'shared', 'mcp', 'ajv-absent.ts');
+export const AJV_ABSENT: Record<string, string> = { '--alias:ajv': AJV_ABSENT_MODULE, '--alias:ajv-formats': AJV_ABSENT_MODULE };
+
 type CommandHooks = NonNullable<BundlingOptions['commandHooks']>;
 
 /** Both sets of hooks, in order. */

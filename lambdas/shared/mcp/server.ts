@@ -1,6 +1,5 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import {
   CallToolRequestSchema,
@@ -90,12 +89,15 @@ export function toolListOf<Ctx>(tools: readonly McpTool<Ctx>[]): Tool[] {
  * The JSON Schema validator a server is given. The SDK's server uses one only to check an answer to
  * `elicitInput`, which these servers never send, but by default builds its own Ajv instance with
  * every server: about 15 ms on an instance's first request and 1 ms on each later one, for nothing.
- * This one builds Ajv (once per instance) only if a schema is ever asked for.
+ * This one loads and builds Ajv (once per instance) only if a schema is ever asked for.
  */
-let ajv: AjvJsonSchemaValidator | undefined;
+type AjvValidatorModule = typeof import('./ajv-validator');
+let ajv: InstanceType<AjvValidatorModule['AjvJsonSchemaValidator']> | undefined;
 export const lazyValidator: jsonSchemaValidator = {
   getValidator: (schema) => {
-    ajv ??= new AjvJsonSchemaValidator();
+    // A computed specifier, so esbuild leaves Ajv out of index.js: in AWS it finds ajv-validator.js
+    // beside it, from source (tests, the local stack) ajv-validator.ts.
+    ajv ??= new (require(['.', 'ajv-validator'].join('/')) as AjvValidatorModule).AjvJsonSchemaValidator();
     return ajv.getValidator(schema);
   },
 };
