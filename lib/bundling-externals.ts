@@ -15,7 +15,8 @@ export const MEMORY_API_EXTERNALS: readonly string[] = ['@aws-sdk/client-*', '@a
  * (about 160 KB with its inflate, every git command and the HTTP client), though the memory core
  * calls six object functions (`git-overlay.ts`). Its ES module build is the same source and version;
  * from it esbuild keeps what is called: about 120 KB less for each memory function to compile and
- * run at every cold start. Tests and the local stack load the CommonJS build through Node.
+ * run at every cold start. Jest maps it to the same build (jest.config.js); the local stack, run
+ * by Node from source, loads the CommonJS one.
  */
 export const BUNDLE_ALIASES: Readonly<Record<string, string>> = {
   'isomorphic-git': join(__dirname, '..', 'node_modules', 'isomorphic-git', 'index.js'),
