@@ -3,7 +3,7 @@ import { build, type Metafile } from 'esbuild';
 import { BUNDLE_ALIASES, MEMORY_API_EXTERNALS, SDK_EXTERNALS } from '../../lib/bundling-externals';
 
 /**
- * What the functions' bundles keep out, for their module init (DESIGN: at most 150 ms; BENCHMARKS.md,
+ * What the functions' bundles keep out, for their module init (DESIGN: under 150 ms; BENCHMARKS.md,
  * "Lambda bundles and module init"): code no request of theirs runs, which a cold start would still
  * compile and, for schemas, build. Each entry is bundled as its construct bundles it (the same
  * externals and aliases), and the modules that went into it are read from esbuild's metafile.
