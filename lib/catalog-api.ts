@@ -17,7 +17,7 @@ import type { Identity } from './identity';
 import { grantTable } from './tables';
 import type { CatalogData } from './catalog-data';
 import { addRoutesFromTable, type TableRoutes } from './http-routes';
-import { appFunction, functionDefaults, sideChunk, type FunctionLogLevel } from './lambda-function';
+import { AJV_CHUNK, appFunction, combineHooks, functionDefaults, sideChunk, type FunctionLogLevel } from './lambda-function';
 import { acknowledge, nagRef } from './nag';
 
 /** Log levels the Powertools logger of the handlers accepts. */
@@ -181,8 +181,9 @@ export class CatalogApi extends Construct {
       logLevel: props.logLevel,
       serviceName: 'catalog',
       environment,
-      // The catalog over MCP's SDK part travels beside the bundle, loaded by the first /api/mcp request.
-      bundling: { commandHooks: sideChunk(MCP_ENDPOINT, 'mcp-endpoint.js') },
+      // The catalog over MCP's SDK part travels beside the bundle, loaded by the first /api/mcp request;
+      // Ajv of its servers' validator (lazyValidator) too, loaded if a schema is ever asked for.
+      bundling: { commandHooks: combineHooks(sideChunk(MCP_ENDPOINT, 'mcp-endpoint.js'), AJV_CHUNK) },
     }));
 
     // Least privilege: read the catalog, conditional writes of the rate limiter's buckets (one

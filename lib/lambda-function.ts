@@ -5,7 +5,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { LogLevel, NodejsFunction, OutputFormat, type BundlingOptions, type NodejsFunctionProps } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { SDK_EXTERNALS } from './bundling-externals';
+import { BUNDLE_ALIASES, SDK_EXTERNALS } from './bundling-externals';
 import { acknowledge } from './nag';
 
 /** Log levels the Powertools logger of the handlers accepts (LOG_LEVEL). */
@@ -79,6 +79,22 @@ export const XRAY_CHUNK = sideChunk(XRAY_ENTRY, 'xray.js');
  */
 export const PRESIGNER_CHUNK = sideChunk(path.join(ROOT, 'lambdas', 'memory-api', 'presigner.ts'), 'presigner.js', ['@aws-sdk/client-*', '@aws-sdk/lib-*']);
 
+/**
+ * Bundles `ajv-validator.js` beside the `index.js` of a function that serves MCP with
+ * `createToolServer` (lambdas/shared/mcp/server.ts, `lazyValidator`): Ajv, which the SDK's server
+ * uses only for elicitation, loaded the first time a schema is asked for.
+ */
+export const AJV_CHUNK = sideChunk(path.join(ROOT, 'lambdas', 'shared', 'mcp', 'ajv-validator.ts'), 'ajv-validator.js');
+
+/**
+ * esbuild arguments that keep Ajv (about 135 KB with its formats) out of the `index.js` of a
+ * function whose MCP servers all come from `createToolServer`: the SDK's server module imports it
+ * for a default validator those servers never build (they take `lazyValidator`, whose Ajv is
+ * `AJV_CHUNK`), so `ajv` and `ajv-formats` are bundled as a stand-in that throws if ever called.
+ */
+const AJV_ABSENT_MODULE = path.join(ROOT, 'lambdas', 'shared', 'mcp', 'ajv-absent.ts');
+export const AJV_ABSENT: Record<string, string> = { '--alias:ajv': AJV_ABSENT_MODULE, '--alias:ajv-formats': AJV_ABSENT_MODULE };
+
 type CommandHooks = NonNullable<BundlingOptions['commandHooks']>;
 
 /** Both sets of hooks, in order. */
@@ -101,6 +117,8 @@ function withHooks(a: CommandHooks | undefined, b: CommandHooks | undefined): { 
  * sources, to keep the bundle small; NODE_OPTIONS=--enable-source-maps maps stack traces back).
  * The AWS SDK is left out (NodejsFunction's default for a Node.js 18+ runtime, spelled out in
  * bundling-externals.ts): the runtime provides it. A function may keep more of it in its bundle.
+ * `BUNDLE_ALIASES` pick a package's ES module build where it saves module init (same file); a
+ * function's own esbuild arguments are added to them.
  */
 const BUNDLING: BundlingOptions = {
   externalModules: [...SDK_EXTERNALS],
@@ -110,6 +128,7 @@ const BUNDLING: BundlingOptions = {
   target: 'node24',
   format: OutputFormat.CJS,
   logLevel: LogLevel.WARNING,
+  esbuildArgs: Object.fromEntries(Object.entries(BUNDLE_ALIASES).map(([name, file]) => [`--alias:${name}`, file])),
   // Local esbuild only: synth must work on machines without Docker.
   forceDockerBundling: false,
 };
@@ -187,7 +206,12 @@ export function appFunction(scope: Construct, id: string, props: AppFunctionProp
       NODE_OPTIONS: '--enable-source-maps',
       ...environment,
     },
-    bundling: { ...BUNDLING, ...bundling, ...withHooks(tracing ? XRAY_CHUNK : undefined, bundling?.commandHooks) },
+    bundling: {
+      ...BUNDLING,
+      ...bundling,
+      esbuildArgs: { ...BUNDLING.esbuildArgs, ...bundling?.esbuildArgs },
+      ...withHooks(tracing ? XRAY_CHUNK : undefined, bundling?.commandHooks),
+    },
   });
   const caller = 'invokedBy' in props ? invokedBy : 'API Gateway or a Lambda function URL';
   if (caller !== undefined) {

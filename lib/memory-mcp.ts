@@ -10,7 +10,7 @@ import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as ssm from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
 import { grantTable } from './tables';
-import { appFunction, type FunctionLogLevel } from './lambda-function';
+import { AJV_ABSENT, AJV_CHUNK, appFunction, type FunctionLogLevel } from './lambda-function';
 import { distributionSettings } from './settings-parameter';
 import { grantMemoryData, memoryDataEnvironment, memoryLimitsEnvironment, type MemoryLimitProps } from './memory-api';
 
@@ -125,6 +125,8 @@ export class MemoryMcp extends Construct {
       logLevel: props.logLevel,
       serviceName: 'mcp',
       environment,
+      // The SDK's Ajv stays out of index.js (ajv-validator.js beside it, loaded if a schema is ever asked for).
+      bundling: { esbuildArgs: AJV_ABSENT, commandHooks: AJV_CHUNK },
     }));
 
     this.functionUrl = this.fn.addFunctionUrl({

@@ -1,5 +1,5 @@
-import { extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
 import * as z from 'zod';
+import '../shared/zod-openapi';
 import { ValidationError } from '../shared/http/query';
 import type { CatalogFilters } from './domain/ports';
 import { CATEGORIES, REGISTRY_TYPES } from './domain/types';
@@ -10,8 +10,6 @@ import { CATEGORIES, REGISTRY_TYPES } from './domain/types';
  * messages everywhere, so a URL that works on the API works on a page. The zod pieces carry their
  * OpenAPI descriptions (the API's `/openapi.json` is generated from them).
  */
-extendZodWithOpenApi(z);
-
 const INT = /^[+-]?\d+$/;
 
 /** A query integer: digits only (no `1.5`, `1e3`, ` 5`), then range-checked, with plain messages. */

@@ -1,5 +1,5 @@
-import { extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
 import * as z from 'zod';
+import '../shared/zod-openapi';
 import { API_SORTS, CATEGORIES, filterParams, intParam, VIEWS } from '../catalog-core';
 import { DescriptionReportOut, HealthSummary } from './trust-schemas';
 
@@ -8,8 +8,6 @@ import { DescriptionReportOut, HealthSummary } from './trust-schemas';
  * generate `/openapi.json` (see `openapi.ts`). The filter, slug and paging parameters every surface
  * shares are the core's (`lambdas/catalog-core/query.ts`).
  */
-extendZodWithOpenApi(z);
-
 // ---------- parameters ----------
 
 function trimmed(min: number, max: number, description: string) {

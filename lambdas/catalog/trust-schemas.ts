@@ -1,10 +1,8 @@
-import { extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
 import * as z from 'zod';
+import '../shared/zod-openapi';
 import { CHECK_RESULTS, FAILURE_KINDS, HEALTH_WINDOWS, intParam, TOOL_LINT_RULES } from '../catalog-core';
 
 /** The trust surfaces of `/api/mcps/{slug}/…`: health over time and the changelog (README, "Trust over time"). */
-extendZodWithOpenApi(z);
-
 const WINDOW_NAMES = Object.keys(HEALTH_WINDOWS) as [keyof typeof HEALTH_WINDOWS, ...Array<keyof typeof HEALTH_WINDOWS>];
 
 const Percent = z.number().min(0).max(100).nullable();

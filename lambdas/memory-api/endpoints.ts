@@ -9,18 +9,8 @@ import { deliverExport } from './exports';
 import { ifMatchOption } from './if-match';
 import { gitInfoRefs, gitReceivePack, gitUploadPack } from './git';
 import { runMemoryTool } from './memory-tool';
-import {
-  CreateMemoryBody,
-  LinksQuery,
-  ListNotesQuery,
-  NoteLinksQuery,
-  PatchNoteBody,
-  PutNoteBody,
-  ReadNoteQuery,
-  RestoreBody,
-  SearchQuery,
-  type MemoryOut,
-} from './schemas';
+import { CreateMemoryBody, LinksQuery, ListNotesQuery, NoteLinksQuery, PatchNoteBody, PutNoteBody, ReadNoteQuery, RestoreBody, SearchQuery } from './schemas';
+import type { MemoryOut } from './response-schemas';
 import { createToken, listTokens, revokeToken } from './tokens';
 import { diff, history, move } from './versions';
 

@@ -1,10 +1,7 @@
-import { extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
 import * as z from 'zod';
+import '../shared/zod-openapi';
 
-/** The `/v1/tokens` part of the `/v1` contract (personal access tokens), re-exported by `schemas.ts`. */
-extendZodWithOpenApi(z);
-
-const iso = z.string().openapi({ format: 'date-time', description: 'ISO 8601' });
+/** The `/v1/tokens` requests of the `/v1` contract (personal access tokens), re-exported by `schemas.ts`; their responses are in `response-schemas.ts`. */
 
 export const CreateTokenBody = z
   .object({
@@ -34,31 +31,3 @@ export const CreateTokenBody = z
   .openapi('CreateTokenRequest');
 
 export const TokenParams = z.object({ id: z.string().openapi({ description: 'The token id (12 letters and digits), as listed.', example: 'k3J9aQ2mZx0B' }) });
-
-const scope = z.enum(['memory:read', 'memory:write']);
-
-export const TokenSchema = z
-  .strictObject({
-    id: z.string().openapi({ description: 'Also the part of the token after `mcpm_pat_`: a leaked token names its entry.' }),
-    name: z.string(),
-    scopes: z.array(scope),
-    memories: z.array(z.string()).optional().openapi({ description: 'Omitted: every memory of the account.' }),
-    pathPrefix: z.string().optional().openapi({ description: 'Omitted: whole memories.' }),
-    created: iso,
-    expires: iso,
-    lastUsed: iso.optional().openapi({ description: 'Omitted until first used; recorded at most once an hour.' }),
-  })
-  .openapi('PersonalToken', { description: 'A personal access token as listed: never its secret.' });
-
-export const CreatedTokenSchema = TokenSchema.extend({
-  token: z
-    .string()
-    .regex(/^mcpm_pat_[0-9A-Za-z]{12}_[0-9A-Za-z]{38}$/)
-    .openapi({ description: 'The secret, shown this once (only its hash is kept): a bearer token, or the git password with any user name.' }),
-}).openapi('CreatedPersonalToken');
-
-export const TokenListSchema = z
-  .strictObject({ tokens: z.array(TokenSchema).openapi({ description: 'Active tokens, newest first.' }) })
-  .openapi('PersonalTokenList');
-
-export const TokenRevokedSchema = z.strictObject({ id: z.string(), deleted: z.literal(true) }).openapi('PersonalTokenRevoked');

@@ -72,7 +72,8 @@ const GRANTS = ['authorization_code', 'refresh_token'] as const;
 
 /** What RFC 7591 metadata the front honours; anything else is accepted and ignored (§2). */
 const RegistrationSchema = z.looseObject({
-  redirect_uris: z.unknown(),
+  // Optional here (zod 4.6 refuses a missing key even for unknown()): a missing or bad list is invalid_redirect_uri, below.
+  redirect_uris: z.unknown().optional(),
   client_name: z.string().max(200).optional(),
   grant_types: z.array(z.string()).max(10).optional(),
   response_types: z.array(z.string()).max(10).optional(),

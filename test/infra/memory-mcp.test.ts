@@ -4,6 +4,7 @@
  * token table), so it is checked without the rest of the deployment. The function bundles with the
  * local esbuild, and the bundle is held to the 1 MB budget of DESIGN.
  */
+import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { App, Stack, type PolicyViolation } from 'aws-cdk-lib';
@@ -178,6 +179,21 @@ describe('the function', () => {
     expect(dir).toBeDefined();
     const size = statSync(path.join(outdir, dir as string, 'index.js')).size;
     expect(size).toBeLessThan(1024 * 1024);
+    const bundle = readFileSync(path.join(outdir, dir as string, 'index.js'), 'utf8');
+    // isomorphic-git from its ES module build (BUNDLE_ALIASES): its HTTP client, with its user agent, is tree-shaken away.
+    expect(bundle).not.toContain('git/isomorphic-git@');
+    // Ajv is not in index.js (AJV_ABSENT) but beside it, and works from there when a schema is asked for (lazyValidator).
+    expect(bundle).not.toContain('schema with key or id');
+    const check = spawnSync(
+      process.execPath,
+      [
+        '-e',
+        "const { AjvJsonSchemaValidator } = require('./ajv-validator.js'); const v = new AjvJsonSchemaValidator().getValidator({ type: 'string', format: 'email' }); process.stdout.write(JSON.stringify([v('a@example.com').valid, v('x').valid]))",
+      ],
+      { cwd: path.join(outdir, dir as string), encoding: 'utf8' },
+    );
+    expect(check.stderr).toBe('');
+    expect(check.stdout).toBe('[true,false]');
   });
 });
 

@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import { AuthError } from '../../lambdas/identity/principal';
-import { ErrorSchema } from '../../lambdas/memory-api/schemas';
+import { ErrorSchema } from '../../lambdas/memory-api/response-schemas';
 import { claims, forgeNone, forgeWithStrangerKey, nowSeconds, tamper } from '../support/auth-jwks';
 import { startMemoryStack, type MemoryStack } from './memory-api-harness';
 

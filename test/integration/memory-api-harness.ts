@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { LocalStack } from '../../bin/local-stack/stack';
-import { ErrorSchema } from '../../lambdas/memory-api/schemas';
+import { ErrorSchema } from '../../lambdas/memory-api/response-schemas';
 import { testIssuer, type TestIssuer } from '../support/auth-jwks';
 import { startScratchStack } from '../support/scratch-stack';
 

@@ -1,4 +1,4 @@
-import { ErrorSchema } from '../../lambdas/memory-api/schemas';
+import { ErrorSchema } from '../../lambdas/memory-api/response-schemas';
 import { DynamoTokenBuckets } from '../../lambdas/shared/rate-limit/dynamo-rate-limiter';
 import { LeasingRateLimiter } from '../../lambdas/shared/rate-limit/rate-limiter';
 import { startMemoryStack, type MemoryStack } from './memory-api-harness';

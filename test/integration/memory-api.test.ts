@@ -9,7 +9,7 @@ import {
   RetiredSchema,
   SearchPageSchema,
   WriteResultSchema,
-} from '../../lambdas/memory-api/schemas';
+} from '../../lambdas/memory-api/response-schemas';
 import { cloneBundle } from '../support/memory-git';
 import { body, errorCode, startMemoryStack, type MemoryStack } from './memory-api-harness';
 

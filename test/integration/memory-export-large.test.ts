@@ -1,4 +1,4 @@
-import { ExportRedirectSchema } from '../../lambdas/memory-api/schemas';
+import { ExportRedirectSchema } from '../../lambdas/memory-api/response-schemas';
 import { cloneBundle } from '../support/memory-git';
 import { body, startMemoryStack, type MemoryStack } from './memory-api-harness';
 import { noise } from '../support/noise';

@@ -1,6 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { MemoryLinksSchema, NoteLinksSchema, NoteSchema, SearchPageSchema, WriteResultSchema } from '../../lambdas/memory-api/schemas';
+import { MemoryLinksSchema, NoteLinksSchema, NoteSchema, SearchPageSchema, WriteResultSchema } from '../../lambdas/memory-api/response-schemas';
 import { basicUrl, gitSandbox, type GitSandbox } from '../support/git-client';
 import { ok, toolError } from './mcp-harness';
 import { body, errorCode, startMemoryStack, type MemoryStack } from './memory-api-harness';

@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { HistorySchema } from '../../lambdas/memory-api/schemas';
+import { HistorySchema } from '../../lambdas/memory-api/response-schemas';
 import { ROOT } from '../support/stack-process';
 import { body, startMemoryStack, type MemoryStack } from './memory-api-harness';
 

@@ -1,4 +1,4 @@
-import { HistorySchema, MemoryToolResultSchema, NoteSchema } from '../../lambdas/memory-api/schemas';
+import { HistorySchema, MemoryToolResultSchema, NoteSchema } from '../../lambdas/memory-api/response-schemas';
 import { body, errorCode, startMemoryStack, type MemoryStack } from './memory-api-harness';
 
 /**

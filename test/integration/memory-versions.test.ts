@@ -1,4 +1,4 @@
-import { DiffSchema, ErrorSchema, HistorySchema, MoveResultSchema, NoteSchema, WriteResultSchema } from '../../lambdas/memory-api/schemas';
+import { DiffSchema, ErrorSchema, HistorySchema, MoveResultSchema, NoteSchema, WriteResultSchema } from '../../lambdas/memory-api/response-schemas';
 import { body, errorCode, startMemoryStack, type MemoryStack } from './memory-api-harness';
 
 /**

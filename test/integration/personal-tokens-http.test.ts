@@ -2,7 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
-import { CreatedTokenSchema, ErrorSchema, TokenListSchema, TokenRevokedSchema } from '../../lambdas/memory-api/schemas';
+import { CreatedTokenSchema, ErrorSchema, TokenListSchema, TokenRevokedSchema } from '../../lambdas/memory-api/response-schemas';
 import { basicUrl, gitSandbox, type GitSandbox } from '../support/git-client';
 import { body, errorCode, startMemoryStack, type MemoryStack } from './memory-api-harness';
 

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { Ajv } from 'ajv';
 import { AuthError, type Principal } from '../../lambdas/identity/principal';
 import type { TokenVerifier } from '../../lambdas/identity/verifier';
 import { InMemoryBlobStore, InMemoryRevLock } from '../../lambdas/memory/adapters/in-memory';
@@ -9,6 +10,7 @@ import { createMcpHandler, handleMcpRequest, mcpRatePolicy, type McpDeps } from 
 import { CursorCodec } from '../../lambdas/shared/cursor';
 import { InMemoryIdempotencyStore } from '../../lambdas/shared/idempotency/store';
 import type { HttpEvent, LambdaContext } from '../../lambdas/shared/http/types';
+import { lazyValidator } from '../../lambdas/shared/mcp/server';
 import type { RateDecision, RateLimiter } from '../../lambdas/shared/rate-limit/rate-limiter';
 
 /**
@@ -299,4 +301,18 @@ describe('a tool name smuggled through __proto__', () => {
     const list = await handleMcpRequest(event(call('memory__list', {})), d, 'r');
     expect(JSON.parse(list.body as string)).toMatchObject({ result: { structuredContent: { entries: [] } } });
   });
+});
+
+it('builds no JSON Schema validator for a request (the SDK would build Ajv per server, for elicitation it never does here)', async () => {
+  const addFormat = jest.spyOn(Ajv.prototype, 'addFormat');
+  try {
+    const res = await handleMcpRequest(event(call('memory__list', {})), deps(), 'r');
+    expect(res.statusCode).toBe(200);
+    expect(addFormat).not.toHaveBeenCalled();
+    // One is built when a schema is asked for, with the formats the SDK's own has.
+    const email = lazyValidator.getValidator<string>({ type: 'string', format: 'email' });
+    expect([email('a@example.com').valid, email('not an address').valid]).toEqual([true, false]);
+  } finally {
+    addFormat.mockRestore();
+  }
 });

@@ -1,5 +1,6 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import {
   CallToolRequestSchema,
   ErrorCode,
@@ -84,6 +85,23 @@ export function toolListOf<Ctx>(tools: readonly McpTool<Ctx>[]): Tool[] {
   return list;
 }
 
+/**
+ * The JSON Schema validator a server is given. The SDK's server uses one only to check an answer to
+ * `elicitInput`, which these servers never send, but by default builds its own Ajv instance with
+ * every server: about 15 ms on an instance's first request and 1 ms on each later one, for nothing.
+ * This one loads and builds Ajv (once per instance) only if a schema is ever asked for.
+ */
+type AjvValidatorModule = typeof import('./ajv-validator');
+let ajv: InstanceType<AjvValidatorModule['AjvJsonSchemaValidator']> | undefined;
+export const lazyValidator: jsonSchemaValidator = {
+  getValidator: (schema) => {
+    // A computed specifier, so esbuild leaves Ajv out of index.js: in AWS it finds ajv-validator.js
+    // beside it, from source (tests, the local stack) ajv-validator.ts.
+    ajv ??= new (require(['.', 'ajv-validator'].join('/')) as AjvValidatorModule).AjvJsonSchemaValidator();
+    return ajv.getValidator(schema);
+  },
+};
+
 /** A fresh server for one request: `initialize`, `tools/list`, and `tools/call` with the request's context. */
 export function createToolServer<Ctx>(spec: ToolServerSpec<Ctx>, ctx: Ctx): Server {
   let byName = toolsByName.get(spec.tools) as ReadonlyMap<string, McpTool<Ctx>> | undefined;
@@ -91,7 +109,11 @@ export function createToolServer<Ctx>(spec: ToolServerSpec<Ctx>, ctx: Ctx): Serv
     byName = new Map(spec.tools.map((t) => [t.name, t]));
     toolsByName.set(spec.tools, byName);
   }
-  const server = new ToolServer(spec.info, { capabilities: { ...spec.capabilities, tools: { listChanged: false } }, instructions: spec.instructions });
+  const server = new ToolServer(spec.info, {
+    capabilities: { ...spec.capabilities, tools: { listChanged: false } },
+    instructions: spec.instructions,
+    jsonSchemaValidator: lazyValidator,
+  });
   spec.extend?.(server, ctx);
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolListOf(spec.tools) }));
   server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
