@@ -50,6 +50,19 @@ export function createLocalServer(opts: LocalServerOptions): Server {
     return { ...api, matcher: new RouteMatcher(api.table.routes) };
   });
   const maxBody = opts.maxBodyBytes ?? 10 * 1024 * 1024;
+  // A table without a prefix (the site, at the root) owns exactly the paths of its routes, any verb.
+  const mountedFor = (method: string, rawPath: string) => {
+    for (const m of mounted) {
+      const { prefix } = m.table;
+      if (
+        prefix === ''
+          ? m.matcher.match(method, rawPath).allowed.length > 0
+          : rawPath.startsWith(prefix) && (rawPath.length === prefix.length || rawPath[prefix.length] === '/')
+      )
+        return m;
+    }
+    return undefined;
+  };
 
   const server = createServer((req, res) => {
     void (async () => {
@@ -66,10 +79,7 @@ export function createLocalServer(opts: LocalServerOptions): Server {
         return;
       }
       const method = (req.method ?? 'GET').toUpperCase();
-      // A table without a prefix (the site, at the root) owns exactly the paths of its routes, any verb.
-      const api = mounted.find((m) =>
-        m.table.prefix === '' ? m.matcher.match(method, rawPath).allowed.length > 0 : rawPath === m.table.prefix || rawPath.startsWith(`${m.table.prefix}/`),
-      );
+      const api = mountedFor(method, rawPath);
       if (!api) {
         res.writeHead(404, { 'content-type': 'application/json; charset=utf-8' });
         res.end(NOT_FOUND_BODY);
@@ -221,12 +231,15 @@ function lambdaContext(requestId: string): LambdaContext {
     awsRequestId: requestId,
     logGroupName: 'local',
     logStreamName: 'local',
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
+    done: ignore,
+    fail: ignore,
+    succeed: ignore,
   };
   return context as LambdaContext;
 }
+
+// One function for the context's legacy callbacks, not three closures made per request.
+const ignore = (): undefined => undefined;
 
 async function writeResult(res: ServerResponse, result: HttpResult): Promise<void> {
   const headers: Record<string, string | string[]> = result.headers;

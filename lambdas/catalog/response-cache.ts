@@ -1,4 +1,4 @@
-import { ENCODED_BODY, type HttpResult } from '../shared/http/types';
+import { ENCODED_BODY, type EncodedBody, type HttpResult } from '../shared/http/types';
 
 /**
  * Whole 200 responses of index-backed reads, per operation and raw query, valid for one content
@@ -18,10 +18,15 @@ import { ENCODED_BODY, type HttpResult } from '../shared/http/types';
  */
 interface Entry {
   generation: object;
+  /** The result as set, without its holder (a copy is made per hit). */
   result: HttpResult;
+  /** Shared by every copy of this entry's result: where a writer keeps the encoded body. */
+  holder: EncodedBody;
   bytes: number;
   /** The writer's encoded copy once counted (0: not yet, or none). */
   encoded: number;
+  /** Read since the eviction scan last passed it (second chance). */
+  used: boolean;
 }
 
 /** The entry's map slot, its result and headers objects: a fixed allowance beside its strings. */
@@ -46,21 +51,25 @@ export class ResponseCache {
   get(key: string, generation: object): HttpResult | undefined {
     const hit = this.entries.get(key);
     if (!hit) return undefined;
-    this.entries.delete(key);
     if (hit.generation !== generation) {
+      this.entries.delete(key);
       this.bytes -= hit.bytes;
       return undefined;
     }
-    // Refresh its place in the LRU order.
-    this.entries.set(key, hit);
-    const encoded = hit.encoded === 0 ? hit.result[ENCODED_BODY]?.bytes?.length : undefined;
-    if (encoded !== undefined) {
-      hit.encoded = encoded;
-      hit.bytes += encoded;
-      this.bytes += encoded;
+    // Marked, not moved: moving the entry to the end of the map on every hit cost more than the
+    // rest of a hit; the eviction scan gives a marked entry a second chance instead.
+    hit.used = true;
+    if (hit.encoded === 0 && hit.holder.bytes !== undefined) {
+      hit.encoded = hit.holder.bytes.length;
+      hit.bytes += hit.encoded;
+      this.bytes += hit.encoded;
       this.evict(0, key);
     }
-    return { ...hit.result, headers: { ...hit.result.headers } };
+    // A copy of the result (built by assignment: spreading it into a literal was a third of a hit's
+    // CPU), sharing the entry's frozen headers: the pipeline answers with a new headers object.
+    const out: HttpResult = Object.assign({}, hit.result);
+    out[ENCODED_BODY] = hit.holder;
+    return out;
   }
 
   set(key: string, generation: object, result: HttpResult): void {
@@ -73,18 +82,29 @@ export class ResponseCache {
       this.bytes -= old.bytes;
     }
     this.evict(bytes);
-    this.entries.set(key, { generation, result: { ...result, headers: { ...result.headers }, [ENCODED_BODY]: {} }, bytes, encoded: 0 });
+    const kept: HttpResult = Object.assign({}, result);
+    kept.headers = Object.freeze(Object.assign({}, result.headers));
+    delete kept[ENCODED_BODY];
+    this.entries.set(key, { generation, result: kept, holder: {}, bytes, encoded: 0, used: false });
     this.bytes += bytes;
   }
 
-  /** Drops the least recently used entries (never `keep`) until `incoming` more bytes and one more entry fit. */
+  /**
+   * Drops entries, oldest first, until `incoming` more bytes and one more entry fit; never `keep`.
+   * An entry read since the scan last passed it is moved to the end instead, once (the "clock"
+   * approximation of least recently used: a page read again and again stays).
+   */
   private evict(incoming: number, keep?: string): void {
+    const over = () => (incoming > 0 ? this.entries.size >= this.maxEntries || this.bytes + incoming > this.maxBytes : this.bytes > this.maxBytes);
     for (const [k, e] of this.entries) {
-      const over = incoming > 0 ? this.entries.size >= this.maxEntries || this.bytes + incoming > this.maxBytes : this.bytes > this.maxBytes;
-      if (!over) return;
+      if (!over()) return;
       if (k === keep) continue;
       this.entries.delete(k);
-      this.bytes -= e.bytes;
+      if (e.used) {
+        // A Map visits entries added while it is iterated: this one comes round again, unmarked.
+        e.used = false;
+        this.entries.set(k, e);
+      } else this.bytes -= e.bytes;
     }
   }
 

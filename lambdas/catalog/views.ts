@@ -1,4 +1,4 @@
-import { iconPath, lintTools, type CatalogDetail, type CatalogRecord, type View } from '../catalog-core';
+import { iconPath, lintTools, type CatalogDetail, type CatalogRecord, type FacetCounts, type View } from '../catalog-core';
 import type { CatalogServerDetailOut, CatalogServerOut } from './schemas';
 
 /** Projections of the stored record onto the API shapes of spec document 1 (the registry entry is the core's, `toRegistryEntry`). */
@@ -68,9 +68,27 @@ export function catalogServerJson(r: CatalogRecord, view: View): string {
   return s;
 }
 
-/** `{ success: true, data: [...], meta }` from already-serialised items. */
-export function listEnvelopeJson(items: string[], meta: unknown): string {
-  return `{"success":true,"data":[${items.join(',')}],"meta":${JSON.stringify(meta)}}`;
+/**
+ * `{ success: true, data: [...], meta }` from already-serialised items, with `facets` as the last
+ * key of `meta` when given. The embedded index answers the same facets object for a filter set
+ * until its content changes, so its JSON is made once per object (OpenSearch's are fresh per
+ * request and simply miss).
+ */
+export function listEnvelopeJson(items: string[], meta: Record<string, unknown>, facets?: FacetCounts): string {
+  const head = JSON.stringify(meta);
+  const metaJson = facets === undefined ? head : `${head.slice(0, -1)}${head.length > 2 ? ',' : ''}"facets":${facetsJson(facets)}}`;
+  return `{"success":true,"data":[${items.join(',')}],"meta":${metaJson}}`;
+}
+
+const serialisedFacets = new WeakMap<FacetCounts, string>();
+
+function facetsJson(facets: FacetCounts): string {
+  let s = serialisedFacets.get(facets);
+  if (s === undefined) {
+    s = JSON.stringify(facets);
+    serialisedFacets.set(facets, s);
+  }
+  return s;
 }
 
 function hasGithubCard(r: CatalogRecord): boolean {

@@ -101,7 +101,8 @@ export const MEMORY_POLICY: ApiPolicy<MemoryApiDeps, Principal> = {
   routes: MEMORY_API.routes,
   operations: operationsOf<MemoryApiDeps, Principal, MemoryCtx>(Object.fromEntries(MEMORY_API.routes.map((r) => [r.operationId, handlerOf(r)])), (ctx) => {
     const c = withPrincipal(ctx);
-    return { ...c, caller: callerOf(c.principal) };
+    // `query` by name: it is a getter of the pipeline's context, which a spread leaves out.
+    return { ...c, query: c.query, caller: callerOf(c.principal) };
   }),
   auth: {
     mode: 'required',

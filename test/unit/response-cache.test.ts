@@ -9,10 +9,17 @@ describe('ResponseCache', () => {
 
   it('answers a copy for the same generation only, and drops an entry of an older one', () => {
     const c = new ResponseCache();
-    c.set('k', gen, page(10));
+    const set = page(10);
+    c.set('k', gen, set);
+    set.headers['x-late'] = 'changed after it was kept';
     const hit = c.get('k', gen);
     expect(hit?.body).toBe('x'.repeat(10));
-    if (hit) hit.headers['x-ratelimit-remaining'] = '1';
+    if (hit) hit.statusCode = 500;
+    // The headers every copy shares cannot be changed through one of them (the pipeline answers with new ones).
+    expect(() => {
+      if (hit) hit.headers['x-ratelimit-remaining'] = '1';
+    }).toThrow(TypeError);
+    expect(c.get('k', gen)).toMatchObject({ statusCode: 200, headers: { 'content-type': 'application/json' } });
     expect(c.get('k', gen)?.headers).toEqual({ 'content-type': 'application/json' });
     expect(c.get('k', {})).toBeUndefined();
     expect(c.size.entries).toBe(0);

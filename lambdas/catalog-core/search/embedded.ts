@@ -33,6 +33,7 @@ import {
 } from './embedded-view';
 import { encodeSnapshot, type LoadedSnapshot, MISSING, readSnapshot, statSignature, withFileLock, writeSnapshot } from './snapshot-file';
 import { DEMOTED_WEIGHT, FIELDS, ORIGINAL_BOOST } from './ranking';
+import { ListPlans } from './list-plans';
 import { TextIndex } from './text-index';
 import { TopRanks } from './top-ranks';
 
@@ -73,6 +74,7 @@ export class EmbeddedSearchIndex implements SearchIndex {
   private text = new TextIndex<Entry>();
   private view: View | undefined;
   private ordinalTables: { view: View; rank: Int32Array; weight: Float64Array } | undefined;
+  private listPlans: { view: View; plans: ListPlans } | undefined;
 
   /** Stat signature of the snapshot the in-memory state reflects ('missing' = no file yet). */
   private loadedSignature: string | undefined;
@@ -147,23 +149,14 @@ export class EmbeddedSearchIndex implements SearchIndex {
   async list(q: ListQuery): Promise<PageResult> {
     await this.ensureFresh();
     const view = this.currentView();
-    const order = view.bySort[q.sort];
+    const plans = this.plansOf(view);
+    const plan = plans.plan(view, q.filters);
     const { offset, limit } = q.page;
-    const matches = compileFilters(view, q.filters);
-    const facets = q.facets === true ? { facets: facetCounts(view, q.filters, undefined) } : {};
-    if (matches === undefined) {
-      return { items: order.slice(offset, offset + limit).map((e) => e.record), total: order.length, ...facets };
-    }
-    // The total is the bitset's count; the walk stops once the page is full.
-    const items: CatalogRecord[] = [];
-    let seen = 0;
-    for (let i = 0; i < order.length && items.length < limit && seen < matches.count; i++) {
-      const e = order[i];
-      if (!matches.has(e)) continue;
-      if (seen >= offset) items.push(e.record);
-      seen += 1;
-    }
-    return { items, total: matches.count, ...facets };
+    return {
+      items: plans.page(view, plan, q.sort, offset, limit),
+      total: plan.matches === undefined ? view.bySort[q.sort].length : plan.matches.count,
+      ...(q.facets === true && { facets: plans.facets(view, q.filters, plan) }),
+    };
   }
 
   async search(q: TextQuery): Promise<PageResult> {
@@ -271,6 +264,12 @@ export class EmbeddedSearchIndex implements SearchIndex {
     }
     this.ordinalTables = { view, rank, weight };
     return this.ordinalTables;
+  }
+
+  /** The list plans of the current view (`list-plans.ts`), replaced with it. */
+  private plansOf(view: View): ListPlans {
+    if (this.listPlans?.view !== view) this.listPlans = { view, plans: new ListPlans() };
+    return this.listPlans.plans;
   }
 
   private currentView(): View {

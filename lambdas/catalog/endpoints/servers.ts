@@ -18,7 +18,8 @@ export async function listServers(ctx: RequestCtx, deps: CatalogDeps): Promise<H
   return jsonText(
     listEnvelopeJson(
       result.items.map((r) => catalogServerJson(r, q.view)),
-      { pagination: pagination(q.page, q.limit, result), ...(result.facets && { facets: result.facets }) },
+      { pagination: pagination(q.page, q.limit, result) },
+      result.facets,
     ),
   );
 }
@@ -43,7 +44,8 @@ export async function searchServers(ctx: RequestCtx, deps: CatalogDeps): Promise
   return jsonText(
     listEnvelopeJson(
       result.items.map((r) => catalogServerJson(r, q.view)),
-      { pagination: pagination(q.page, q.limit, result), search: { query: q.q }, ...(result.facets && { facets: result.facets }) },
+      { pagination: pagination(q.page, q.limit, result), search: { query: q.q } },
+      result.facets,
     ),
   );
 }
