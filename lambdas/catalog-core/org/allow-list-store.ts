@@ -112,9 +112,7 @@ export class S3AllowListStore {
         const out = await client.send(new mod.GetObjectCommand({ Bucket: this.opts.bucket, Key: this.opts.key, ...(known && { IfNoneMatch: known }) }));
         const bytes = out.Body ? Buffer.from(await out.Body.transformToByteArray()) : Buffer.alloc(0);
         const etag = out.ETag ?? '""';
-        const md5 =
-          out.SSECustomerAlgorithm === undefined && (out.ServerSideEncryption ?? 'AES256') === 'AES256' ? /^"([0-9a-f]{32})"$/.exec(etag)?.[1] : undefined;
-        if (md5 === undefined || createHash('md5').update(bytes).digest('hex') === md5) {
+        if (bodyMatches(bytes, etag, out.SSECustomerAlgorithm === undefined && (out.ServerSideEncryption ?? 'AES256') === 'AES256')) {
           return { text: bytes.toString('utf8'), contentType: out.ContentType ?? 'application/yaml', etag };
         }
         if (attempt >= READS) throw new AllowListBusy();
@@ -278,4 +276,18 @@ export class CachedAllowList {
     }
     return this.state.list;
   }
+}
+
+/**
+ * Whether a read body is the object its ETag names. Unencrypted or under SSE-S3 an ETag is the MD5
+ * of a single-part upload's bytes or, for a multipart upload, `<hex>-<parts>` (no MD5 of the body:
+ * taken as served); anything else there is no ETag S3 gives, but what the loopback S3 server
+ * answers while it rewrites the object's checksum file (`""`): read again. Under SSE-KMS or SSE-C
+ * the ETag is no MD5 and the body is taken as S3 serves it (S3 never serves part of an object).
+ */
+export function bodyMatches(bytes: Uint8Array, etag: string, etagIsMd5: boolean): boolean {
+  if (!etagIsMd5) return true;
+  const m = /^"([0-9a-f]{32})(-\d+)?"$/.exec(etag);
+  if (m === null) return false;
+  return m[2] !== undefined || createHash('md5').update(bytes).digest('hex') === m[1];
 }
