@@ -199,10 +199,33 @@ export function noteScore(
   return { score, inBody: inBody > 0, ...(snippet !== undefined && { snippet }) };
 }
 
-/** A search hit before its page is cut: the snippet is made only for the hits a page returns. */
+/** A search hit before its page is cut: the snippet and section are made only for the hits a page returns. */
 export interface RankedHit extends Omit<SearchHit, 'snippet' | 'section'> {
-  snippet: () => string;
-  section: () => string | undefined;
+  snippet(): string;
+  section(): string | undefined;
+}
+
+/** `rankNote`'s hit: a class, so a hit is one object rather than one plus two closures (a broad word matches most notes). */
+class LazyHit implements RankedHit {
+  constructor(
+    readonly path: string,
+    readonly title: string,
+    readonly score: number,
+    readonly updated: string,
+    private readonly re: RegExp,
+    private readonly body: string,
+    private readonly inBody: boolean,
+    /** The snippet when the body has no match (a title or tag that matched, else the excerpt). */
+    private readonly fallback: string,
+  ) {}
+
+  snippet(): string {
+    return this.inBody ? makeSnippet(this.re, this.body, '') : this.fallback;
+  }
+
+  section(): string | undefined {
+    return this.inBody ? sectionOfMatch(this.re, this.body) : undefined;
+  }
 }
 
 /** Scores one note for search; `null` when it does not match. */
@@ -215,9 +238,7 @@ export function rankNote(
 ): RankedHit | null {
   const s = noteScore(re, e.title, body, e.tags, fileStem);
   if (s.score <= 0) return null;
-  const snippet = (): string => (s.inBody ? makeSnippet(re, body, '') : (s.snippet ?? e.excerpt));
-  const section = (): string | undefined => (s.inBody ? sectionOfMatch(re, body) : undefined);
-  return { path, title: e.title, snippet, section, score: s.score, updated: e.updated };
+  return new LazyHit(path, e.title, s.score, e.updated, re, body, s.inBody, s.snippet ?? e.excerpt);
 }
 
 /** The hits of one page in rank order (`compareHits`), with their snippets, and whether more follow. */

@@ -40,6 +40,13 @@ export interface PackedTextsDeps {
  * Reading packed note texts (`segments.ts`) for search and exports, and the background compaction
  * that leaves a complete, compact layout behind for a commit that lacks one.
  */
+/** The blobs a scan looks for: a set, or the keys of a map (a search's blobs → their paths). */
+export interface WantedBlobs {
+  readonly size: number;
+  has(blob: string): boolean;
+  keys(): Iterable<string>;
+}
+
 export class PackedTexts {
   private readonly running = new Map<string, Promise<void>>();
 
@@ -81,27 +88,45 @@ export class PackedTexts {
    * segments, a few at a time, each dropped once visited (so the heap stays bounded whatever the
    * memory's size). Returns the blobs it did not find, for the caller to read one by one.
    */
-  async scan(rec: MemoryRecord, pack: SearchPack, wanted: ReadonlySet<string>, visit: (blob: string, text: PackedText) => void): Promise<Set<string>> {
-    const left = new Set(wanted);
-    const take = (texts: ReadonlyMap<string, PackedText>): void => {
-      const found: string[] = [];
-      if (left.size < texts.size) {
-        for (const blob of left) if (texts.has(blob)) found.push(blob);
-      } else {
-        for (const blob of texts.keys()) if (left.has(blob)) found.push(blob);
+  async scan(rec: MemoryRecord, pack: SearchPack, wanted: WantedBlobs, visit: (blob: string, text: PackedText) => void): Promise<Set<string>> {
+    // What was visited, added as it is (a blob in two places is visited once); the blobs not
+    // visited yet are made a set of their own only once few are left. Copying `wanted` and deleting
+    // from the copy per text, as this once did, was half of a warm search's scan of 10,000 notes.
+    const visited = new Set<string>();
+    let left: Set<string> | undefined;
+    const remaining = (): Set<string> => {
+      if (left === undefined) {
+        left = new Set<string>();
+        for (const blob of wanted.keys()) if (!visited.has(blob)) left.add(blob);
       }
-      for (const blob of found) {
-        left.delete(blob);
-        visit(blob, texts.get(blob) as PackedText);
+      return left;
+    };
+    const take = (texts: ReadonlyMap<string, PackedText>): void => {
+      if (wanted.size - visited.size < texts.size) {
+        const few = remaining();
+        for (const blob of few) {
+          const t = texts.get(blob);
+          if (t === undefined) continue;
+          few.delete(blob);
+          visited.add(blob);
+          visit(blob, t);
+        }
+        return;
+      }
+      for (const [blob, t] of texts) {
+        if (!wanted.has(blob) || visited.has(blob)) continue;
+        visited.add(blob);
+        left?.delete(blob);
+        visit(blob, t);
       }
     };
     take(pack.tail);
     await mapLimit(pack.segments, SEGMENT_CONCURRENCY, async (ref) => {
-      if (left.size === 0) return;
+      if (visited.size === wanted.size) return;
       const texts = await this.segment(rec, ref.id);
       if (texts) take(texts);
     });
-    return left;
+    return visited.size === wanted.size ? new Set() : remaining();
   }
 
   /**

@@ -80,7 +80,7 @@ export class PackedSearch implements NoteSearch {
         if (hit) out.push(hit);
       }
     };
-    const missing = await this.packed.scan(rec, index.pack, new Set(byBlob.keys()), (blob, t) => score(blob, t.text.slice(t.start)));
+    const missing = await this.packed.scan(rec, index.pack, byBlob, (blob, t) => score(blob, t.text.slice(t.start)));
     const git = this.git(rec);
     await mapLimit([...missing], READ_CONCURRENCY, async (blob) => score(blob, await this.texts.body(rec, git, blob)));
     if (wantsCompaction(index.pack, index.files, missing.size, this.policy)) this.packed.compact(rec, index);

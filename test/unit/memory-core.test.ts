@@ -259,12 +259,15 @@ describe('search scoring and snippets', () => {
       expect(hit?.score).toBe(eager.score);
       expect(hit?.snippet()).toBe(eager.snippet ?? e.excerpt);
       if (hit) {
-        const make = hit.snippet;
         hits.push({
-          ...hit,
+          path: hit.path,
+          title: hit.title,
+          score: hit.score,
+          updated: hit.updated,
+          section: () => hit.section(),
           snippet: () => {
             made++;
-            return make();
+            return hit.snippet();
           },
         });
       }
