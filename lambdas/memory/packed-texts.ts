@@ -36,10 +36,6 @@ export interface PackedTextsDeps {
   git: (rec: MemoryRecord) => GitOverlay;
 }
 
-/**
- * Reading packed note texts (`segments.ts`) for search and exports, and the background compaction
- * that leaves a complete, compact layout behind for a commit that lacks one.
- */
 /** The blobs a scan looks for: a set, or the keys of a map (a search's blobs → their paths). */
 export interface WantedBlobs {
   readonly size: number;
@@ -47,6 +43,10 @@ export interface WantedBlobs {
   keys(): Iterable<string>;
 }
 
+/**
+ * Reading packed note texts (`segments.ts`) for search and exports, and the background compaction
+ * that leaves a complete, compact layout behind for a commit that lacks one.
+ */
 export class PackedTexts {
   private readonly running = new Map<string, Promise<void>>();
 
