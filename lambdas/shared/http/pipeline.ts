@@ -278,7 +278,6 @@ interface Exchange<D, P> {
  */
 class OperationContext<D, P> implements RequestContext<D, P> {
   private parsed: Map<string, string[]> | undefined;
-  readonly principal?: P;
 
   constructor(
     readonly event: HttpEvent,
@@ -286,10 +285,8 @@ class OperationContext<D, P> implements RequestContext<D, P> {
     readonly requestId: string,
     readonly route: RouteDef,
     readonly params: Record<string, string>,
-    principal: P | undefined,
-  ) {
-    if (principal !== undefined) this.principal = principal;
-  }
+    readonly principal?: P,
+  ) {}
 
   /** Parsed on first use: an answer from a response cache never reads it. */
   get query(): Map<string, string[]> {
