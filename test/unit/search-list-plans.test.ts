@@ -2,6 +2,9 @@ import { CATEGORIES as C, type CatalogFilters } from '../../lambdas/catalog-core
 import { EmbeddedSearchIndex } from '../../lambdas/catalog-core/search/embedded';
 import { buildView, toEntry, type View } from '../../lambdas/catalog-core/search/embedded-view';
 import { filterKey, ListPlans } from '../../lambdas/catalog-core/search/list-plans';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { generateCatalog, toSearchDocument } from '../../bin/local-stack/synthetic';
 
 /**
@@ -90,5 +93,21 @@ describe('list plans', () => {
     expect(after.items.map((r) => r.slug)).toEqual(before.items.slice(1).map((r) => r.slug));
     const count = (f: typeof before.facets) => f?.categories.find((c) => c.name === C[1])?.count;
     expect(count(after.facets)).toBe((count(before.facets) ?? 0) - 1);
+  });
+
+  it("die with the view on another instance too: one reading the snapshot another writes lists the writer's change", async () => {
+    const snapshotPath = join(mkdtempSync(join(tmpdir(), 'list-plans-')), 'index.json');
+    const writer = new EmbeddedSearchIndex({ snapshotPath });
+    await writer.replaceAll(docs);
+    const reader = new EmbeddedSearchIndex({ snapshotPath });
+    const filters: CatalogFilters = { category: [C[1]] };
+    const page = () => reader.list({ filters, sort: 'name', page: { offset: 0, limit: 600 }, facets: true });
+    const before = await page();
+    await page(); // the reader's plan for these filters is made and used
+    await writer.remove([before.items[0].slug]);
+    await reader.refresh();
+    const after = await page();
+    expect(after.total).toBe(before.total - 1);
+    expect(after.items.map((r) => r.slug)).toEqual(before.items.slice(1).map((r) => r.slug));
   });
 });
