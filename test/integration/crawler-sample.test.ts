@@ -4,7 +4,7 @@
  * fixture (crawler-fixture.test.ts) always runs.
  */
 
-import { isWebp128 } from '../../lambdas/catalog-core';
+import { CATEGORIES, isWebp128, SORTS } from '../../lambdas/catalog-core';
 import { runCrawl } from '../../lambdas/crawler/crawler';
 import { isRejection, rowIdentity } from '../../lambdas/crawler/domain/normalise';
 import type { CrawlReport } from '../../lambdas/crawler/domain/types';
@@ -74,6 +74,24 @@ describeSample('crawler on the full registry sample', () => {
       icons++;
     }
     expect(icons).toBeGreaterThan(100);
+  });
+
+  it('lists every category of the crawled sample, page by page and in every sort, as its filtered order (list plans on real entries)', async () => {
+    for (const sort of SORTS) {
+      const all = (await env.index.list({ filters: {}, sort, page: { offset: 0, limit: 10_000 } })).items;
+      for (const category of CATEGORIES) {
+        const expected = all.filter((r) => r.categories.includes(category)).map((r) => r.slug);
+        const got: string[] = [];
+        for (let page = 0; ; page++) {
+          const res = await env.index.list({ filters: { category: [category] }, sort, page: { offset: page * 24, limit: 24 }, facets: true });
+          expect(res.total).toBe(expected.length);
+          expect(res.facets?.categories.find((c) => c.name === category)?.count ?? 0).toBe(expected.length);
+          if (res.items.length === 0) break;
+          got.push(...res.items.map((r) => r.slug));
+        }
+        expect(got).toEqual(expected);
+      }
+    }
   });
 
   it('re-crawls the unchanged sample without a single catalog write', async () => {
