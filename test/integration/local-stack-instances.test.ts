@@ -296,21 +296,43 @@ test('DynamoDB Local killed by a write’s own call: that write is answered 200 
   if (res.status === 200) expect((await v1(a, 'GET', '/memories/shared/notes/killed-mid-write.md')).status).toBe(200);
 }, 300_000);
 
-/** Write loops on both instances; `path` of every acknowledged write, and every status. */
+/** A request that got no answer: the client's timeout (REQUEST_MS) or a dropped socket, and after how long. */
+interface Unanswered {
+  path: string;
+  kind: string;
+  ms: number;
+}
+
+/** The kind of a rejected `fetch`: `TimeoutError` (REQUEST_MS passed), or the socket error under undici's `fetch failed`. */
+function failureKind(err: unknown): string {
+  const e = err as { name?: string; cause?: { code?: string; name?: string; message?: string } };
+  if (e.name === 'TimeoutError') return 'TimeoutError';
+  return `${e.name ?? 'Error'}: ${e.cause?.code ?? e.cause?.name ?? ''} ${e.cause?.message ?? String(err)}`.trim();
+}
+
+/**
+ * Write loops on both instances; `path` of every acknowledged write, every status (0: no answer),
+ * and for each unanswered request what the client saw and when (a failure then says which).
+ */
 function writeLoops(prefix: string, count: number) {
   const statuses: number[] = [];
   const acknowledged: string[] = [];
+  const unanswered: Unanswered[] = [];
   const loop = async (base: string, tag: string) => {
     for (let i = 0; i < count; i++) {
       const path = `${prefix}/${tag}-${i}.md`;
+      const started = Date.now();
       const res = await (base === b ? v1b : (m: string, p: string, body?: unknown) => v1(a, m, p, body))('PUT', `/memories/shared/notes/${path}`, {
         body: `${tag} ${i}\n`,
-      }).catch(() => undefined);
+      }).catch((err: unknown) => {
+        unanswered.push({ path, kind: failureKind(err), ms: Date.now() - started });
+        return undefined;
+      });
       statuses.push(res?.status ?? 0);
       if (res?.status === 200) acknowledged.push(path);
     }
   };
-  return { statuses, acknowledged, done: Promise.all([loop(a, 'a'), loop(b, 'b')]) };
+  return { statuses, acknowledged, unanswered, done: Promise.all([loop(a, 'a'), loop(b, 'b')]) };
 }
 
 test('the S3 server killed by an object write of the second instance, then DynamoDB Local paused by its next table call, during write loops on both: 200 or 503, never a 500; the owner restarts S3', async () => {
@@ -328,7 +350,7 @@ test('the S3 server killed by an object write of the second instance, then Dynam
   process.kill(ddb, 'SIGCONT');
   await loops.done;
   expect(stalled).toBeDefined();
-  expect(loops.statuses.filter((st) => st !== 200 && st !== 503)).toEqual([]);
+  expect({ statuses: loops.statuses.filter((st) => st !== 200 && st !== 503), unanswered: loops.unanswered }).toEqual({ statuses: [], unanswered: [] });
   await until('both backends answer again', async () => ((await healthz(a)).status === 200 && (await healthz(b)).status === 200 ? true : undefined));
   expect(pidOf('s3')).not.toBe(s3Before);
   for (const path of loops.acknowledged) expect((await v1(b, 'GET', `/memories/shared/notes/${path}`)).status).toBe(200);
@@ -346,7 +368,7 @@ test('the S3 server paused by an object write of the second instance during writ
   await until('the paused request answered', async () => (inflight.has(stalled) ? undefined : true));
   process.kill(s3, 'SIGCONT');
   await loops.done;
-  expect(loops.statuses.filter((s) => s !== 200 && s !== 503)).toEqual([]);
+  expect({ statuses: loops.statuses.filter((s) => s !== 200 && s !== 503), unanswered: loops.unanswered }).toEqual({ statuses: [], unanswered: [] });
   expect(loops.statuses).toContain(200);
   expect(loops.acknowledged).not.toContain(stalled.replace('PUT /memories/shared/notes/', ''));
   for (const path of loops.acknowledged) expect((await v1(a, 'GET', `/memories/shared/notes/${path}`)).status).toBe(200);
