@@ -30,6 +30,10 @@ export type { Base, Committed, Plan, Put } from './commit-chain';
  * - every write has a time budget (`writeBudgetMs`, from the moment it is queued): past it, it is
  *   answered 503 with Retry-After. It is answered so only while no move that could land it is in
  *   flight: a write that was answered an error is never applied later.
+ * - past its budget a write waits for no storage call but a head move already sent: the rev read,
+ *   the ticket's take and drop and the read that checks a move without an answer are given up at
+ *   the deadline (they go on unwatched). Each waited its own whole SDK budget in turn, so a write
+ *   meeting a paused table took two or three of them (move, check, drop) past any client's patience.
  */
 
 export interface CommitOptions {
@@ -172,7 +176,14 @@ export class CommitLoop {
 
   private async commitBatch(name: string, jobs: Job[]): Promise<void> {
     const expected = checkExpectedRev(jobs[0].opts.expectedRev);
-    let rec = await this.record(name, jobs);
+    const end = Math.max(...jobs.map((j) => j.deadline));
+    const read = await this.beforeDeadline(
+      this.record(name, jobs).then((r) => ({ r })),
+      end,
+    ).catch(pastDeadline);
+    // Given up at the deadline: nothing was written, and every write of the batch is past its time.
+    if (!read) for (const j of jobs) j.settle({ ok: false, error: this.overBudget() });
+    let rec = read?.r;
     if (!rec) return;
     if (expected !== undefined && rec.head !== expected) throw staleRev(rec.name, rec);
     const { account } = rec;
@@ -196,16 +207,11 @@ export class CommitLoop {
           if (rec.state !== 'active') throw memoryNotFound(name);
           continue;
         }
-        let chain: Chain;
-        try {
-          chain = await this.beforeDeadline(buildChain(this.deps, rec, this.deps.git(rec, fresh), live), deadline);
-        } catch (err) {
-          if (err instanceof PastDeadline) continue;
-          throw err;
-        }
+        const chain = await this.beforeDeadline(buildChain(this.deps, rec, this.deps.git(rec, fresh), live), deadline).catch(pastDeadline);
+        if (!chain) continue;
         if (chain.commits.length === 0) return this.settleAll(chain);
         const writer = randomUUID();
-        const moved = await this.move(rec, chain, writer, holder);
+        const moved = await this.move(rec, chain, writer, holder, deadline);
         const last = chain.commits[chain.commits.length - 1];
         if (landed(moved, last.sha, writer)) {
           holder = undefined; // the move dropped it
@@ -237,13 +243,16 @@ export class CommitLoop {
         rec = current;
         if (moved.lostReceipt === undefined && !(rec.ticket && rec.ticket.holder !== holder)) {
           // Lost the race: the next move is this one's (the ticket), so a hot writer cannot starve it.
-          const turn = await this.takeTurn(account, name, holder);
+          // Given up at the deadline (the loop then answers the writes): a ticket taken meanwhile lapses.
+          const turn = await this.beforeDeadline(this.takeTurn(account, name, holder), deadline).catch(pastDeadline);
+          if (!turn) continue;
           rec = turn.rec ?? rec;
           holder = turn.holder;
         }
       }
     } finally {
-      if (holder) await this.deps.lock.dropTicket(account, name, holder).catch(() => undefined);
+      // Best effort (the ticket lapses): sent, but not waited for past the batch's time.
+      if (holder) await this.beforeDeadline(this.deps.lock.dropTicket(account, name, holder), end).catch(() => undefined);
     }
   }
 
@@ -290,13 +299,15 @@ export class CommitLoop {
    * The conditional move of the head to the chain's last commit, with the receipts of its keyed
    * writes. A move without an answer may have landed: the record says, before anyone is answered.
    */
-  private async move(rec: MemoryRecord, chain: Chain, writer: string, holder: string | undefined): Promise<MoveOutcome> {
+  private async move(rec: MemoryRecord, chain: Chain, writer: string, holder: string | undefined, deadline: number): Promise<MoveOutcome> {
     const last = chain.commits[chain.commits.length - 1];
     const next = { head: last.sha, updated: last.index.time, writer, ...indexStats(last.index) };
     try {
       return await this.deps.lock.moveHead(rec.account, rec.name, rec.head, next, { from: rec, fair: true, holder, receipts: chain.receipts });
     } catch (err) {
-      const now = await this.deps.lock.get(rec.account, rec.name).catch(() => undefined);
+      // Checked within the write's time only: past it, the answer is the storage failure (the move may have landed).
+      if (this.now() >= deadline) throw err;
+      const now = await this.beforeDeadline(this.deps.lock.get(rec.account, rec.name), deadline).catch(() => undefined);
       if (now?.head === last.sha && now.writer === writer) return { ok: true };
       throw err;
     }
@@ -317,7 +328,9 @@ export class CommitLoop {
       await this.deps.backoff(1);
       // Let the holder's own work run even when the backoff does not wait (tests).
       await new Promise((r) => setImmediate(r));
-      const turn = await this.takeTurn(account, name, undefined);
+      // Given up at the deadline: the caller's loop then answers the writes past their time.
+      const turn = await this.beforeDeadline(this.takeTurn(account, name, undefined), deadline).catch(pastDeadline);
+      if (!turn) break;
       if (!turn.rec) throw memoryNotFound(name);
       current = turn.rec;
       if (turn.holder || current.state !== 'active') return { rec: current, holder: turn.holder };
@@ -339,6 +352,12 @@ export class CommitLoop {
       clearTimeout(timer);
     }
   }
+}
+
+/** `undefined` for work given up at its deadline; any other failure stays one. */
+function pastDeadline(err: unknown): undefined {
+  if (err instanceof PastDeadline) return undefined;
+  throw err;
 }
 
 /** Every way a write names a note goes through here: no new path may twin another (`paths.ts`). */

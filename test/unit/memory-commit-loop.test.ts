@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { InMemoryBlobStore, InMemoryRevLock } from '../../lambdas/memory/adapters/in-memory';
 import type { HeadMove, MoveOptions, MoveOutcome } from '../../lambdas/memory/ports';
+import { StorageError } from '../../lambdas/memory/errors';
 import { MemoryService, type MemoryServiceDeps } from '../../lambdas/memory/service';
 import { CursorCodec } from '../../lambdas/shared/cursor';
 import { InMemoryIdempotencyStore } from '../../lambdas/shared/idempotency/store';
@@ -150,3 +151,85 @@ test('a keyed write records its result with its commit; a write given that recor
   await bare.createMemory(me, 'm');
   await expect(bare.writeNote(me, 'm', 'x.md', { body: 'x' }, { once: { key: 'k2', token: 't', fingerprint: 'f' } })).rejects.toThrow(/idempotency store/);
 });
+
+type LockCall = keyof InMemoryRevLock;
+
+/**
+ * The rev lock on a table that stops answering, as DynamoDB Local under SIGSTOP: a call of the
+ * paused kinds gets no answer until the SDK gives up on it (its timeout, `sdkMs`) with a storage
+ * error. `calls`: the paused calls made, in order; `called`: resolves at the next one.
+ */
+function pausable(inner: InMemoryRevLock, sdkMs: number) {
+  let paused: ReadonlySet<LockCall> = new Set();
+  const calls: LockCall[] = [];
+  let seen: () => void = () => undefined;
+  const lock = new Proxy(inner, {
+    get(target, prop: LockCall) {
+      const value = Reflect.get(target, prop) as unknown;
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        if (!paused.has(prop)) return (value as (...a: unknown[]) => unknown).apply(target, args);
+        calls.push(prop);
+        seen();
+        return new Promise((_, reject) => setTimeout(() => reject(new StorageError(`dynamodb.${prop}`, new Error('request timed out'))), sdkMs).unref());
+      };
+    },
+  });
+  return {
+    lock,
+    calls,
+    /** Calls of these kinds get no answer from now on (none: the table answers again). */
+    pause: (kinds: LockCall[]) => {
+      paused = new Set(kinds);
+    },
+    called: () => new Promise<void>((r) => (seen = r)),
+  };
+}
+
+const EVERY_CALL: LockCall[] = ['get', 'moveHead', 'takeTicket', 'dropTicket'];
+
+test('writes meeting a paused table while they read the head or wait their turn are answered 503 at their budget, before the SDK gives up on the call', async () => {
+  const me = newCaller();
+  const inner = new InMemoryRevLock();
+  const table = pausable(inner, 10_000);
+  const svc = service({ lock: table.lock, blobs: new InMemoryBlobStore(), limits: { writeBudgetMs: 200 } });
+  await svc.createMemory(me, 'm');
+  await svc.writeNote(me, 'm', 'warm.md', { body: 'warm' });
+
+  // The head read of the first write's batch gets no answer; the writes queued behind it wait in the process.
+  table.pause(EVERY_CALL);
+  const writes = ['a.md', 'b.md', 'c.md'].map((p) => svc.writeNote(me, 'm', p, { body: p }));
+  const errors = await Promise.all(writes.map((w) => expectMemoryError(w, 'UPSTREAM_UNAVAILABLE', 'contention')));
+  for (const err of errors) expect(err).toMatchObject({ extra: { retryAfterSeconds: 1 } });
+  expect(table.calls[0]).toBe('get');
+
+  // Another writer holds the ticket: this one's takes of it get no answer.
+  table.pause([]);
+  const now = Date.now();
+  await inner.takeTicket(me.account, 'm', { holder: 'another-instance', untilMs: now + 60_000 }, now);
+  table.pause(['takeTicket', 'dropTicket']);
+  await expectMemoryError(svc.writeNote(me, 'm', 'd.md', { body: 'd' }), 'UPSTREAM_UNAVAILABLE', 'contention');
+  expect(table.calls).toContain('takeTicket');
+  table.pause([]);
+  await inner.dropTicket(me.account, 'm', 'another-instance');
+  for (const p of ['a.md', 'b.md', 'c.md', 'd.md']) await expectMemoryError(svc.readNote(me, 'm', p), 'NOT_FOUND');
+}, 60_000);
+
+test('a head move in flight at the deadline is waited for (it may land), then the write is answered with no further table call', async () => {
+  const me = newCaller();
+  const table = pausable(new InMemoryRevLock(), 3000);
+  // A budget the write's path to its head move fits in on a loaded machine; the move outlasts it.
+  const svc = service({ lock: table.lock, blobs: new InMemoryBlobStore(), limits: { writeBudgetMs: 1500 } });
+  await svc.createMemory(me, 'm');
+  await svc.writeNote(me, 'm', 'warm.md', { body: 'warm' });
+  table.pause(['moveHead']);
+  const moving = table.called();
+  const write = svc.writeNote(me, 'm', 'a.md', { body: 'a' });
+  write.catch(() => undefined);
+  await moving;
+  // From its head move on the table answers nothing.
+  table.pause(EVERY_CALL);
+  // The move's answer never came: whether it landed is unknown, and the write says storage failed.
+  await expectMemoryError(write, 'UPSTREAM_UNAVAILABLE', 'storage');
+  expect(table.calls).toEqual(['moveHead']);
+}, 60_000);

@@ -34,8 +34,8 @@ const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
  * streams on), and so does the connection timeout until a socket is connected: time spent waiting
  * for a free socket of the pool counts against both. Worst case per call: attempts × timeout plus
  * the SDK's backoff: about 3.5 s for DynamoDB and 16 s for S3 at the defaults, inside the API
- * functions' 10 s and the memory functions' 25 s (lib/); a memory write bounds its S3 part by its
- * own budget (`MEMORY_WRITE_BUDGET_MS`).
+ * functions' 10 s and the memory functions' 25 s (lib/); a memory write bounds every call but its
+ * head move by its own budget (`MEMORY_WRITE_BUDGET_MS`).
  *
  * `maxCalls` bounds the calls a client has in flight (`CallPool`); more wait their turn, at most
  * `queueTimeoutMs`, and their timeouts count from when they are sent. A Lambda instance serves one
