@@ -93,7 +93,7 @@ export class Fetches {
     });
     if (blobs.size >= PACKED_FROM) {
       const index = await this.deps.indexes.load(rec, head);
-      await this.deps.packed.scan(rec, index.pack, blobs, (blob, t) => git.adoptBlob(blob, t.text));
+      await this.deps.packed.scan(rec, index.pack, new Set(blobs), (blob, t) => git.adoptBlob(blob, t.text));
     }
     const oids = [...send, ...trees, ...blobs];
     // Loaded in parallel first: the packer reads one object at a time.

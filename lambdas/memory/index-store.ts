@@ -3,7 +3,17 @@ import type { ImmutableCache } from './cache';
 import type { MemoryLimits } from './config';
 import type { GitOverlay } from './git-overlay';
 import { describeNote, parseNoteLenient } from './markdown';
-import { decodeIndex, fileEntry, indexBytes, parseIndexText, segmentIdsAhead, serializeIndex, type FileEntry, type NoteIndex } from './note-index';
+import {
+  decodeIndex,
+  fileEntry,
+  indexBytes,
+  parseIndexText,
+  segmentIdsAhead,
+  segmentIdsInHead,
+  serializeIndex,
+  type FileEntry,
+  type NoteIndex,
+} from './note-index';
 import type { BlobItem, BlobStore, MemoryRecord } from './ports';
 import { nextPack, segmentCacheKey, textsBytes, type PackedText, type SegmentPolicy } from './segments';
 
@@ -63,16 +73,23 @@ export class StoredIndexes implements IndexStore {
         for (let attempt = 1; ; attempt++) {
           const bytes = await this.blobs.get(rec.id, 'index', commit);
           if (!bytes) return this.rebuild(rec, commit);
+          // The segment ids from the head of the object, before the rest is inflated and parsed
+          // (tens of milliseconds at 10,000 notes, which the segments' fetches overlap); from the
+          // whole text when the head does not hold them all.
+          let sent = !opts.ahead || attempt > 1;
+          const ahead = async (ids: string[] | undefined): Promise<void> => {
+            if (sent || !ids || ids.length === 0) return;
+            sent = true;
+            opts.ahead?.(ids);
+            // Two turns of the event loop, so the fetches just started are on the wire (a new
+            // connection included) before the work below holds the loop for milliseconds.
+            await new Promise((r) => setImmediate(r));
+            await new Promise((r) => setImmediate(r));
+          };
+          await ahead(sent ? undefined : segmentIdsInHead(bytes));
           try {
             const text = decodeIndex(bytes);
-            const ids = opts.ahead && attempt === 1 ? segmentIdsAhead(text) : undefined;
-            if (opts.ahead && ids && ids.length > 0) {
-              opts.ahead(ids);
-              // Two turns of the event loop, so the fetches just started are on the wire (a new
-              // connection included) before the parse below holds the loop for tens of milliseconds.
-              await new Promise((r) => setImmediate(r));
-              await new Promise((r) => setImmediate(r));
-            }
+            await ahead(sent ? undefined : segmentIdsAhead(text.json));
             return parseIndexText(text);
           } catch (err) {
             if (attempt >= 3) throw err;

@@ -154,10 +154,12 @@ export class LinkGraphs {
       found.set(blob, links);
     };
     if (missing.size > 0) {
-      const unpacked = await packed.scan(rec, index.pack, missing, (blob, t) => keep(blob, t.text.slice(t.start)));
+      // The scan takes what it finds out of `missing`: what is left was not packed.
+      await packed.scan(rec, index.pack, missing, (blob, t) => keep(blob, t.text.slice(t.start)));
       const g = git(rec);
-      await mapLimit([...unpacked], READ_CONCURRENCY, async (blob) => keep(blob, await texts.body(rec, g, blob)));
-      if (wantsCompaction(index.pack, index.files, unpacked.size, policy)) packed.compact(rec, index);
+      const unpacked = missing.size;
+      await mapLimit([...missing], READ_CONCURRENCY, async (blob) => keep(blob, await texts.body(rec, g, blob)));
+      if (wantsCompaction(index.pack, index.files, unpacked, policy)) packed.compact(rec, index);
     }
     return buildGraph(index.files, (blob) => found.get(blob) ?? []);
   }

@@ -102,7 +102,9 @@ export function literalMatcher(query: string): RegExp {
 export function countMatches(re: RegExp, text: string): number {
   re.lastIndex = 0;
   let n = 0;
-  while (re.exec(text)) n++;
+  // `test` moves `lastIndex` as `exec` does without building a match array: a search counts the
+  // matches of every note, and those arrays were most of its garbage.
+  while (re.test(text)) n++;
   re.lastIndex = 0;
   return n;
 }
@@ -177,12 +179,28 @@ export function noteScore(
   body: string,
   tags: readonly string[],
   fileStem: string,
-): { score: number; inBody: boolean; snippet?: string } {
+): { score: number; inBody: boolean; snippet: string | undefined } {
+  return scoreParts(re, title, body, tags, title === fileStem);
+}
+
+/** Whether `title` is the file name of `path` without `.md`, as `baseName(path).slice(0, -3)` (without making it). */
+function titleIsFileStem(title: string, path: string): boolean {
+  const start = path.lastIndexOf('/') + 1;
+  return title.length === path.length - start - 3 && path.startsWith(title, start);
+}
+
+function scoreParts(
+  re: RegExp,
+  title: string,
+  body: string,
+  tags: readonly string[],
+  titleIsStem: boolean,
+): { score: number; inBody: boolean; snippet: string | undefined } {
   const inBody = countMatches(re, body);
   let score = inBody;
   let snippet: string | undefined;
   // A title other than the file name came from a heading; only when they are equal (and it matches) is the body read for one.
-  if (title === fileStem) {
+  if (titleIsStem) {
     const n = countMatches(re, title);
     if (n > 0 && headingTitle(body) === null) {
       score += n;
@@ -196,7 +214,8 @@ export function noteScore(
     score += n;
     snippet ??= `#${t}`;
   }
-  return { score, inBody: inBody > 0, ...(snippet !== undefined && { snippet }) };
+  // One shape whatever matched: this runs for every note of a search.
+  return { score, inBody: inBody > 0, snippet };
 }
 
 /** A search hit before its page is cut: the snippet and section are made only for the hits a page returns. */
@@ -228,15 +247,14 @@ class LazyHit implements RankedHit {
   }
 }
 
-/** Scores one note for search; `null` when it does not match. */
+/** Scores the note at `path` for search; `null` when it does not match. */
 export function rankNote(
   re: RegExp,
   path: string,
   e: { title: string; tags: readonly string[]; excerpt: string; updated: string },
   body: string,
-  fileStem: string,
 ): RankedHit | null {
-  const s = noteScore(re, e.title, body, e.tags, fileStem);
+  const s = scoreParts(re, e.title, body, e.tags, titleIsFileStem(e.title, path));
   if (s.score <= 0) return null;
   return new LazyHit(path, e.title, s.score, e.updated, re, body, s.inBody, s.snippet ?? e.excerpt);
 }

@@ -1,6 +1,7 @@
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { gzipSync } from 'node:zlib';
 import type { TreeEntry } from 'isomorphic-git';
 import type { GitOverlay } from './git-overlay';
+import { gunzipHead, gunzipWhole, jsonAndTexts, utf8Text } from './gzip-text';
 import type { NoteMeta } from './markdown';
 import { LEGACY_PACK, textsBytes, type FreshSegment, type SearchPack } from './segments';
 import { ancestorFolders, baseName, parentFolder } from './paths';
@@ -162,28 +163,56 @@ export function parseIndex(bytes: Uint8Array): NoteIndex {
   return parseIndexText(decodeIndex(bytes));
 }
 
-/** A stored index's text (its JSON, and in version 3 the texts after it), before it is parsed. */
-export function decodeIndex(bytes: Uint8Array): string {
-  return gunzipSync(bytes).toString('utf8');
+/**
+ * A stored index's text before it is parsed: its JSON and, in version 3, the texts after it, each
+ * decoded on its own (`jsonAndTexts`).
+ */
+export interface IndexText {
+  json: string;
+  texts?: string;
+}
+
+export function decodeIndex(bytes: Uint8Array): IndexText {
+  return jsonAndTexts(gunzipWhole(bytes));
 }
 
 const PACK_AHEAD = '"pack":{"s":';
+/**
+ * Compressed bytes inflated for the head of an index: its segment ids are random hex (about two
+ * bytes of text per compressed byte), so 16 KiB names over a hundred segments, far more than a
+ * compacted layout holds.
+ */
+const HEAD_BYTES = 16 * 1024;
 
 /**
- * The ids of the pack's segments, read from the head of an index's text without parsing the rest
- * (tens of milliseconds at 10,000 notes): undefined when the text does not start with them (an
- * index written before they came first, or without a pack).
+ * The ids of the pack's segments from the first compressed bytes of a stored index, before the
+ * whole of it is inflated, decoded and parsed (a search starts fetching them meanwhile): undefined
+ * when they are not all there (see `segmentIdsAhead`).
  */
-export function segmentIdsAhead(text: string): string[] | undefined {
-  const at = text.indexOf(PACK_AHEAD);
+export function segmentIdsInHead(bytes: Uint8Array): string[] | undefined {
+  try {
+    return segmentIdsAhead(utf8Text(gunzipHead(bytes, HEAD_BYTES)));
+  } catch {
+    // Not a gzip object: the whole read reports it.
+    return undefined;
+  }
+}
+
+/**
+ * The ids of the pack's segments, read from the head of an index's JSON without parsing the rest
+ * (tens of milliseconds at 10,000 notes): undefined when the text does not start with them (an
+ * index written before they came first, or without a pack) or ends before the list does.
+ */
+export function segmentIdsAhead(json: string): string[] | undefined {
+  const at = json.indexOf(PACK_AHEAD);
   // After the version, the commit, the parent and the time: a few hundred characters at most.
   if (at < 0 || at > 400) return undefined;
   const start = at + PACK_AHEAD.length;
   // The list is rows of [hex id, count, count], followed by the tail ("t").
-  const end = text.indexOf('],"t":', start);
+  const end = json.indexOf('],"t":', start);
   if (end < 0) return undefined;
   try {
-    const rows = JSON.parse(text.slice(start, end + 1)) as unknown;
+    const rows = JSON.parse(json.slice(start, end + 1)) as unknown;
     if (!Array.isArray(rows) || !rows.every((r) => Array.isArray(r) && typeof r[0] === 'string')) return undefined;
     return rows.map((r: [string]) => r[0]);
   } catch {
@@ -191,12 +220,11 @@ export function segmentIdsAhead(text: string): string[] | undefined {
   }
 }
 
-export function parseIndexText(text: string): NoteIndex {
-  const nl = text.indexOf('\n');
-  if (nl < 0) return parseV2(JSON.parse(text) as SerializedV2);
-  const data = JSON.parse(text.slice(0, nl)) as Serialized;
+export function parseIndexText({ json, texts }: IndexText): NoteIndex {
+  if (texts === undefined) return parseV2(JSON.parse(json) as SerializedV2);
+  const data = JSON.parse(json) as Serialized;
   if (data.v !== VERSION) throw new Error(`unsupported index version ${String(data.v)}`);
-  const block = text.slice(nl + 1);
+  const block = texts;
   let at = 0;
   const next = (length: number): string => {
     const t = block.slice(at, at + length);

@@ -36,13 +36,6 @@ export interface PackedTextsDeps {
   git: (rec: MemoryRecord) => GitOverlay;
 }
 
-/** The blobs a scan looks for: a set, or the keys of a map (a search's blobs → their paths). */
-export interface WantedBlobs {
-  readonly size: number;
-  has(blob: string): boolean;
-  keys(): Iterable<string>;
-}
-
 /**
  * Reading packed note texts (`segments.ts`) for search and exports, and the background compaction
  * that leaves a complete, compact layout behind for a commit that lacks one.
@@ -84,49 +77,51 @@ export class PackedTexts {
   }
 
   /**
-   * Calls `visit` once for each blob of `wanted` whose text the pack holds: the tail first, then the
+   * Calls `visit` once for each blob of `wanted` whose text the pack holds, with its value in
+   * `wanted` (a search's map of blobs to their paths; `true` for a set): the tail first, then the
    * segments, a few at a time, each dropped once visited (so the heap stays bounded whatever the
-   * memory's size). Returns the blobs it did not find, for the caller to read one by one.
+   * memory's size). Each blob visited is taken out of `wanted`, which is left holding the blobs not
+   * found, for the caller to read one by one: the caller gives up `wanted` (a copy if it needs it).
+   * Taking out is also what visits a blob found in two places once: one map operation per text,
+   * where a set of the visited ones cost two more (a search's scan of 10,000 notes is a few lookups
+   * per note and little else).
    */
-  async scan(rec: MemoryRecord, pack: SearchPack, wanted: WantedBlobs, visit: (blob: string, text: PackedText) => void): Promise<Set<string>> {
-    // What was visited, added as it is (a blob in two places is visited once); the blobs not
-    // visited yet are made a set of their own only once few are left. Copying `wanted` and deleting
-    // from the copy per text, as this once did, was half of a warm search's scan of 10,000 notes.
-    const visited = new Set<string>();
-    let left: Set<string> | undefined;
-    const remaining = (): Set<string> => {
-      if (left === undefined) {
-        left = new Set<string>();
-        for (const blob of wanted.keys()) if (!visited.has(blob)) left.add(blob);
-      }
-      return left;
-    };
+  scan<V>(rec: MemoryRecord, pack: SearchPack, wanted: Map<string, V>, visit: (blob: string, text: PackedText, value: V) => void): Promise<void>;
+  scan(rec: MemoryRecord, pack: SearchPack, wanted: Set<string>, visit: (blob: string, text: PackedText) => void): Promise<void>;
+  async scan<V>(
+    rec: MemoryRecord,
+    pack: SearchPack,
+    wanted: Map<string, V> | Set<string>,
+    visit: (blob: string, text: PackedText, value: V | true) => void,
+  ): Promise<void> {
+    const claim: (blob: string) => V | true | undefined =
+      wanted instanceof Map
+        ? (blob) => {
+            const v = wanted.get(blob);
+            if (v !== undefined) wanted.delete(blob);
+            return v;
+          }
+        : (blob) => (wanted.delete(blob) ? true : undefined);
     const take = (texts: ReadonlyMap<string, PackedText>): void => {
-      if (wanted.size - visited.size < texts.size) {
-        const few = remaining();
-        for (const blob of few) {
+      // Few blobs left: look them up in the texts rather than each text in them.
+      if (wanted.size < texts.size) {
+        for (const blob of wanted.keys()) {
           const t = texts.get(blob);
-          if (t === undefined) continue;
-          few.delete(blob);
-          visited.add(blob);
-          visit(blob, t);
+          if (t !== undefined) visit(blob, t, claim(blob) as V | true);
         }
         return;
       }
       for (const [blob, t] of texts) {
-        if (!wanted.has(blob) || visited.has(blob)) continue;
-        visited.add(blob);
-        left?.delete(blob);
-        visit(blob, t);
+        const v = claim(blob);
+        if (v !== undefined) visit(blob, t, v);
       }
     };
     take(pack.tail);
     await mapLimit(pack.segments, SEGMENT_CONCURRENCY, async (ref) => {
-      if (visited.size === wanted.size) return;
+      if (wanted.size === 0) return;
       const texts = await this.segment(rec, ref.id);
       if (texts) take(texts);
     });
-    return visited.size === wanted.size ? new Set() : remaining();
   }
 
   /**

@@ -2,7 +2,7 @@ import { mapLimit } from '../shared/concurrency';
 import { READ_CONCURRENCY, type GitOverlay } from './git-overlay';
 import { hasAllTags, literalMatcher, rankNote, type RankedHit } from './listing';
 import type { NoteIndex } from './note-index';
-import { baseName, isInside } from './paths';
+import { isInside } from './paths';
 import type { FileEntry } from './note-index';
 import type { PackedTexts } from './packed-texts';
 import type { MemoryRecord } from './ports';
@@ -39,9 +39,7 @@ export class ScanSearch implements NoteSearch {
     const candidates = [...index.files].filter(([path, e]) => isInside(path, query.folder) && hasAllTags(e, query.tags));
     const git = this.git(rec);
     const re = literalMatcher(query.q);
-    const scored = await mapLimit(candidates, READ_CONCURRENCY, async ([path, e]) =>
-      rankNote(re, path, e, await this.texts.body(rec, git, e.blob), baseName(path).slice(0, -3)),
-    );
+    const scored = await mapLimit(candidates, READ_CONCURRENCY, async ([path, e]) => rankNote(re, path, e, await this.texts.body(rec, git, e.blob)));
     return scored.filter((h): h is RankedHit => h !== null);
   }
 }
@@ -74,16 +72,18 @@ export class PackedSearch implements NoteSearch {
     }
     const re = literalMatcher(query.q);
     const out: RankedHit[] = [];
-    const score = (blob: string, body: string): void => {
-      for (const [path, e] of byBlob.get(blob) ?? []) {
-        const hit = rankNote(re, path, e, body, baseName(path).slice(0, -3));
+    const score = (paths: Array<[string, FileEntry]>, body: string): void => {
+      for (const [path, e] of paths) {
+        const hit = rankNote(re, path, e, body);
         if (hit) out.push(hit);
       }
     };
-    const missing = await this.packed.scan(rec, index.pack, byBlob, (blob, t) => score(blob, t.text.slice(t.start)));
+    // The scan takes what it finds out of `byBlob`: what is left was not packed.
+    await this.packed.scan(rec, index.pack, byBlob, (_blob, t, paths) => score(paths, t.text.slice(t.start)));
     const git = this.git(rec);
-    await mapLimit([...missing], READ_CONCURRENCY, async (blob) => score(blob, await this.texts.body(rec, git, blob)));
-    if (wantsCompaction(index.pack, index.files, missing.size, this.policy)) this.packed.compact(rec, index);
+    const missing = byBlob.size;
+    await mapLimit([...byBlob], READ_CONCURRENCY, async ([blob, paths]) => score(paths, await this.texts.body(rec, git, blob)));
+    if (wantsCompaction(index.pack, index.files, missing, this.policy)) this.packed.compact(rec, index);
     return out;
   }
 }

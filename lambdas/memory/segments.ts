@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { gzipSync } from 'node:zlib';
+import { gunzipWhole, jsonAndTexts } from './gzip-text';
 
 /** What the layout needs of an index's file entry (`FileEntry` of `note-index.ts`, which imports this module). */
 interface FileEntry {
@@ -91,17 +92,17 @@ export function segmentOf(texts: ReadonlyMap<string, PackedText>): FreshSegment 
 }
 
 export function parseSegment(bytes: Uint8Array): Map<string, PackedText> {
-  const raw = gunzipSync(bytes).toString('utf8');
-  const nl = raw.indexOf('\n');
-  const data = JSON.parse(raw.slice(0, nl)) as { v: number; notes: Row[] };
+  const { json, texts } = jsonAndTexts(gunzipWhole(bytes));
+  if (texts === undefined) throw new Error('a segment without texts');
+  const data = JSON.parse(json) as { v: number; notes: Row[] };
   if (data.v !== VERSION) throw new Error(`unsupported segment version ${String(data.v)}`);
   const out = new Map<string, PackedText>();
-  let at = nl + 1;
+  let at = 0;
   for (const [blob, start, length] of data.notes) {
-    out.set(blob, { start, text: raw.slice(at, at + length) });
+    out.set(blob, { start, text: texts.slice(at, at + length) });
     at += length;
   }
-  if (at !== raw.length) throw new Error('segment texts do not match their rows');
+  if (at !== texts.length) throw new Error('segment texts do not match their rows');
   return out;
 }
 

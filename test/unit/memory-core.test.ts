@@ -244,14 +244,18 @@ describe('search scoring and snippets', () => {
       ['n2', 'see #alpha inline', ['alpha'], 'n2'],
       ['beta', 'gamma', ['delta'], 'beta'],
       ['t', `${'x '.repeat(80)}ALPHA${' y'.repeat(80)}`, [], 't'],
+      // The file name is the last part of the path; a title that only ends the name is not it.
+      ['alpha-notes', 'deep down', [], 'deep/er/alpha-notes'],
+      ['alpha-notes', 'plain', [], 'x-alpha-notes'],
+      ['alpha', 'plain', [], 'alpha/notes'],
     ];
     const re = literalMatcher('alpha');
     let made = 0;
     const hits: RankedHit[] = [];
-    for (const [title, body, tags, stem] of notes) {
+    for (const [title, body, tags, file] of notes) {
       const e = { title, tags, excerpt: `excerpt of ${title}`, updated: '2026-01-01T00:00:00.000Z' };
-      const hit = rankNote(re, `${stem}.md`, e, body, stem);
-      const eager = scoreNote(re, title, body, tags, stem);
+      const hit = rankNote(re, `${file}.md`, e, body);
+      const eager = scoreNote(re, title, body, tags, file.split('/').pop() as string);
       if (eager.score === 0) {
         expect(hit).toBeNull();
         continue;
@@ -272,7 +276,7 @@ describe('search scoring and snippets', () => {
         });
       }
     }
-    expect(hits).toHaveLength(5);
+    expect(hits).toHaveLength(6);
     const { page, more } = pageOfHits(hits, 1, 2);
     expect(more).toBe(true);
     expect(page.map((h) => h.path)).toEqual(

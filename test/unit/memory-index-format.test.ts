@@ -52,7 +52,7 @@ test('round-trips every field, unknown ones included, and names its segments ahe
   const back = parseIndex(bytes);
   expect(back).toEqual(idx);
   expect((back.files.get('links.md') as FileEntry & { links: string[] }).links).toEqual(['area-0/note 0.md', 'nowhere.md']);
-  expect(segmentIdsAhead(decodeIndex(bytes))).toEqual(['d'.repeat(64), 'e'.repeat(64)]);
+  expect(segmentIdsAhead(decodeIndex(bytes).json)).toEqual(['d'.repeat(64), 'e'.repeat(64)]);
   // Repeated values are written once: two commit times and three tag lists for 51 notes.
   const head = JSON.parse(gunzipSync(bytes).toString('utf8').split('\n')[0]) as { v: number; times: string[]; tags: string[][] };
   expect(head.v).toBe(3);

@@ -9,7 +9,7 @@ import { ImmutableCache } from '../../lambdas/memory/cache';
 import { DEFAULT_LIMITS } from '../../lambdas/memory/config';
 import { GitOverlay } from '../../lambdas/memory/git-overlay';
 import * as noteIndex from '../../lambdas/memory/note-index';
-import { decodeIndex, parseIndex, segmentIdsAhead, serializeIndex, type NoteIndex } from '../../lambdas/memory/note-index';
+import { decodeIndex, parseIndex, segmentIdsAhead, segmentIdsInHead, serializeIndex, type NoteIndex } from '../../lambdas/memory/note-index';
 import type { BlobItem, BlobKind } from '../../lambdas/memory/ports';
 import { ScanSearch } from '../../lambdas/memory/search';
 import type { SegmentPolicy } from '../../lambdas/memory/segments';
@@ -277,8 +277,10 @@ describe('a cold search fetches the segments while it parses the index', () => {
     await w.seeded(200, (i) => `n${i}.md`);
     const idx = await headIndex(w);
     expect(idx.pack.segments.length).toBeGreaterThan(0);
-    const text = decodeIndex(serializeIndex(idx));
-    expect(segmentIdsAhead(text)).toEqual(idx.pack.segments.map((r) => r.id));
+    const stored = serializeIndex(idx);
+    expect(segmentIdsAhead(decodeIndex(stored).json)).toEqual(idx.pack.segments.map((r) => r.id));
+    // From the first compressed bytes alone, before the rest is inflated.
+    expect(segmentIdsInHead(stored)).toEqual(idx.pack.segments.map((r) => r.id));
     // Version 2 names them ahead too; in the older order (files first, pack last) nothing is ahead,
     // and the index parses the same.
     expect(segmentIdsAhead(olderIndexJson(idx))).toEqual(idx.pack.segments.map((r) => r.id));

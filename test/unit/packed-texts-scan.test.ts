@@ -7,7 +7,8 @@ import { DEFAULT_SEGMENT_POLICY, segmentOf, type PackedText, type SearchPack } f
  * A scan visits each wanted blob the layout holds exactly once (a blob may sit in the tail and in a
  * segment, or in two segments), in layout order, and answers the wanted blobs it did not find:
  * through both of its ways of matching a place's texts against what is wanted (walking the place's
- * texts while many are wanted, walking what is left once few are).
+ * texts while many are wanted, walking what is left once few are). What it found is taken out of the
+ * wanted set or map, which is left holding what it did not find.
  */
 const text = (s: string): PackedText => ({ text: s, start: 0 });
 
@@ -45,7 +46,8 @@ it.each([
   const { packed, refs } = scanner([one, two]);
   const pack: SearchPack = { segments: refs, tail, complete: true };
   const visits: string[] = [];
-  const missing = await packed.scan(rec, pack, new Set(wanted), (blob, t) => visits.push(`${blob}:${t.text}`));
+  const missing = new Set(wanted);
+  await packed.scan(rec, pack, missing, (blob, t) => visits.push(`${blob}:${t.text}`));
   const expected = wanted.filter((w) => w !== 'x');
   expect(visits.map((v) => v.split(':')[0]).sort()).toEqual(expected.sort());
   expect(new Set(visits.map((v) => v.split(':')[0])).size).toBe(visits.length);
@@ -53,7 +55,7 @@ it.each([
   expect([...missing]).toEqual(['x']);
 });
 
-it('takes a map as the wanted blobs (a search passes its blobs → paths)', async () => {
+it('takes a map as the wanted blobs (a search passes its blobs → paths), each found one visited once with its value', async () => {
   const { packed, refs } = scanner([
     new Map([
       ['a', text('A')],
@@ -61,15 +63,13 @@ it('takes a map as the wanted blobs (a search passes its blobs → paths)', asyn
     ]),
   ]);
   const visits: string[] = [];
-  const missing = await packed.scan(
-    rec,
-    { segments: refs, tail: new Map(), complete: true },
-    new Map([
-      ['a', ['p.md']],
-      ['z', ['q.md']],
-    ]),
-    (blob) => visits.push(blob),
+  const missing = new Map([
+    ['a', ['p.md', 'r.md']],
+    ['z', ['q.md']],
+  ]);
+  await packed.scan(rec, { segments: refs, tail: new Map([['a', text('A in the tail')]]), complete: true }, missing, (blob, t, paths) =>
+    visits.push(`${blob}:${t.text}:${paths.join()}`),
   );
-  expect(visits).toEqual(['a']);
-  expect([...missing]).toEqual(['z']);
+  expect(visits).toEqual(['a:A in the tail:p.md,r.md']);
+  expect([...missing]).toEqual([['z', ['q.md']]]);
 });
