@@ -5,15 +5,10 @@
  * Bundling and the sharp layer are skipped (templates only). One `app.synth()` per mode: cdk-nag's
  * packs run as they do at `cdk synth` and fail it on a finding without an acknowledgement.
  */
-import { readFileSync } from 'node:fs';
-import * as path from 'node:path';
-import { App } from 'aws-cdk-lib';
-import { catalogApp } from '../../bin/app';
-import { type StageConfig, STAGES } from '../../bin/stages';
+import { synthApp } from '../../bin/deploy-target';
+import type { StageConfig } from '../../bin/stages';
 import type { Deployment } from '../../lib/deployment';
 
-const ROOT = path.join(__dirname, '..', '..');
-export const CDK_CONTEXT = (JSON.parse(readFileSync(path.join(ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> }).context;
 export const ACCOUNT = '123456789012';
 
 // biome-ignore lint/suspicious/noExplicitAny: a synthesized template is untyped JSON, read here path by path.
@@ -54,21 +49,8 @@ export const MODES: readonly ModeSpec[] = [
 ];
 
 export function synthMode(spec: ModeSpec): SynthMode {
-  const app = new App({ context: { ...CDK_CONTEXT, 'aws:cdk:bundling-stacks': [], sharpLayer: 'skip', ...spec.context } });
-  const deployment = catalogApp(app, { CDK_DEPLOY_REGION: spec.region, CDK_DEPLOY_ACCOUNT: ACCOUNT }, spec.stages ?? STAGES);
-  const assembly = app.synth();
-  const stacks = [deployment.edge, deployment.main, deployment.cdnAlarms]
-    .filter((s) => s !== undefined)
-    .map((s) => {
-      const artifact = assembly.getStackArtifact(s.artifactId);
-      return {
-        name: artifact.stackName,
-        region: artifact.environment.region,
-        template: artifact.template as SynthStack['template'],
-        warnings: artifact.messages.filter((m) => m.level === 'warning').map((m) => String(m.entry.data)),
-        terminationProtection: artifact.terminationProtection === true,
-      };
-    });
+  const { deployment, stacks: synthesized } = synthApp(spec.context ?? {}, { CDK_DEPLOY_REGION: spec.region, CDK_DEPLOY_ACCOUNT: ACCOUNT }, spec.stages);
+  const stacks = synthesized as SynthStack[];
   const main = stacks.find((s) => s.name === deployment.main.stackName) as SynthStack;
   return { name: spec.name, deployment, stacks, main };
 }
