@@ -53,6 +53,10 @@ export function regionFromEnv(env: NodeJS.ProcessEnv): string {
   return 'us-east-1';
 }
 
+/** cdk.json's context, which the CDK CLI gives bin/app.ts. */
+export const cdkContext = (): Record<string, unknown> =>
+  (JSON.parse(readFileSync(path.join(__dirname, '..', 'cdk.json'), 'utf8')) as { context: Record<string, unknown> }).context;
+
 /**
  * bin/app.ts synthesized as `cdk synth` builds it, with cdk.json's context and these `-c` flags,
  * templates only (no bundling, no sharp layer): the deployment and its stacks, edge first.
@@ -62,8 +66,7 @@ export function synthApp(
   env: NodeJS.ProcessEnv,
   stages: Readonly<Record<string, StageConfig>> = STAGES,
 ): { deployment: Deployment; stacks: TargetStack[] } {
-  const cdkJson = JSON.parse(readFileSync(path.join(__dirname, '..', 'cdk.json'), 'utf8')) as { context: Record<string, unknown> };
-  const app = new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [], sharpLayer: 'skip', ...context } });
+  const app = new App({ context: { ...cdkContext(), 'aws:cdk:bundling-stacks': [], sharpLayer: 'skip', ...context } });
   const deployment = catalogApp(app, env, stages);
   const assembly = app.synth();
   const stacks = [deployment.edge, deployment.main, deployment.cdnAlarms]

@@ -5,10 +5,14 @@
  * Bundling and the sharp layer are skipped (templates only). One `app.synth()` per mode: cdk-nag's
  * packs run as they do at `cdk synth` and fail it on a finding without an acknowledgement.
  */
-import { synthApp } from '../../bin/deploy-target';
+import { Stack } from 'aws-cdk-lib';
+import type { IConstruct } from 'constructs';
+import { cdkContext, synthApp } from '../../bin/deploy-target';
 import type { StageConfig } from '../../bin/stages';
 import type { Deployment } from '../../lib/deployment';
 
+/** cdk.json's context, for tests that build a stack of their own. */
+export const CDK_CONTEXT = cdkContext();
 export const ACCOUNT = '123456789012';
 
 // biome-ignore lint/suspicious/noExplicitAny: a synthesized template is untyped JSON, read here path by path.
@@ -57,3 +61,9 @@ export function synthMode(spec: ModeSpec): SynthMode {
 
 export const ofType = (stack: SynthStack, type: string): Array<[string, Resource]> =>
   Object.entries(stack.template.Resources).filter(([, r]) => r.Type === type);
+
+/** The logical id a construct (or its default CloudFormation resource) has in its stack's template. */
+export function logicalId(scope: IConstruct): string {
+  const cfn = scope.node.defaultChild ?? scope;
+  return Stack.of(scope).resolve((cfn as unknown as { logicalId: string }).logicalId) as string;
+}
