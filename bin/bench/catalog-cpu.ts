@@ -2,11 +2,10 @@ import { embeddedSearchIndex } from '../../lambdas/catalog-core';
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import autocannon from 'autocannon';
 import { createCatalogDeps } from '../../lambdas/catalog/wiring';
 import { generateCatalog, toSearchDocument } from '../local-stack/synthetic';
 import { catalogListMix, clientAddresses } from './catalog-mix';
-import { cpuParts, ORIGIN_SECRET, recordAnswers, startServer, startBenchBackends } from './catalog';
+import { cpuParts, ORIGIN_SECRET, recordAnswers, startServer, startBenchBackends, viewerLoad } from './catalog';
 import { cacheSizingRows, comboCpuRows, newCallerRows, takeCpuRows } from './catalog-cpu-inproc';
 import { stageRows } from './cpu-profile';
 import { costRows } from './request-cost';
@@ -57,28 +56,12 @@ interface Run {
  */
 export async function drive(server: Server, urls: string[], amount?: number): Promise<Run> {
   const ips = clientAddresses(ADDRESSES);
-  let n = 0;
   const pid = server.child.pid as number;
   const before = cpuParts(pid);
-  const result = await autocannon({
-    url: `http://127.0.0.1:${server.port}`,
-    connections: CONNECTIONS,
-    pipelining: 1,
-    ...(amount === undefined ? { duration: SECONDS } : { amount }),
-    requests: [
-      {
-        method: 'GET',
-        setupRequest: (req) => {
-          const i = n++;
-          return {
-            ...req,
-            path: urls[i % urls.length],
-            headers: { ...req.headers, 'x-viewer-address': ips[i % ips.length], 'x-origin-verify': ORIGIN_SECRET },
-          };
-        },
-      },
-    ],
-  });
+  const result = await viewerLoad(server.port, { connections: CONNECTIONS, ...(amount === undefined ? { duration: SECONDS } : { amount }) }, (i) => ({
+    path: urls[i % urls.length],
+    address: ips[i % ips.length],
+  }));
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`load run had ${result.non2xx} non-2xx answers and ${result.errors} errors`);
   const requests = result.requests.total;
   const after = cpuParts(pid);

@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import autocannon from 'autocannon';
+import autocannon, { type Options as LoadOptions, type Result as LoadResult } from 'autocannon';
 import { handleCatalogRequest } from '../../lambdas/catalog/api';
 import { generateCatalog, toSearchDocument, TOPICS } from '../local-stack/synthetic';
 import { createCatalogDeps } from '../../lambdas/catalog/wiring';
@@ -157,33 +157,44 @@ const fmtLoad = (l: Load) =>
   `${l.okRps.toFixed(0)}${l.limited ? ` (${l.limited} × 429)` : ''} [cpu ms/req server ${l.cpu.server.toFixed(3)}, dynamodb ${l.cpu.dynamo.toFixed(3)}, client ${l.cpu.client.toFixed(3)}]`;
 
 /**
+ * autocannon GETs on kept-alive connections to the server at `port`, sent as CloudFront sends them
+ * (the viewer's address and the origin secret): the i-th request asks for `request(i).path` from
+ * `request(i).address`.
+ */
+export function viewerLoad(
+  port: number,
+  run: Pick<LoadOptions, 'connections' | 'duration' | 'amount'>,
+  request: (i: number) => { path: string; address: string },
+): Promise<LoadResult> {
+  let n = 0;
+  return autocannon({
+    url: `http://127.0.0.1:${port}`,
+    pipelining: 1,
+    ...run,
+    requests: [
+      {
+        method: 'GET',
+        setupRequest: (req) => {
+          const { path, address } = request(n++);
+          return { ...req, path, headers: { ...req.headers, 'x-viewer-address': address, 'x-origin-verify': ORIGIN_SECRET } };
+        },
+      },
+    ],
+  });
+}
+
+/**
  * autocannon over the mix, each request the next URL of the sequence, from the next client address
  * (`oneCaller`: all from one); with the CPU time the server (`pids.server`), DynamoDB Local and
  * this process spent during it.
  */
 async function load(port: number, mix: QueryMix, pids: { server: number; dynamo: number }, oneCaller = false): Promise<Load> {
   const ips = clientAddresses(1);
-  let n = 0;
   const before = { server: cpuMs(pids.server), dynamo: cpuMs(pids.dynamo), client: cpuMs(process.pid) };
-  const result = await autocannon({
-    url: `http://127.0.0.1:${port}`,
-    connections: 32,
-    duration: 8,
-    pipelining: 1,
-    requests: [
-      {
-        method: 'GET',
-        setupRequest: (req) => {
-          const i = n++;
-          return {
-            ...req,
-            path: mix.urls[mix.sequence[i % mix.sequence.length]],
-            headers: { ...req.headers, 'x-viewer-address': oneCaller ? ips[0] : newClientAddress(), 'x-origin-verify': ORIGIN_SECRET },
-          };
-        },
-      },
-    ],
-  });
+  const result = await viewerLoad(port, { connections: 32, duration: 8 }, (i) => ({
+    path: mix.urls[mix.sequence[i % mix.sequence.length]],
+    address: oneCaller ? ips[0] : newClientAddress(),
+  }));
   const other = result.non2xx - (result.statusCodeStats['429']?.count ?? 0);
   if (other > 0 || result.errors > 0) throw new Error(`load run had ${other} non-2xx answers other than 429 and ${result.errors} errors`);
   const total = result.requests.total;
