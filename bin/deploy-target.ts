@@ -7,8 +7,10 @@
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { App } from 'aws-cdk-lib';
+import type { Deployment } from '../lib/deployment';
 import { stackIds } from '../lib/naming';
 import { catalogApp } from './app';
+import { type StageConfig, STAGES } from './stages';
 
 export interface TargetStack {
   readonly name: string;
@@ -17,6 +19,7 @@ export interface TargetStack {
   readonly template: { Resources?: Record<string, { Type: string; Properties?: Record<string, unknown> }>; Rules?: Record<string, unknown> };
   /** The synth warnings of the stack (annotations). */
   readonly warnings: string[];
+  readonly terminationProtection: boolean;
 }
 
 export interface DeployTarget {
@@ -50,11 +53,21 @@ export function regionFromEnv(env: NodeJS.ProcessEnv): string {
   return 'us-east-1';
 }
 
-export function synthTarget(context: Record<string, string>, env: NodeJS.ProcessEnv = process.env): DeployTarget {
-  const cdkJson = JSON.parse(readFileSync(path.join(__dirname, '..', 'cdk.json'), 'utf8')) as { context: Record<string, unknown> };
-  const app = new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [], sharpLayer: 'skip', ...context } });
-  const region = regionFromEnv(env);
-  const deployment = catalogApp(app, { ...env, CDK_DEPLOY_REGION: env.CDK_DEPLOY_REGION ?? region });
+/** cdk.json's context, which the CDK CLI gives bin/app.ts. */
+export const cdkContext = (): Record<string, unknown> =>
+  (JSON.parse(readFileSync(path.join(__dirname, '..', 'cdk.json'), 'utf8')) as { context: Record<string, unknown> }).context;
+
+/**
+ * bin/app.ts synthesized as `cdk synth` builds it, with cdk.json's context and these `-c` flags,
+ * templates only (no bundling, no sharp layer): the deployment and its stacks, edge first.
+ */
+export function synthApp(
+  context: Record<string, string>,
+  env: NodeJS.ProcessEnv,
+  stages: Readonly<Record<string, StageConfig>> = STAGES,
+): { deployment: Deployment; stacks: TargetStack[] } {
+  const app = new App({ context: { ...cdkContext(), 'aws:cdk:bundling-stacks': [], sharpLayer: 'skip', ...context } });
+  const deployment = catalogApp(app, env, stages);
   const assembly = app.synth();
   const stacks = [deployment.edge, deployment.main, deployment.cdnAlarms]
     .filter((s) => s !== undefined)
@@ -65,8 +78,15 @@ export function synthTarget(context: Record<string, string>, env: NodeJS.Process
         region: artifact.environment.region,
         template: artifact.template as TargetStack['template'],
         warnings: artifact.messages.filter((m) => m.level === 'warning').map((m) => String(m.entry.data)),
+        terminationProtection: artifact.terminationProtection === true,
       };
     });
+  return { deployment, stacks };
+}
+
+export function synthTarget(context: Record<string, string>, env: NodeJS.ProcessEnv = process.env): DeployTarget {
+  const region = regionFromEnv(env);
+  const { deployment, stacks } = synthApp(context, { ...env, CDK_DEPLOY_REGION: env.CDK_DEPLOY_REGION ?? region });
   return { stage: deployment.main.stage, homeRegion: deployment.main.region, stacks };
 }
 

@@ -1,14 +1,7 @@
 import { embeddedSearchIndex } from '../../lambdas/catalog-core';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createCatalogDeps } from '../../lambdas/catalog/wiring';
 import { generateCatalog, toSearchDocument } from '../local-stack/synthetic';
-import { startDynamoLocal, startS3Server } from '../local-stack/backends';
-import { localCatalogConfig, provision } from '../local-stack/catalog-env';
-import { dataDir } from '../local-stack/data-dir';
-import { handlerLatencyRows } from './catalog';
+import { handlerLatencyRows, startBenchBackends } from './catalog';
 import { catalogListMix, catalogQueryMix } from './catalog-mix';
 import { ms, type BenchSection } from './stats';
 
@@ -22,18 +15,9 @@ const COUNT = 100_000;
  * most of an hour for the seed).
  */
 export async function runCatalog100kMixBench(log: (m: string) => void): Promise<BenchSection> {
-  const tmp = mkdtempSync(join(tmpdir(), 'bench-catalog-100k-mix-'));
-  const [ddb, s3] = await Promise.all([startDynamoLocal({}), startS3Server({ dir: join(tmp, 's3'), buckets: [] })]);
+  const backends = await startBenchBackends('bench-catalog-100k-mix-', { responseCacheEntries: 0 });
+  const { config } = backends;
   try {
-    const keys = join(tmp, 'keys.json');
-    writeFileSync(keys, JSON.stringify({ current: { id: 1, secret: randomBytes(32).toString('base64') } }));
-    const config = {
-      ...localCatalogConfig(dataDir(tmp), ddb.endpoint, s3.endpoint),
-      searchSnapshotPath: undefined,
-      cursorKeysFile: keys,
-      responseCacheEntries: 0,
-    };
-    await provision(config);
     log(`generating and indexing ${COUNT} synthetic servers`);
     const started = performance.now();
     const servers = generateCatalog(COUNT);
@@ -72,7 +56,6 @@ export async function runCatalog100kMixBench(log: (m: string) => void): Promise<
       rows,
     };
   } finally {
-    await Promise.all([ddb.stop(), s3.stop()]);
-    rmSync(tmp, { recursive: true, force: true });
+    await backends.close();
   }
 }

@@ -1,17 +1,11 @@
 import { embeddedSearchIndex } from '../../lambdas/catalog-core';
 import type { ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import autocannon from 'autocannon';
 import { createCatalogDeps } from '../../lambdas/catalog/wiring';
 import { generateCatalog, toSearchDocument } from '../local-stack/synthetic';
-import { startDynamoLocal, startS3Server } from '../local-stack/backends';
-import { localCatalogConfig, provision } from '../local-stack/catalog-env';
-import { dataDir } from '../local-stack/data-dir';
 import { catalogListMix, clientAddresses } from './catalog-mix';
-import { cpuParts, startServer } from './catalog';
+import { cpuParts, ORIGIN_SECRET, recordAnswers, startServer, startBenchBackends, viewerLoad } from './catalog';
 import { cacheSizingRows, comboCpuRows, newCallerRows, takeCpuRows } from './catalog-cpu-inproc';
 import { stageRows } from './cpu-profile';
 import { costRows } from './request-cost';
@@ -30,7 +24,6 @@ const ROUNDS = 3;
 const SECONDS = 5;
 const CONNECTIONS = 16;
 const ADDRESSES = 64;
-const ORIGIN_SECRET = 'bench-origin-secret';
 
 interface Server {
   child: ChildProcess;
@@ -63,28 +56,12 @@ interface Run {
  */
 export async function drive(server: Server, urls: string[], amount?: number): Promise<Run> {
   const ips = clientAddresses(ADDRESSES);
-  let n = 0;
   const pid = server.child.pid as number;
   const before = cpuParts(pid);
-  const result = await autocannon({
-    url: `http://127.0.0.1:${server.port}`,
-    connections: CONNECTIONS,
-    pipelining: 1,
-    ...(amount === undefined ? { duration: SECONDS } : { amount }),
-    requests: [
-      {
-        method: 'GET',
-        setupRequest: (req) => {
-          const i = n++;
-          return {
-            ...req,
-            path: urls[i % urls.length],
-            headers: { ...req.headers, 'x-viewer-address': ips[i % ips.length], 'x-origin-verify': ORIGIN_SECRET },
-          };
-        },
-      },
-    ],
-  });
+  const result = await viewerLoad(server.port, { connections: CONNECTIONS, ...(amount === undefined ? { duration: SECONDS } : { amount }) }, (i) => ({
+    path: urls[i % urls.length],
+    address: ips[i % ips.length],
+  }));
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`load run had ${result.non2xx} non-2xx answers and ${result.errors} errors`);
   const requests = result.requests.total;
   const after = cpuParts(pid);
@@ -107,14 +84,10 @@ async function timed(port: number, url: string, ip: string): Promise<number> {
 const settle = () => new Promise((r) => setTimeout(r, 10));
 
 export async function runCatalogCpuBench(log: (m: string) => void): Promise<BenchSection> {
-  const tmp = mkdtempSync(join(tmpdir(), 'bench-catalog-cpu-'));
-  const [ddb, s3] = await Promise.all([startDynamoLocal({}), startS3Server({ dir: join(tmp, 's3'), buckets: [] })]);
+  const backends = await startBenchBackends('bench-catalog-cpu-');
+  const { tmp, ddb, s3, keys, config } = backends;
   const servers: Server[] = [];
   try {
-    const keys = join(tmp, 'keys.json');
-    writeFileSync(keys, JSON.stringify({ current: { id: 1, secret: randomBytes(32).toString('base64') } }));
-    const config = { ...localCatalogConfig(dataDir(tmp), ddb.endpoint, s3.endpoint), searchSnapshotPath: undefined, cursorKeysFile: keys };
-    await provision(config);
     const urls = catalogListMix();
     const stackEnv = { dynamo: ddb.endpoint, s3: s3.endpoint, tmp, rateTable: config.rateLimitTable, count: COUNT, keys, originSecret: ORIGIN_SECRET };
     const stack = (o: object) => ['stack', JSON.stringify({ ...stackEnv, limits: 'raised', ...o })];
@@ -122,21 +95,7 @@ export async function runCatalogCpuBench(log: (m: string) => void): Promise<Benc
     // The bare server answers each URL with the bytes the stack answered it with (status, headers, body).
     log(`recording the stack's answers to ${urls.length} list URLs`);
     const recording = await startServer(stack({ cache: false }));
-    const recorded: Record<string, { status: number; headers: Record<string, string>; body: string }> = {};
-    try {
-      for (const u of urls) {
-        const res = await fetch(`http://127.0.0.1:${recording.port}${u}`, { headers: { 'x-origin-verify': ORIGIN_SECRET } });
-        const headers: Record<string, string> = {};
-        res.headers.forEach((v, k) => {
-          if (!['date', 'connection', 'keep-alive', 'transfer-encoding', 'content-length'].includes(k)) headers[k] = v;
-        });
-        recorded[u] = { status: res.status, headers, body: await res.text() };
-        if (res.status !== 200) throw new Error(`${u}: ${res.status} ${recorded[u].body.slice(0, 200)}`);
-      }
-      writeFileSync(join(tmp, 'bare.json'), JSON.stringify(recorded));
-    } finally {
-      await stop(recording);
-    }
+    const recorded = await recordAnswers(recording.port, urls, join(tmp, 'bare.json')).finally(() => stop(recording));
     const bodies = Object.values(recorded).map((r) => Buffer.byteLength(r.body));
 
     log('starting the servers: stack with the response cache (defaults), stack without, bare node:http');
@@ -266,7 +225,6 @@ export async function runCatalogCpuBench(log: (m: string) => void): Promise<Benc
     };
   } finally {
     for (const s of servers) s.child.kill('SIGKILL');
-    await Promise.all([ddb.stop(), s3.stop()]);
-    rmSync(tmp, { recursive: true, force: true });
+    await backends.close();
   }
 }

@@ -5,13 +5,14 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import autocannon from 'autocannon';
+import autocannon, { type Options as LoadOptions, type Result as LoadResult } from 'autocannon';
 import { handleCatalogRequest } from '../../lambdas/catalog/api';
 import { generateCatalog, toSearchDocument, TOPICS } from '../local-stack/synthetic';
 import { createCatalogDeps } from '../../lambdas/catalog/wiring';
 import type { CatalogDeps } from '../../lambdas/catalog/deps';
+import type { CatalogConfig } from '../../lambdas/catalog/config';
 import type { HttpEvent } from '../../lambdas/shared/http/types';
-import { startDynamoLocal, startS3Server } from '../local-stack/backends';
+import { startDynamoLocal, startS3Server, type Backend } from '../local-stack/backends';
 import { localCatalogConfig, provision } from '../local-stack/catalog-env';
 import { dataDir } from '../local-stack/data-dir';
 import { catalogQueryMix, clientAddresses, type QueryMix } from './catalog-mix';
@@ -30,7 +31,7 @@ const newClientAddress = (): string => {
   const i = nextClient++;
   return `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
 };
-const ORIGIN_SECRET = 'bench-origin-secret';
+export const ORIGIN_SECRET = 'bench-origin-secret';
 /** Distinct client IPs the handler cases rotate over. */
 const CALLERS = 100;
 const ROOT = join(__dirname, '..', '..');
@@ -59,6 +60,63 @@ export function event(path: string, query: string, ip: string): HttpEvent {
     },
     isBase64Encoded: false,
   };
+}
+
+/** A catalog bench's backends: DynamoDB Local and the S3 server over a fresh tmp dir, provisioned, with cursor keys of their own. */
+export interface BenchBackends {
+  tmp: string;
+  ddb: Backend;
+  s3: Backend;
+  keys: string;
+  /** The local config on those backends, without a search snapshot, with `overrides` on top. */
+  config: CatalogConfig;
+  /** Stops the backends and removes the tmp dir. */
+  close(): Promise<void>;
+}
+
+export async function startBenchBackends(prefix: string, overrides: Partial<CatalogConfig> = {}): Promise<BenchBackends> {
+  const tmp = mkdtempSync(join(tmpdir(), prefix));
+  const [ddb, s3] = await Promise.all([startDynamoLocal({}), startS3Server({ dir: join(tmp, 's3'), buckets: [] })]);
+  const close = async () => {
+    await Promise.all([ddb.stop(), s3.stop()]);
+    rmSync(tmp, { recursive: true, force: true });
+  };
+  try {
+    const keys = join(tmp, 'keys.json');
+    writeFileSync(keys, JSON.stringify({ current: { id: 1, secret: randomBytes(32).toString('base64') } }));
+    const config = { ...localCatalogConfig(dataDir(tmp), ddb.endpoint, s3.endpoint), searchSnapshotPath: undefined, cursorKeysFile: keys, ...overrides };
+    await provision(config);
+    return { tmp, ddb, s3, keys, config, close };
+  } catch (e) {
+    await close();
+    throw e;
+  }
+}
+
+/** The stack's answer to one URL, as the bare server replays it. */
+export interface RecordedAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/**
+ * Asks the stack server at `port` for each URL and writes its answers (status, body, and the
+ * headers but those of the connection) to `file`, for the bare server; every answer must be 200.
+ */
+export async function recordAnswers(port: number, urls: string[], file: string): Promise<Record<string, RecordedAnswer>> {
+  const recorded: Record<string, RecordedAnswer> = {};
+  for (const u of urls) {
+    const res = await fetch(`http://127.0.0.1:${port}${u}`, { headers: { 'x-origin-verify': ORIGIN_SECRET } });
+    const headers: Record<string, string> = {};
+    res.headers.forEach((v, k) => {
+      if (!['date', 'connection', 'keep-alive', 'transfer-encoding', 'content-length'].includes(k)) headers[k] = v;
+    });
+    recorded[u] = { status: res.status, headers, body: await res.text() };
+    if (res.status !== 200) throw new Error(`${u}: ${res.status} ${recorded[u].body.slice(0, 200)}`);
+  }
+  writeFileSync(file, JSON.stringify(recorded));
+  return recorded;
 }
 
 export function startServer(args: string[]): Promise<{ child: ChildProcess; port: number }> {
@@ -99,33 +157,44 @@ const fmtLoad = (l: Load) =>
   `${l.okRps.toFixed(0)}${l.limited ? ` (${l.limited} × 429)` : ''} [cpu ms/req server ${l.cpu.server.toFixed(3)}, dynamodb ${l.cpu.dynamo.toFixed(3)}, client ${l.cpu.client.toFixed(3)}]`;
 
 /**
+ * autocannon GETs on kept-alive connections to the server at `port`, sent as CloudFront sends them
+ * (the viewer's address and the origin secret): the i-th request asks for `request(i).path` from
+ * `request(i).address`.
+ */
+export function viewerLoad(
+  port: number,
+  run: Pick<LoadOptions, 'connections' | 'duration' | 'amount'>,
+  request: (i: number) => { path: string; address: string },
+): Promise<LoadResult> {
+  let n = 0;
+  return autocannon({
+    url: `http://127.0.0.1:${port}`,
+    pipelining: 1,
+    ...run,
+    requests: [
+      {
+        method: 'GET',
+        setupRequest: (req) => {
+          const { path, address } = request(n++);
+          return { ...req, path, headers: { ...req.headers, 'x-viewer-address': address, 'x-origin-verify': ORIGIN_SECRET } };
+        },
+      },
+    ],
+  });
+}
+
+/**
  * autocannon over the mix, each request the next URL of the sequence, from the next client address
  * (`oneCaller`: all from one); with the CPU time the server (`pids.server`), DynamoDB Local and
  * this process spent during it.
  */
 async function load(port: number, mix: QueryMix, pids: { server: number; dynamo: number }, oneCaller = false): Promise<Load> {
   const ips = clientAddresses(1);
-  let n = 0;
   const before = { server: cpuMs(pids.server), dynamo: cpuMs(pids.dynamo), client: cpuMs(process.pid) };
-  const result = await autocannon({
-    url: `http://127.0.0.1:${port}`,
-    connections: 32,
-    duration: 8,
-    pipelining: 1,
-    requests: [
-      {
-        method: 'GET',
-        setupRequest: (req) => {
-          const i = n++;
-          return {
-            ...req,
-            path: mix.urls[mix.sequence[i % mix.sequence.length]],
-            headers: { ...req.headers, 'x-viewer-address': oneCaller ? ips[0] : newClientAddress(), 'x-origin-verify': ORIGIN_SECRET },
-          };
-        },
-      },
-    ],
-  });
+  const result = await viewerLoad(port, { connections: 32, duration: 8 }, (i) => ({
+    path: mix.urls[mix.sequence[i % mix.sequence.length]],
+    address: oneCaller ? ips[0] : newClientAddress(),
+  }));
   const other = result.non2xx - (result.statusCodeStats['429']?.count ?? 0);
   if (other > 0 || result.errors > 0) throw new Error(`load run had ${other} non-2xx answers other than 429 and ${result.errors} errors`);
   const total = result.requests.total;
@@ -198,20 +267,11 @@ export async function handlerLatencyRows(
 }
 
 export async function runCatalogBench(log: (m: string) => void): Promise<BenchSection> {
-  const tmp = mkdtempSync(join(tmpdir(), 'bench-catalog-'));
-  const [ddb, s3] = await Promise.all([startDynamoLocal({}), startS3Server({ dir: join(tmp, 's3'), buckets: [] })]);
+  // The response cache is off for the latency figures: each request does its own query and
+  // serialisation (the cases repeat a few queries, which the cache would otherwise answer).
+  const backends = await startBenchBackends('bench-catalog-', { responseCacheEntries: 0 });
+  const { tmp, ddb, s3, keys, config } = backends;
   try {
-    const keys = join(tmp, 'keys.json');
-    writeFileSync(keys, JSON.stringify({ current: { id: 1, secret: randomBytes(32).toString('base64') } }));
-    // The response cache is off for the latency figures: each request does its own query and
-    // serialisation (the cases repeat a few queries, which the cache would otherwise answer).
-    const config = {
-      ...localCatalogConfig(dataDir(tmp), ddb.endpoint, s3.endpoint),
-      searchSnapshotPath: undefined,
-      cursorKeysFile: keys,
-      responseCacheEntries: 0,
-    };
-    await provision(config);
     log(`generating and indexing ${COUNT} synthetic servers`);
     const index = embeddedSearchIndex({});
     const servers = generateCatalog(COUNT);
@@ -242,21 +302,7 @@ export async function runCatalogBench(log: (m: string) => void): Promise<BenchSe
     // The bare server answers each URL with the bytes the stack answered it with (recorded once,
     // limits raised, so every answer is the real 200).
     const recording = await startServer(['stack', JSON.stringify({ ...stackEnv, cache: false, limits: 'raised' })]);
-    try {
-      const recorded: Record<string, { status: number; headers: Record<string, string>; body: string }> = {};
-      for (const u of mix.urls) {
-        const res = await fetch(`http://127.0.0.1:${recording.port}${u}`, { headers: { 'x-origin-verify': ORIGIN_SECRET } });
-        const headers: Record<string, string> = {};
-        res.headers.forEach((v, k) => {
-          if (!['date', 'connection', 'keep-alive', 'transfer-encoding', 'content-length'].includes(k)) headers[k] = v;
-        });
-        recorded[u] = { status: res.status, headers, body: await res.text() };
-        if (res.status !== 200) throw new Error(`${u}: ${res.status} ${recorded[u].body.slice(0, 200)}`);
-      }
-      writeFileSync(join(tmp, 'bare.json'), JSON.stringify(recorded));
-    } finally {
-      recording.child.kill();
-    }
+    await recordAnswers(recording.port, mix.urls, join(tmp, 'bare.json')).finally(() => recording.child.kill());
     const measure = async (args: string[], oneCaller = false): Promise<Load> => {
       const server = await startServer(args);
       const pids = { server: server.child.pid ?? 0, dynamo: ddb.pid };
@@ -350,7 +396,6 @@ export async function runCatalogBench(log: (m: string) => void): Promise<BenchSe
       rows,
     };
   } finally {
-    await Promise.all([ddb.stop(), s3.stop()]);
-    rmSync(tmp, { recursive: true, force: true });
+    await backends.close();
   }
 }

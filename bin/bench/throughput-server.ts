@@ -10,6 +10,7 @@ import { createCatalogDeps } from '../../lambdas/catalog/wiring';
 import { localCatalogConfig } from '../local-stack/catalog-env';
 import { dataDir } from '../local-stack/data-dir';
 import { createLocalServer, listen } from '../local-stack/server';
+import type { RecordedAnswer } from './catalog';
 
 /**
  * A server for the throughput comparison, in its own process so the load generator does not share
@@ -21,7 +22,7 @@ async function main(): Promise<void> {
   const [mode, arg, bareProfile] = process.argv.slice(2);
   if (mode === 'bare') {
     // The stack's own answers, recorded once per URL of the query mix: status, headers and body.
-    const recorded = JSON.parse(readFileSync(arg, 'utf8')) as Record<string, { status: number; headers: Record<string, string>; body: string }>;
+    const recorded = JSON.parse(readFileSync(arg, 'utf8')) as Record<string, RecordedAnswer>;
     const answers = new Map(Object.entries(recorded).map(([url, r]) => [url, { ...r, bytes: Buffer.from(r.body) }]));
     const server = createServer((req, res) => {
       const a = answers.get(req.url ?? '');

@@ -5,18 +5,16 @@
  */
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { App, Stack } from 'aws-cdk-lib';
+import { App } from 'aws-cdk-lib';
+import type { IConstruct } from 'constructs';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as cxapi from 'aws-cdk-lib/cx-api';
-import type { IConstruct } from 'constructs';
 import { MEMORY_API } from '../../lambdas/memory-api/routes';
 import { routeKey } from '../../lambdas/shared/http/route-table';
 import { CatalogStack } from '../../lib/catalog-stack';
+import { CDK_CONTEXT, logicalId } from '../support/deployment-modes';
 import { nagViolations } from '../support/nag';
 import { MEMORY_BUCKET_DENIED_ACTIONS } from '../../lib/memory-api';
-
-const ROOT = path.join(__dirname, '..', '..');
-const CONTEXT = (JSON.parse(readFileSync(path.join(ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> }).context;
 
 type Resource = { Type: string; Properties: Record<string, unknown>; DeletionPolicy?: string };
 
@@ -25,13 +23,8 @@ let stack: CatalogStack;
 let template: Template;
 let violations: string[];
 
-function logicalId(scope: IConstruct): string {
-  const cfn = scope.node.defaultChild ?? scope;
-  return Stack.of(scope).resolve((cfn as unknown as { logicalId: string }).logicalId) as string;
-}
-
 beforeAll(() => {
-  app = new App({ context: { ...CONTEXT, [cxapi.ASSET_RESOURCE_METADATA_ENABLED_CONTEXT]: true } });
+  app = new App({ context: { ...CDK_CONTEXT, [cxapi.ASSET_RESOURCE_METADATA_ENABLED_CONTEXT]: true } });
   stack = new CatalogStack(app, 'McpCatalog', { env: { account: '123456789012', region: 'us-east-1' }, sharpLayer: 'skip', memoryApi: { rateLimit: 60 } });
   template = Template.fromStack(stack);
   const memoryPath = stack.memory.node.path;

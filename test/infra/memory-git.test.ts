@@ -4,17 +4,13 @@
  * distribution sends the git paths to it before `/v1/*`; the buffered /v1 function caps its git
  * answers at what a buffered Lambda response carries; cdk-nag leaves nothing unacknowledged.
  */
-import { readFileSync } from 'node:fs';
-import * as path from 'node:path';
-import { App, Stack } from 'aws-cdk-lib';
+import { App } from 'aws-cdk-lib';
+import type { IConstruct } from 'constructs';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import type { IConstruct } from 'constructs';
 import { CatalogStack } from '../../lib/catalog-stack';
+import { CDK_CONTEXT, logicalId } from '../support/deployment-modes';
 import { EXPORT_PATH_PATTERNS, GIT_PATH_PATTERNS } from '../../lib/memory-git';
-
-const ROOT = path.join(__dirname, '..', '..');
-const CONTEXT = (JSON.parse(readFileSync(path.join(ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> }).context;
 
 type Resource = { Type: string; Properties: Record<string, unknown> };
 
@@ -23,13 +19,8 @@ let stack: CatalogStack;
 let template: Template;
 let violations: string[];
 
-function logicalId(scope: IConstruct): string {
-  const cfn = scope.node.defaultChild ?? scope;
-  return Stack.of(scope).resolve((cfn as unknown as { logicalId: string }).logicalId) as string;
-}
-
 beforeAll(() => {
-  app = new App({ context: CONTEXT });
+  app = new App({ context: CDK_CONTEXT });
   stack = new CatalogStack(app, 'McpCatalog', { env: { account: '123456789012', region: 'us-east-1' } });
   template = Template.fromStack(stack);
   const gitPath = stack.memoryGit.node.path;

@@ -1,11 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../bin/local-stack/backends';
 import { isRejection, rowIdentity } from '../../lambdas/crawler/domain/normalise';
 import { loadFixtureRows, loadSampleRows, startFakeRegistry, type FakeRegistry } from '../support/crawler-fakes';
-import { ROOT, spawnStack, stopStack, TSX, until } from '../support/stack-process';
+import { runCli, spawnStack, stopStack, until } from '../support/stack-process';
 
 /**
  * Demo data is for an empty catalog only (DECISIONS), as a user meets it: `npm start` on a fresh
@@ -31,17 +31,7 @@ let server: ChildProcess | undefined;
 let registry: FakeRegistry | undefined;
 let log = '';
 
-function run(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(TSX, args, { cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'SILENT', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
-  });
-}
+const run = (args: string[], env: NodeJS.ProcessEnv = {}) => runCli(args, { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'SILENT', ...env });
 
 async function start(port: number, args: string[] = [], env: Record<string, string> = {}): Promise<string> {
   server = spawnStack(dataDir, port, (t) => (log += t), env, args);

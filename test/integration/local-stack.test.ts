@@ -1,9 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../bin/local-stack/backends';
-import { ROOT, spawnStack, TSX, until } from '../support/stack-process';
+import { runCli, spawnStack, until } from '../support/stack-process';
 
 /**
  * `npm start`, `npm run seed`, `npm run token` and crash clean-up, as processes: the stack on a
@@ -36,22 +36,6 @@ function start(port: number): ChildProcess {
   });
 }
 
-/**
- * A CLI run to completion without blocking the event loop: a blocked loop would miss the server
- * closing an idle keep-alive connection, and the next fetch would go out on the dead socket.
- */
-function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(TSX, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
-  });
-}
-
 async function total(base: string): Promise<number> {
   const res = await fetch(`${base}/api/mcps?limit=1`);
   const body = (await res.json()) as { meta: { pagination: { total: number } } };
@@ -80,7 +64,7 @@ it('runs, seeds while running, and leaves no child behind after a crash', async 
   expect(await total(base)).toBe(300);
 
   // `npm run token` with the stack's DATA_DIR and PORT: the local issuer's key, the stack's audience.
-  const minted = await run(['bin/token.ts', '--sub', 'alice', '--scope', 'memory:read memory:write'], {
+  const minted = await runCli(['bin/token.ts', '--sub', 'alice', '--scope', 'memory:read memory:write'], {
     ...process.env,
     DATA_DIR: dataDir,
     PORT: String(port),
@@ -122,7 +106,7 @@ it('runs, seeds while running, and leaves no child behind after a crash', async 
   expect(((await mcp.json()) as { result: { structuredContent: { title: string } } }).result.structuredContent.title).toBe('Started');
   expect((await fetch(`${base}/.well-known/oauth-protected-resource/mcp`)).status).toBe(200);
 
-  const seeded = await run(['bin/seed.ts', '--count', '40'], { ...process.env, DATA_DIR: dataDir });
+  const seeded = await runCli(['bin/seed.ts', '--count', '40'], { ...process.env, DATA_DIR: dataDir });
   expect(seeded.status).toBe(0);
   expect(seeded.stdout).toMatch(/seeded 40 servers/);
   expect(seeded.stderr).toMatch(/using the running local stack/);
@@ -142,7 +126,7 @@ it('runs, seeds while running, and leaves no child behind after a crash', async 
   await until('children to die', async () => (!alive(javaPid) && !alive(s3Pid) ? true : undefined));
 
   // With no server running, the seed starts backends of its own on the same data dir.
-  const alone = await run(['bin/seed.ts', '--count', '7'], { ...process.env, DATA_DIR: dataDir });
+  const alone = await runCli(['bin/seed.ts', '--count', '7'], { ...process.env, DATA_DIR: dataDir });
   expect(alone.status).toBe(0);
   expect(alone.stderr).toMatch(/started local backends/);
 

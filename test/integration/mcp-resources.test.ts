@@ -1,5 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { McpError, type Resource } from '@modelcontextprotocol/sdk/types.js';
+import type { Resource } from '@modelcontextprotocol/sdk/types.js';
+import { protocolError } from '../support/mcp-errors';
 import { ok, startMcpHarness, type McpHarness } from './mcp-harness';
 
 /**
@@ -36,16 +37,6 @@ async function all(c: Client): Promise<{ resources: Resource[]; pages: number }>
     pages++;
   } while (cursor !== undefined && pages < 20);
   return { resources, pages };
-}
-
-async function mcpError(p: Promise<unknown>): Promise<{ code: number; message: string }> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof McpError) return { code: err.code, message: err.message };
-    throw err;
-  }
-  throw new Error('no error');
 }
 
 describe('the resources capability', () => {
@@ -85,9 +76,9 @@ describe('resources/list', () => {
   });
 
   it('refuses a cursor it did not give', async () => {
-    expect(await mcpError(alice.listResources({ cursor: 'not-a-cursor' }))).toMatchObject({ code: -32602 });
+    expect(await protocolError(alice.listResources({ cursor: 'not-a-cursor' }))).toMatchObject({ code: -32602 });
     const forged = Buffer.from(JSON.stringify({ m: 'default', c: 'forged' })).toString('base64url');
-    expect(await mcpError(alice.listResources({ cursor: forged }))).toMatchObject({ code: -32602 });
+    expect(await protocolError(alice.listResources({ cursor: forged }))).toMatchObject({ code: -32602 });
   });
 });
 
@@ -107,16 +98,16 @@ describe('resources/read', () => {
     ['memory://Work/a.md', 'an impossible memory name'],
     ['memory://work/../default/notes/n-000.md', 'a path no note can have'],
   ])('%s (%s) is -32002, resource not found', async (uri) => {
-    expect(await mcpError(alice.readResource({ uri }))).toEqual({ code: -32002, message: `MCP error -32002: Resource not found: ${uri}` });
+    expect(await protocolError(alice.readResource({ uri }))).toEqual({ code: -32002, message: `MCP error -32002: Resource not found: ${uri}` });
   });
 
   it('is -32002 for the notes of another account and outside a grant alike; -32602 for what is no note URI', async () => {
     const bob = await h.connect(h.token({ sub: 'bob' }));
-    expect((await mcpError(bob.readResource({ uri: 'memory://default/notes/n-000.md' }))).code).toBe(-32002);
+    expect((await protocolError(bob.readResource({ uri: 'memory://default/notes/n-000.md' }))).code).toBe(-32002);
     const narrow = await h.connect(h.token({ sub: 'alice', memories: ['work'] }));
-    expect((await mcpError(narrow.readResource({ uri: 'memory://default/notes/n-000.md' }))).code).toBe(-32002);
+    expect((await protocolError(narrow.readResource({ uri: 'memory://default/notes/n-000.md' }))).code).toBe(-32002);
     for (const uri of ['file:///etc/passwd', 'memory://work', 'memory://work/', 'memory://work/a.md%zz']) {
-      expect((await mcpError(alice.readResource({ uri }))).code).toBe(-32602);
+      expect((await protocolError(alice.readResource({ uri }))).code).toBe(-32602);
     }
   });
 });
@@ -125,7 +116,7 @@ describe('scopes', () => {
   it('need memory:read for every resource method', async () => {
     const writer = await h.connect(h.token({ sub: 'alice', scope: 'memory:write' }));
     for (const p of [writer.listResources(), writer.listResourceTemplates(), writer.readResource({ uri: 'memory://default/notes/n-000.md' })]) {
-      expect(await mcpError(p)).toEqual({
+      expect(await protocolError(p)).toEqual({
         code: -32600,
         message: 'MCP error -32600: resources need the memory:read scope; this token has memory:write',
       });

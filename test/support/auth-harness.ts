@@ -1,9 +1,6 @@
 import { DynamoCatalogStore, embeddedSearchIndex } from '../../lambdas/catalog-core';
 import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { localCatalogConfig, provision } from '../../bin/local-stack/catalog-env';
-import { dataDir } from '../../bin/local-stack/data-dir';
+import { provision } from '../../bin/local-stack/catalog-env';
 import { createLocalServer, listen, type RunningServer } from '../../bin/local-stack/server';
 import type { AuthConfig } from '../../lambdas/identity/config';
 import { createFavoritesHandler } from '../../lambdas/catalog/favorites/api';
@@ -21,15 +18,15 @@ import { documentClient, dynamoClient } from '../../lambdas/shared/aws/clients';
 import type { CatalogConfig } from '../../lambdas/catalog/config';
 import type { HttpEvent } from '../../lambdas/shared/http/types';
 import { makeRecord } from './records';
-import { testIssuer, type TestIssuer } from './auth-jwks';
+import { AUDIENCE, bearerOf, ISSUER, localAuthConfig, testIssuer, type TestIssuer } from './auth-jwks';
+import { catalogScratch } from './catalog-harness';
 
 /**
  * The catalog and favorites functions behind the real local HTTP server (the catalog's route table
  * holds the favorites routes), the catalog's bearer tier switched on, and the local issuer's JWKS served by the same server; all on this test
  * file's own tables in the run's DynamoDB Local.
  */
-export const ISSUER = 'http://localhost:3000';
-export const AUDIENCE = 'http://localhost:3000/mcp';
+export { AUDIENCE, ISSUER };
 
 export interface FavoritesStack {
   url: string;
@@ -48,25 +45,11 @@ export interface FavoritesStack {
   close(): Promise<void>;
 }
 
-let counter = 0;
-
 export async function startFavoritesStack(opts: { slugs: string[] }): Promise<FavoritesStack> {
-  const ddbEndpoint = process.env.TEST_DYNAMODB_ENDPOINT;
-  const s3Endpoint = process.env.TEST_S3_ENDPOINT;
-  const tmp = process.env.TEST_TMP_DIR;
-  if (!ddbEndpoint || !s3Endpoint || !tmp) throw new Error('test backends are not running (jest globalSetup)');
-  const id = `${process.pid}-${++counter}-${randomBytes(3).toString('hex')}`;
-  const dir = dataDir(join(tmp, `fav-${id}`));
-  const keys = join(tmp, `fav-${id}-keys.json`);
-  writeFileSync(keys, JSON.stringify({ current: { id: 1, secret: randomBytes(32).toString('base64') } }));
+  const { id, dir, ddbEndpoint, config: scratch } = catalogScratch('fav-');
   // The spec's tiers (30/60 anonymous, 100/200 per user): these tests read them back from the headers.
   const config: CatalogConfig = {
-    ...localCatalogConfig(dir, ddbEndpoint, s3Endpoint),
-    catalogTable: `catalog-${id}`,
-    rateLimitTable: `rate-${id}`,
-    iconsBucket: `icons-${id}`.toLowerCase(),
-    searchSnapshotPath: undefined,
-    cursorKeysFile: keys,
+    ...scratch,
     anonymous: { rate: 30, burst: 60 },
     authenticated: { rate: 100, burst: 200 },
   };
@@ -100,16 +83,7 @@ export async function startFavoritesStack(opts: { slugs: string[] }): Promise<Fa
     0,
   );
   // The verifier fetches the JWKS from the server it runs in, as the local stack does.
-  const authConfig: AuthConfig = {
-    audience: AUDIENCE,
-    jwt: { kind: 'local', issuer: ISSUER, jwksUri: `${running.url}/.well-known/jwks.json` },
-    tokenTable: tables.tokens,
-    clientTable: tables.clients,
-    opaqueCacheSeconds: 30,
-    jwksTimeoutMs: 2000,
-    region: config.region,
-    dynamoEndpoint: ddbEndpoint,
-  };
+  const authConfig = localAuthConfig(running.url, tables, config);
   const verifier = createTokenVerifier(authConfig, { tokens });
   catalogDeps = await createCatalogDeps(config, embeddedSearchIndex({}), verifier);
   // Pins one simulated second apart, so "newest first" does not hang on the wall clock's resolution.
@@ -127,7 +101,7 @@ export async function startFavoritesStack(opts: { slugs: string[] }): Promise<Fa
     deps: favoritesDeps,
     catalogDeps,
     verifier,
-    bearer: (sub) => `Bearer ${issuer.issuer.signAccessToken({ sub, scope: 'memory:read', ttlSeconds: 600, audience: AUDIENCE })}`,
+    bearer: (sub) => bearerOf(issuer, sub),
     fetch: (path, init) => fetch(`${running.url}${path}`, init),
     close: async () => {
       await running.close();

@@ -4,7 +4,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { AuthConfig } from '../../lambdas/identity/config';
 import { issuerKeyPath, LocalIssuer, signJwt, type Jwks } from '../../lambdas/identity/local-issuer';
+import type { AuthTableNames } from '../../lambdas/identity/tables';
 
 /**
  * A JWKS on a loopback `node:http` server (what the local stack serves, what Cognito serves in
@@ -81,6 +83,32 @@ export function testIssuer(issuerUrl: string, root = mkdtempSync(join(process.en
     publicPem: createPublicKey(privateKey).export({ type: 'spki', format: 'pem' }).toString(),
     kid: file.kid,
   };
+}
+
+/** The local stack's issuer and audience, which the harnesses' tokens carry. */
+export const ISSUER = 'http://localhost:3000';
+export const AUDIENCE = 'http://localhost:3000/mcp';
+
+/**
+ * The verifier's config for tokens of the local issuer whose JWKS the server at `serverUrl`
+ * serves (the harnesses serve it from the server the verifier runs in, as the local stack does).
+ */
+export function localAuthConfig(serverUrl: string, tables: AuthTableNames, backend: Pick<AuthConfig, 'region' | 'dynamoEndpoint'>): AuthConfig {
+  return {
+    audience: AUDIENCE,
+    jwt: { kind: 'local', issuer: ISSUER, jwksUri: `${serverUrl}/.well-known/jwks.json` },
+    tokenTable: tables.tokens,
+    clientTable: tables.clients,
+    opaqueCacheSeconds: 30,
+    jwksTimeoutMs: 2000,
+    region: backend.region,
+    dynamoEndpoint: backend.dynamoEndpoint,
+  };
+}
+
+/** A bearer header of `t` for `sub` (read scope, ten minutes), with these user pool groups. */
+export function bearerOf(t: TestIssuer, sub: string, groups?: string[]): string {
+  return `Bearer ${t.issuer.signAccessToken({ sub, scope: 'memory:read', ttlSeconds: 600, audience: AUDIENCE, groups })}`;
 }
 
 export const nowSeconds = (): number => Math.floor(Date.now() / 1000);

@@ -26,19 +26,7 @@ import type { HttpClient } from '../../lambdas/crawler/http/http-client';
 import { createCrawler } from '../../lambdas/crawler/wiring';
 import { documentClient, dynamoClient, s3Client, s3Config } from '../../lambdas/shared/aws/clients';
 import { ensureBuckets, ensureTables, tableDefinitions } from '../../bin/local-stack/provision';
-import {
-  pointRowsAtFakes,
-  startFakeDownloads,
-  startFakeGithub,
-  startFakeIcons,
-  startFakeMcp,
-  startFakeRegistry,
-  type Fake,
-  type FakeGithub,
-  type FakeIcons,
-  type FakeMcp,
-  type FakeRegistry,
-} from './crawler-fakes';
+import { pointRowsAtFakes, startFakeRegistry, startFakeUpstreams, type FakeRegistry, type FakeUpstreams } from './crawler-fakes';
 
 export interface WriteCounts {
   storePut: number;
@@ -147,12 +135,8 @@ export class TestClock implements Clock {
   }
 }
 
-export interface CrawlerEnv {
+export interface CrawlerEnv extends Omit<FakeUpstreams, 'close'> {
   registry: FakeRegistry;
-  github: FakeGithub;
-  icons: FakeIcons;
-  downloads: Fake;
-  mcp: FakeMcp;
   /** The rows as served (pointed at the fakes). */
   rows: unknown[];
   config: CrawlerConfig;
@@ -196,10 +180,8 @@ export async function startCrawlerEnv(
   await ensureBuckets(s3, [names.bucket]);
   s3.destroy();
 
-  const icons = await startFakeIcons();
-  const github = await startFakeGithub(icons);
-  const downloads = await startFakeDownloads();
-  const mcp = await startFakeMcp(opts.slowRemotes === 'hang' ? {} : { slowDropAfterMs: 250 });
+  const upstreams = await startFakeUpstreams(opts.slowRemotes === 'hang' ? {} : { slowDropAfterMs: 250 });
+  const { icons, github, downloads, mcp } = upstreams;
   const rows = pointRowsAtFakes(sourceRows, mcp, icons);
   const registry = await startFakeRegistry(rows, { ...(opts.latestOnly !== undefined && { latestOnly: opts.latestOnly }) });
 
@@ -264,7 +246,7 @@ export async function startCrawlerEnv(
       for (const k of Object.keys(counts) as Array<keyof WriteCounts>) counts[k] = 0;
     },
     close: async () => {
-      await Promise.all([registry.close(), github.close(), icons.close(), downloads.close(), mcp.close()]);
+      await Promise.all([registry.close(), upstreams.close()]);
       await iconStore.destroy();
       ddb.destroy();
     },

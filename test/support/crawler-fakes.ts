@@ -408,6 +408,35 @@ export async function startFakeMcp(opts: { slowDropAfterMs?: number } = {}): Pro
 }
 
 // ---------------------------------------------------------------------------------------------
+// All the enrichment upstreams at once
+// ---------------------------------------------------------------------------------------------
+
+/** The upstreams the crawler enriches from (icon hosts, GitHub, download stats, remote MCP servers). */
+export interface FakeUpstreams {
+  icons: FakeIcons;
+  github: FakeGithub;
+  downloads: Fake;
+  mcp: FakeMcp;
+  close(): Promise<void>;
+}
+
+export async function startFakeUpstreams(mcpOpts: { slowDropAfterMs?: number } = {}): Promise<FakeUpstreams> {
+  const icons = await startFakeIcons();
+  const github = await startFakeGithub(icons);
+  const downloads = await startFakeDownloads();
+  const mcp = await startFakeMcp(mcpOpts);
+  return {
+    icons,
+    github,
+    downloads,
+    mcp,
+    close: async () => {
+      await Promise.all([icons.close(), github.close(), downloads.close(), mcp.close()]);
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
 // Pointing real rows at the fakes
 // ---------------------------------------------------------------------------------------------
 

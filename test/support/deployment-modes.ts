@@ -5,15 +5,14 @@
  * Bundling and the sharp layer are skipped (templates only). One `app.synth()` per mode: cdk-nag's
  * packs run as they do at `cdk synth` and fail it on a finding without an acknowledgement.
  */
-import { readFileSync } from 'node:fs';
-import * as path from 'node:path';
-import { App } from 'aws-cdk-lib';
-import { catalogApp } from '../../bin/app';
-import { type StageConfig, STAGES } from '../../bin/stages';
+import { Stack } from 'aws-cdk-lib';
+import type { IConstruct } from 'constructs';
+import { cdkContext, synthApp } from '../../bin/deploy-target';
+import type { StageConfig } from '../../bin/stages';
 import type { Deployment } from '../../lib/deployment';
 
-const ROOT = path.join(__dirname, '..', '..');
-export const CDK_CONTEXT = (JSON.parse(readFileSync(path.join(ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> }).context;
+/** cdk.json's context, for tests that build a stack of their own. */
+export const CDK_CONTEXT = cdkContext();
 export const ACCOUNT = '123456789012';
 
 // biome-ignore lint/suspicious/noExplicitAny: a synthesized template is untyped JSON, read here path by path.
@@ -54,24 +53,17 @@ export const MODES: readonly ModeSpec[] = [
 ];
 
 export function synthMode(spec: ModeSpec): SynthMode {
-  const app = new App({ context: { ...CDK_CONTEXT, 'aws:cdk:bundling-stacks': [], sharpLayer: 'skip', ...spec.context } });
-  const deployment = catalogApp(app, { CDK_DEPLOY_REGION: spec.region, CDK_DEPLOY_ACCOUNT: ACCOUNT }, spec.stages ?? STAGES);
-  const assembly = app.synth();
-  const stacks = [deployment.edge, deployment.main, deployment.cdnAlarms]
-    .filter((s) => s !== undefined)
-    .map((s) => {
-      const artifact = assembly.getStackArtifact(s.artifactId);
-      return {
-        name: artifact.stackName,
-        region: artifact.environment.region,
-        template: artifact.template as SynthStack['template'],
-        warnings: artifact.messages.filter((m) => m.level === 'warning').map((m) => String(m.entry.data)),
-        terminationProtection: artifact.terminationProtection === true,
-      };
-    });
+  const { deployment, stacks: synthesized } = synthApp(spec.context ?? {}, { CDK_DEPLOY_REGION: spec.region, CDK_DEPLOY_ACCOUNT: ACCOUNT }, spec.stages);
+  const stacks = synthesized as SynthStack[];
   const main = stacks.find((s) => s.name === deployment.main.stackName) as SynthStack;
   return { name: spec.name, deployment, stacks, main };
 }
 
 export const ofType = (stack: SynthStack, type: string): Array<[string, Resource]> =>
   Object.entries(stack.template.Resources).filter(([, r]) => r.Type === type);
+
+/** The logical id a construct (or its default CloudFormation resource) has in its stack's template. */
+export function logicalId(scope: IConstruct): string {
+  const cfn = scope.node.defaultChild ?? scope;
+  return Stack.of(scope).resolve((cfn as unknown as { logicalId: string }).logicalId) as string;
+}

@@ -1,9 +1,5 @@
 import { embeddedSearchIndex } from '../../lambdas/catalog-core';
-import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { localCatalogConfig, provision } from '../../bin/local-stack/catalog-env';
-import { dataDir } from '../../bin/local-stack/data-dir';
+import { provision } from '../../bin/local-stack/catalog-env';
 import { createLocalServer, listen, type RunningServer } from '../../bin/local-stack/server';
 import { createCatalogHandler } from '../../lambdas/catalog/api';
 import type { CatalogConfig } from '../../lambdas/catalog/config';
@@ -16,7 +12,8 @@ import { createJwksHandler, LOCAL_ISSUER_API } from '../../lambdas/identity/loca
 import { DynamoTokenStore } from '../../lambdas/identity/token-store';
 import { createTokenVerifier } from '../../lambdas/identity/verifier';
 import { documentClient, dynamoClient } from '../../lambdas/shared/aws/clients';
-import { testIssuer } from './auth-jwks';
+import { bearerOf, ISSUER, localAuthConfig, testIssuer } from './auth-jwks';
+import { catalogScratch } from './catalog-harness';
 import { docOf, type Entry } from './records';
 
 /**
@@ -25,9 +22,6 @@ import { docOf, type Entry } from './records';
  * issuer's JWKS on the same server for the admin API's tokens. The allow-list is read afresh on
  * every request (refresh 0) unless `refreshSeconds` says otherwise.
  */
-const ISSUER = 'http://localhost:3000';
-const AUDIENCE = 'http://localhost:3000/mcp';
-
 export interface OrgStack {
   url: string;
   deps: OrgDeps;
@@ -37,26 +31,12 @@ export interface OrgStack {
   close(): Promise<void>;
 }
 
-let counter = 0;
-
 export async function startOrgStack(entries: Entry[], opts: { refreshSeconds?: number } = {}): Promise<OrgStack> {
-  const ddbEndpoint = process.env.TEST_DYNAMODB_ENDPOINT;
-  const s3Endpoint = process.env.TEST_S3_ENDPOINT;
-  const tmp = process.env.TEST_TMP_DIR;
-  if (!ddbEndpoint || !s3Endpoint || !tmp) throw new Error('test backends are not running (jest globalSetup)');
-  const id = `${process.pid}-${++counter}-${randomBytes(3).toString('hex')}`;
-  const dir = dataDir(join(tmp, `org-${id}`));
-  const keys = join(tmp, `org-${id}-keys.json`);
-  writeFileSync(keys, JSON.stringify({ current: { id: 1, secret: randomBytes(32).toString('base64') } }));
+  const { id, dir, ddbEndpoint, config: scratch } = catalogScratch('org-');
   const config: CatalogConfig = {
-    ...localCatalogConfig(dir, ddbEndpoint, s3Endpoint),
-    catalogTable: `catalog-${id}`,
-    rateLimitTable: `rate-${id}`,
-    iconsBucket: `icons-${id}`.toLowerCase(),
+    ...scratch,
     allowList: { bucket: `org-${id}`.toLowerCase(), key: 'org/allow-list.yaml' },
     allowListRefreshSeconds: opts.refreshSeconds ?? 0,
-    searchSnapshotPath: undefined,
-    cursorKeysFile: keys,
     anonymous: { rate: 100000, burst: 100000 },
   };
   const tables = { tokens: `tokens-${id}`, clients: `clients-${id}`, favorites: `favorites-${id}` };
@@ -77,19 +57,9 @@ export async function startOrgStack(entries: Entry[], opts: { refreshSeconds?: n
     }),
     0,
   );
-  const verifier = createTokenVerifier(
-    {
-      audience: AUDIENCE,
-      jwt: { kind: 'local', issuer: ISSUER, jwksUri: `${running.url}/.well-known/jwks.json` },
-      tokenTable: tables.tokens,
-      clientTable: tables.clients,
-      opaqueCacheSeconds: 30,
-      jwksTimeoutMs: 2000,
-      region: config.region,
-      dynamoEndpoint: ddbEndpoint,
-    },
-    { tokens: new DynamoTokenStore(documentClient(ddb), tables.tokens) },
-  );
+  const verifier = createTokenVerifier(localAuthConfig(running.url, tables, config), {
+    tokens: new DynamoTokenStore(documentClient(ddb), tables.tokens),
+  });
   const index = embeddedSearchIndex({});
   const catalogDeps = await createCatalogDeps(config, index, verifier);
   await catalogDeps.store.put(entries);
@@ -98,7 +68,7 @@ export async function startOrgStack(entries: Entry[], opts: { refreshSeconds?: n
   return {
     url: running.url,
     deps: orgDeps,
-    bearer: (sub, groups) => `Bearer ${issuer.issuer.signAccessToken({ sub, scope: 'memory:read', ttlSeconds: 600, audience: AUDIENCE, groups })}`,
+    bearer: (sub, groups) => bearerOf(issuer, sub, groups),
     fetch: (path, init) => fetch(`${running.url}${path}`, init),
     close: async () => {
       await running.close();

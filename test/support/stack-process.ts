@@ -27,6 +27,23 @@ export function spawnStack(dataDir: string, port: number, onLog: (text: string) 
   return child;
 }
 
+/**
+ * `tsx <args>` (one of the CLIs) run to completion with exactly `env`, without blocking the event
+ * loop: a blocked loop would miss the server closing an idle keep-alive connection, and the next
+ * fetch would go out on the dead socket.
+ */
+export function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(TSX, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
 /** A graceful stop (SIGTERM: the stack stops its backends), then SIGKILL after `timeoutMs`. */
 export async function stopStack(child: ChildProcess | undefined, timeoutMs = 15000): Promise<void> {
   if (!child || child.exitCode !== null || child.signalCode !== null) return;

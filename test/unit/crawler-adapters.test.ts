@@ -7,54 +7,41 @@ import { McpHealthChecker } from '../../lambdas/crawler/adapters/health';
 import { IconPipeline, sniffImage, svgProblem } from '../../lambdas/crawler/adapters/icons';
 import { RegistryClient, UpstreamError } from '../../lambdas/crawler/adapters/registry-client';
 import { HttpClient } from '../../lambdas/crawler/http/http-client';
-import {
-  startFakeDownloads,
-  startFakeGithub,
-  startFakeIcons,
-  startFakeMcp,
-  startFakeRegistry,
-  type Fake,
-  type FakeGithub,
-  type FakeIcons,
-  type FakeMcp,
-} from '../support/crawler-fakes';
+import { startFakeRegistry, startFakeUpstreams, type FakeUpstreams } from '../support/crawler-fakes';
 import { row } from '../support/crawler-memory';
 
 // Timeouts no loopback fake reaches, however loaded the machine (as crawler-env.ts): each fake answers
 // or fails of its own accord; the timeouts themselves are tested with small ones (the slow remote below, crawler-http.test.ts).
 const http = () => new HttpClient({ allowPrivateHosts: true, timeoutMs: 120_000, baseDelayMs: 1, retries: 2 });
 
-let icons: FakeIcons;
-let github: FakeGithub;
-let downloads: Fake;
-let mcp: FakeMcp;
+let fakes: FakeUpstreams;
 
 beforeAll(async () => {
-  icons = await startFakeIcons();
-  github = await startFakeGithub(icons);
-  downloads = await startFakeDownloads();
-  mcp = await startFakeMcp();
+  fakes = await startFakeUpstreams();
 });
-afterAll(async () => {
-  await Promise.all([icons.close(), github.close(), downloads.close(), mcp.close()]);
-});
+afterAll(() => fakes.close());
 
 describe('icons', () => {
   const pipeline = () => new IconPipeline({ http: http() });
 
   it('re-encodes PNG and safe SVG to 128x128 webp', async () => {
     for (const kind of ['png', 'svg'] as const) {
-      const got = await pipeline().fetchIcon([icons.icon(kind, 'a')]);
+      const got = await pipeline().fetchIcon([fakes.icons.icon(kind, 'a')]);
       if ('refused' in got) throw new Error(got.refused.join('; '));
       expect(await isWebp128(got.webp)).toBe(true);
     }
   });
 
   it('refuses SVG with scripts, oversized bodies and non-images, then takes the next candidate', async () => {
-    const got = await pipeline().fetchIcon([icons.icon('svg-script', 'a'), icons.icon('big', 'a'), icons.icon('html', 'a'), icons.icon('png', 'fallback')]);
+    const got = await pipeline().fetchIcon([
+      fakes.icons.icon('svg-script', 'a'),
+      fakes.icons.icon('big', 'a'),
+      fakes.icons.icon('html', 'a'),
+      fakes.icons.icon('png', 'fallback'),
+    ]);
     if ('refused' in got) throw new Error(got.refused.join('; '));
-    expect(got.source).toBe(icons.icon('png', 'fallback'));
-    const none = await pipeline().fetchIcon([icons.icon('svg-script', 'a'), icons.icon('big', 'a'), icons.icon('html', 'a')]);
+    expect(got.source).toBe(fakes.icons.icon('png', 'fallback'));
+    const none = await pipeline().fetchIcon([fakes.icons.icon('svg-script', 'a'), fakes.icons.icon('big', 'a'), fakes.icons.icon('html', 'a')]);
     expect('refused' in none && none.refused).toEqual([expect.stringMatching(/script/), expect.stringMatching(/cap/), expect.stringMatching(/not an image/)]);
   });
 
@@ -80,31 +67,31 @@ describe('GitHub', () => {
   });
 
   it('reads repository facts with a token, then answers from the ETag cache (304)', async () => {
-    const gh = new GithubClient({ apiUrl: github.url, http: http(), token: async () => 'secret' });
-    github.override('acme/tools', { stars: 1234, license: { spdx_id: 'NOASSERTION', name: 'Other' } });
+    const gh = new GithubClient({ apiUrl: fakes.github.url, http: http(), token: async () => 'secret' });
+    fakes.github.override('acme/tools', { stars: 1234, license: { spdx_id: 'NOASSERTION', name: 'Other' } });
     const first = await gh.repository({ owner: 'acme', repo: 'tools' });
     expect(first.value).toMatchObject({ exists: true, stars: 1234, license: 'Other', language: expect.any(String) });
     expect(first.value.licenseSpdx).toBeUndefined();
     expect(first.etag).toBeDefined();
-    const before = github.counts.notModified;
+    const before = fakes.github.counts.notModified;
     const second = await gh.repository({ owner: 'acme', repo: 'tools' }, first);
     expect(second.value).toEqual(first.value);
-    expect(github.counts.notModified).toBe(before + 1);
-    expect(github.authorizations.at(-1)).toBe('Bearer secret');
-    github.override('acme/gone', { missing: true });
+    expect(fakes.github.counts.notModified).toBe(before + 1);
+    expect(fakes.github.authorizations.at(-1)).toBe('Bearer secret');
+    fakes.github.override('acme/gone', { missing: true });
     expect((await gh.repository({ owner: 'acme', repo: 'gone' })).value.exists).toBe(false);
   });
 
   it('decodes the README and caps it at the limit on a character boundary', async () => {
-    github.override('acme/big', { readme: `${'é'.repeat(600)}` });
-    const gh = new GithubClient({ apiUrl: github.url, http: http(), readmeMaxBytes: 1001 });
+    fakes.github.override('acme/big', { readme: `${'é'.repeat(600)}` });
+    const gh = new GithubClient({ apiUrl: fakes.github.url, http: http(), readmeMaxBytes: 1001 });
     const { response } = await gh.readme({ owner: 'acme', repo: 'big' }, 'packages/server');
     const r = response.value;
     if (!r) throw new Error('no README');
     expect(r).toMatchObject({ path: 'packages/server/README.md', size: 1200, truncated: true });
     expect(Buffer.byteLength(r.content)).toBe(1000);
     expect(r.content).toBe('é'.repeat(500));
-    github.override('acme/none', { readme: null });
+    fakes.github.override('acme/none', { readme: null });
     expect((await gh.readme({ owner: 'acme', repo: 'none' }, undefined)).response.value).toBeNull();
     expect(truncateUtf8(new TextEncoder().encode('abc'), 10)).toEqual({ text: 'abc', truncated: false });
   });
@@ -130,11 +117,11 @@ describe('GitHub', () => {
 
 describe('package downloads', () => {
   it('asks npm (scoped names kept) and PyPI (PEP 503 names); unknown packages are undefined', async () => {
-    const d = new PackageDownloads({ npmUrl: downloads.url, pypiUrl: downloads.url, http: http() });
+    const d = new PackageDownloads({ npmUrl: fakes.downloads.url, pypiUrl: fakes.downloads.url, http: http() });
     expect(await d.npm('@modelcontextprotocol/server-everything')).toEqual(expect.any(Number));
-    expect(downloads.requests.at(-1)).toBe('GET /downloads/point/last-month/@modelcontextprotocol/server-everything');
+    expect(fakes.downloads.requests.at(-1)).toBe('GET /downloads/point/last-month/@modelcontextprotocol/server-everything');
     expect(await d.pypi('Mcp_Server.Fetch')).toEqual(expect.any(Number));
-    expect(downloads.requests.at(-1)).toBe('GET /api/packages/mcp-server-fetch/recent');
+    expect(fakes.downloads.requests.at(-1)).toBe('GET /api/packages/mcp-server-fetch/recent');
     expect(pep503('A__b..C')).toBe('a-b-c');
     expect(await d.npm('not a package!')).toBeUndefined();
   });
@@ -145,7 +132,7 @@ describe('remote health (MCP SDK client)', () => {
 
   it('lists tools of a live server over Streamable HTTP and over SSE', async () => {
     for (const type of ['streamable-http', 'sse'] as const) {
-      const h = await checker().check({ type, url: mcp.remote('live', `x-${type}`, type) });
+      const h = await checker().check({ type, url: fakes.mcp.remote('live', `x-${type}`, type) });
       expect(h).toMatchObject({ live: true, toolCount: 3 });
       expect(h?.tools?.map((t) => t.name)).toEqual(['query_database', 'search_docs', 'send_message']);
       expect(h?.tools?.[0].inputSchema).toEqual({ type: 'object', properties: { q: { type: 'string' } } });
@@ -153,13 +140,13 @@ describe('remote health (MCP SDK client)', () => {
   });
 
   it('reports 401 as live with auth required, refused and slow servers as not live', async () => {
-    expect(await checker().check({ type: 'streamable-http', url: mcp.remote('auth', 'a', 'streamable-http') })).toMatchObject({
+    expect(await checker().check({ type: 'streamable-http', url: fakes.mcp.remote('auth', 'a', 'streamable-http') })).toMatchObject({
       live: true,
       authRequired: true,
     });
-    const dead = await checker().check({ type: 'streamable-http', url: mcp.remote('dead', 'd', 'streamable-http') });
+    const dead = await checker().check({ type: 'streamable-http', url: fakes.mcp.remote('dead', 'd', 'streamable-http') });
     expect(dead).toMatchObject({ live: false });
-    const slow = await checker(300).check({ type: 'streamable-http', url: mcp.remote('slow', 's', 'streamable-http') });
+    const slow = await checker(300).check({ type: 'streamable-http', url: fakes.mcp.remote('slow', 's', 'streamable-http') });
     expect(slow).toMatchObject({ live: false, error: expect.stringMatching(/timeout/) });
     expect(await checker().check({ type: 'streamable-http', url: 'https://{tenant}.example.com/mcp' })).toBeUndefined();
   });

@@ -1,11 +1,11 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { MemoryService } from '../../lambdas/memory';
 import { unavailable } from '../../lambdas/memory/errors';
 import type { McpConfig } from '../../lambdas/mcp/config';
 import { noteUri, parseNoteUri } from '../../lambdas/mcp/resources';
 import { createMcpServer } from '../../lambdas/mcp/server';
+import { protocolError } from '../support/mcp-errors';
 
 /**
  * The resources methods' failures in protocol terms, on a server whose memory core fails: a storage
@@ -27,25 +27,18 @@ async function clientOver(service: Partial<MemoryService>): Promise<Client> {
   return client;
 }
 
-async function failure(p: Promise<unknown>): Promise<{ code: number; message: string }> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof McpError) return { code: err.code, message: err.message };
-    throw err;
-  }
-  throw new Error('no error');
-}
-
 it('answers a storage outage as a retryable internal error, and a bug without describing it', async () => {
   const outage = await clientOver({ listMemories: () => Promise.reject(unavailable(new Error('S3 down'))) });
-  expect(await failure(outage.listResources())).toEqual({ code: -32603, message: 'MCP error -32603: memory storage is unavailable; retry shortly' });
+  expect(await protocolError(outage.listResources())).toEqual({ code: -32603, message: 'MCP error -32603: memory storage is unavailable; retry shortly' });
   const bug = await clientOver({
     listMemories: () => Promise.reject(new TypeError('secret internals')),
     readNote: () => Promise.reject(new TypeError('secret internals')),
   });
-  expect(await failure(bug.listResources())).toEqual({ code: -32603, message: 'MCP error -32603: internal error; retry later' });
-  expect(await failure(bug.readResource({ uri: 'memory://work/a.md' }))).toEqual({ code: -32603, message: 'MCP error -32603: internal error; retry later' });
+  expect(await protocolError(bug.listResources())).toEqual({ code: -32603, message: 'MCP error -32603: internal error; retry later' });
+  expect(await protocolError(bug.readResource({ uri: 'memory://work/a.md' }))).toEqual({
+    code: -32603,
+    message: 'MCP error -32603: internal error; retry later',
+  });
 });
 
 it('writes and reads note URIs: segments percent-encoded, a / encoded or not', () => {

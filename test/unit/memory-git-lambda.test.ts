@@ -1,37 +1,12 @@
-import { EventEmitter } from 'node:events';
 import type { MemoryApiDeps } from '../../lambdas/memory-api/deps';
 import { mergeSettings, settingsDepsSource, type Built } from '../../lambdas/memory-api/settings';
-import { streamingEntry, type ResponseStream, type StreamingRuntime } from '../../lambdas/memory-api/streaming';
-import type { HttpEvent, HttpResult, LambdaContext } from '../../lambdas/shared/http/types';
+import { streamingEntry } from '../../lambdas/memory-api/streaming';
+import type { HttpResult } from '../../lambdas/shared/http/types';
+import { FakeStream, runStreaming } from '../support/lambda-stream';
 
 /** The git remote's Lambda pieces that only run in AWS: the streamed answer and the settings parameter. */
-class FakeStream extends EventEmitter implements ResponseStream {
-  chunks: Buffer[] = [];
-  prelude?: { statusCode: number; headers: Record<string, string> };
-  write(chunk: Uint8Array): boolean {
-    this.chunks.push(Buffer.from(chunk));
-    return true;
-  }
-  end(): void {
-    setImmediate(() => this.emit('finish'));
-  }
-}
 
 test('streams the pipeline answer: status and headers first, then the body (base64 decoded), without Content-Length', async () => {
-  const stream = new FakeStream();
-  let wrapped: ((event: HttpEvent, s: ResponseStream, c: LambdaContext) => Promise<void>) | undefined;
-  const runtime: StreamingRuntime = {
-    streamifyResponse: (h) => {
-      wrapped = h;
-      return h;
-    },
-    HttpResponseStream: {
-      from: (s, prelude) => {
-        (s as FakeStream).prelude = prelude;
-        return s;
-      },
-    },
-  };
   const pack = Buffer.alloc(3 * 1024 * 1024 + 7, 9);
   const result: HttpResult = {
     statusCode: 200,
@@ -39,8 +14,8 @@ test('streams the pipeline answer: status and headers first, then the body (base
     body: pack.toString('base64'),
     isBase64Encoded: true,
   };
-  streamingEntry(async () => result, runtime);
-  await wrapped?.({} as HttpEvent, stream, {} as LambdaContext);
+  const stream = new FakeStream();
+  await runStreaming(result, stream);
   expect(stream.prelude).toEqual({ statusCode: 200, headers: { 'content-type': 'application/x-git-upload-pack-result' } });
   expect(stream.chunks.length).toBe(4);
   expect(Buffer.concat(stream.chunks).equals(pack)).toBe(true);

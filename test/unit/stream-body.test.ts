@@ -1,10 +1,10 @@
 import { EventEmitter } from 'node:events';
 import { request } from 'node:http';
 import { MEMORY_API } from '../../lambdas/memory-api/routes';
-import { streamingEntry, type ResponseStream, type StreamingRuntime } from '../../lambdas/memory-api/streaming';
 import { SinkClosedError, writeBody } from '../../lambdas/shared/http/stream-body';
-import { type HttpEvent, type HttpResult, type LambdaContext, STREAM_BODY } from '../../lambdas/shared/http/types';
+import { type HttpResult, STREAM_BODY } from '../../lambdas/shared/http/types';
 import { createLocalServer, listen, type RunningServer } from '../../bin/local-stack/server';
+import { FakeStream, runStreaming } from '../support/lambda-stream';
 
 /**
  * Bodies made while they are sent (exports): each chunk is asked for once the last one was taken,
@@ -142,49 +142,12 @@ describe('the local server', () => {
 });
 
 describe('the streaming Lambda entry', () => {
-  class FakeStream extends EventEmitter implements ResponseStream {
-    chunks: Buffer[] = [];
-    ended = false;
-    destroyed = false;
-    prelude?: { statusCode: number; headers: Record<string, string> };
-    write(chunk: Uint8Array): boolean {
-      this.chunks.push(Buffer.from(chunk));
-      return this.chunks.length % 2 === 1;
-    }
-    end(): void {
-      this.ended = true;
-      setImmediate(() => this.emit('finish'));
-    }
-  }
-
-  function run(result: HttpResult, stream: FakeStream, onWrite?: () => void): Promise<void> {
-    let wrapped: ((event: HttpEvent, s: ResponseStream, c: LambdaContext) => Promise<void>) | undefined;
-    const runtime: StreamingRuntime = {
-      streamifyResponse: (h) => {
-        wrapped = h;
-        return h;
-      },
-      HttpResponseStream: {
-        from: (s, prelude) => {
-          (s as FakeStream).prelude = prelude;
-          return s;
-        },
-      },
-    };
-    streamingEntry(async () => result, runtime);
-    const drainer = setInterval(() => {
-      onWrite?.();
-      stream.emit('drain');
-    }, 1);
-    return (wrapped as NonNullable<typeof wrapped>)({} as HttpEvent, stream, {} as LambdaContext).finally(() => clearInterval(drainer));
-  }
-
   it('writes a made body chunk by chunk, waiting for the stream to drain', async () => {
     async function* chunks(): AsyncGenerator<Uint8Array> {
       for (let i = 0; i < 5; i++) yield Buffer.alloc(10, i);
     }
     const stream = new FakeStream();
-    await run({ statusCode: 200, headers: { 'content-type': 'application/x-git-bundle' }, [STREAM_BODY]: chunks() }, stream);
+    await runStreaming({ statusCode: 200, headers: { 'content-type': 'application/x-git-bundle' }, [STREAM_BODY]: chunks() }, stream);
     expect(stream.prelude).toEqual({ statusCode: 200, headers: { 'content-type': 'application/x-git-bundle' } });
     expect(stream.chunks.map((c) => c[0])).toEqual([0, 1, 2, 3, 4]);
     expect(stream.ended).toBe(true);
@@ -192,7 +155,7 @@ describe('the streaming Lambda entry', () => {
 
   it('fails the invocation (the runtime cuts the answer) when the body fails midway, without ending the stream', async () => {
     const stream = new FakeStream();
-    await expect(run({ statusCode: 200, headers: {}, [STREAM_BODY]: failing(3) }, stream)).rejects.toThrow('storage failed midway');
+    await expect(runStreaming({ statusCode: 200, headers: {}, [STREAM_BODY]: failing(3) }, stream)).rejects.toThrow('storage failed midway');
     expect(stream.chunks).toHaveLength(3);
     expect(stream.ended).toBe(false);
   });
@@ -200,7 +163,7 @@ describe('the streaming Lambda entry', () => {
   it('stops making the body when the stream closes', async () => {
     const body = endless();
     const stream = new FakeStream();
-    const invocation = run({ statusCode: 200, headers: {}, [STREAM_BODY]: body.body }, stream, () => {
+    const invocation = runStreaming({ statusCode: 200, headers: {}, [STREAM_BODY]: body.body }, stream, () => {
       if (stream.chunks.length >= 4 && !stream.destroyed) {
         stream.destroyed = true;
         stream.emit('close');
