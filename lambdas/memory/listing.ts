@@ -40,9 +40,14 @@ export interface FileListEntry {
 
 export type ListEntry = FolderEntry | FileListEntry;
 
+const SURROGATE = /[\uD800-\uDFFF]/;
+
 /** Code-point order, the order of git trees (and of UTF-8 bytes). */
 export function comparePaths(a: string, b: string): number {
   if (a === b) return 0;
+  // Without surrogates UTF-16 order is code point order, and `<` compares natively: a search
+  // ranks thousands of hits, most of them tied on score and time, so by path.
+  if (!SURROGATE.test(a) && !SURROGATE.test(b)) return a < b ? -1 : 1;
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; ) {
     const ca = a.codePointAt(i) as number;
@@ -207,7 +212,8 @@ function scoreParts(
       snippet = title;
     }
   }
-  for (const t of tags) {
+  for (let i = 0; i < tags.length; i++) {
+    const t = tags[i];
     const n = countMatches(re, t);
     // Only a tag that matches is looked for in the body (inline, hence counted there already).
     if (n === 0 || body.includes(`#${t}`)) continue;

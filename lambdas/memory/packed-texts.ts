@@ -111,10 +111,10 @@ export class PackedTexts {
         }
         return;
       }
-      for (const [blob, t] of texts) {
+      texts.forEach((t, blob) => {
         const v = claim(blob);
         if (v !== undefined) visit(blob, t, v);
-      }
+      });
     };
     take(pack.tail);
     await mapLimit(pack.segments, SEGMENT_CONCURRENCY, async (ref) => {

@@ -98,9 +98,12 @@ export function parseSegment(bytes: Uint8Array): Map<string, PackedText> {
   if (data.v !== VERSION) throw new Error(`unsupported segment version ${String(data.v)}`);
   const out = new Map<string, PackedText>();
   let at = 0;
-  for (const [blob, start, length] of data.notes) {
-    out.set(blob, { start, text: texts.slice(at, at + length) });
-    at += length;
+  // Indexed, not destructured: see `parseIndexText`.
+  const rows = data.notes;
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i];
+    out.set(r[0], { start: r[1], text: texts.slice(at, at + r[2]) });
+    at += r[2];
   }
   if (at !== texts.length) throw new Error('segment texts do not match their rows');
   return out;
@@ -109,7 +112,9 @@ export function parseSegment(bytes: Uint8Array): Map<string, PackedText> {
 /** Rough heap size, for the cache's byte bound. */
 export function textsBytes(texts: ReadonlyMap<string, PackedText>): number {
   let n = 64;
-  for (const t of texts.values()) n += 2 * t.text.length + 160;
+  texts.forEach((t) => {
+    n += 2 * t.text.length + 160;
+  });
   return n;
 }
 
@@ -197,7 +202,9 @@ export function wantsCompaction(pack: SearchPack, files: ReadonlyMap<string, Fil
   let packed = 0;
   for (const s of pack.segments) packed += s.chars;
   let live = 0;
-  for (const e of files.values()) live += e.size;
+  files.forEach((e) => {
+    live += e.size;
+  });
   return packed > 2 * live + policy.segmentChars;
 }
 

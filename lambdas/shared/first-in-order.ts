@@ -28,7 +28,8 @@ export function firstInOrder<T>(items: readonly T[], k: number, cmp: (a: T, b: T
       i = top;
     }
   };
-  for (const item of items) {
+  for (let n = 0; n < items.length; n++) {
+    const item = items[n];
     if (heap.length < k) {
       heap.push(item);
       for (let i = heap.length - 1; i > 0 && worse(i, (i - 1) >> 1); i = (i - 1) >> 1) swap(i, (i - 1) >> 1);

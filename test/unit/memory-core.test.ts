@@ -308,5 +308,20 @@ describe('search scoring and snippets', () => {
 
   test('paths sort in code-point order, as git trees do', () => {
     expect(['b', 'a/b', 'a', 'Z', '😀', 'é'].sort(comparePaths)).toEqual(['Z', 'a', 'a/b', 'b', 'é', '😀']);
+    // UTF-16 order differs there: U+FF5E sorts after U+1F600's surrogates in UTF-16, before it in code points.
+    expect(['😀', '～', 'a😀', 'a～'].sort(comparePaths)).toEqual(['a～', 'a😀', '～', '😀']);
+    // Any two paths, ASCII or not, in the order of their UTF-8 bytes.
+    const sign = (n: number) => Math.sign(n);
+    fc.assert(
+      fc.property(
+        fc.string({ unit: 'binary', maxLength: 12 }),
+        fc.string({ unit: 'binary', maxLength: 12 }),
+        fc.string({ unit: 'grapheme-ascii', maxLength: 6 }),
+        (a, b, prefix) => {
+          expect(sign(comparePaths(prefix + a, prefix + b))).toBe(sign(Buffer.compare(Buffer.from(prefix + a), Buffer.from(prefix + b))));
+        },
+      ),
+      { numRuns: 500 },
+    );
   });
 });
