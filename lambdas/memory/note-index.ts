@@ -239,13 +239,10 @@ export function parseIndexText({ json, texts }: IndexText): NoteIndex {
   // A plain loop: a fresh instance runs this once, mostly before the JIT has compiled it, where
   // an array's iterator and a callback per row cost more than the row itself.
   const files = new Map<string, FileEntry>();
-  const { files: rows, tags, times } = data;
+  const rows = data.files;
   for (let i = 0; i < rows.length; i++) {
     const r = rows[i];
-    const end = at + r[6];
-    const e: FileEntry = { blob: r[1], size: r[2], title: r[3], tags: tags[r[4]], updated: times[r[5]], excerpt: block.slice(at, end) };
-    at = end;
-    files.set(r[0], r[7] === undefined ? e : { ...e, ...r[7] });
+    files.set(r[0], entryOf(r, next(r[6]), r[7]));
   }
   const tombstones = new Map(data.tombstones.map((r) => [r[0], { ...entryOf(r, next(r[6]), r[8]), deleted: data.times[r[7]] }]));
   if (at !== block.length) throw new Error('index texts do not match their lengths');
